@@ -1,0 +1,80 @@
+// The compute backend: what runs on a CPU or on a GPU. The pipeline owns the data and the
+// phases; a backend only turns batches of inputs into outputs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "params.h"
+#include "signatures.h"
+
+namespace neardup {
+
+// Documents' symbol streams back to back; document i spans [docBegin(i), docEnd[i]).
+struct SymbolBatch {
+    std::vector<uint32_t> symbols;
+    std::vector<uint64_t> docEnd;
+
+    std::size_t size() const { return docEnd.size(); }
+    uint64_t docBegin(std::size_t i) const { return i == 0 ? 0 : docEnd[i - 1]; }
+    void clear() {
+        symbols.clear();
+        docEnd.clear();
+    }
+};
+
+// A pair of documents (a < b, indices into the dataset) and their matching signature positions.
+struct ScoredPair {
+    uint32_t a = 0;
+    uint32_t b = 0;
+    uint32_t matches = 0;
+    float exact = -1.0f;  // exact Jaccard when verified, -1 otherwise
+
+    friend bool operator<(const ScoredPair& x, const ScoredPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+    }
+};
+
+// Buckets of one band: members[bucketBegin[j] .. bucketBegin[j+1]) are the documents of bucket
+// j, in increasing document order. Only buckets with at least two members are listed.
+struct BucketBatch {
+    int band = 0;
+    std::vector<uint32_t> members;
+    std::vector<uint64_t> bucketBegin;  // size = buckets + 1
+
+    std::size_t buckets() const { return bucketBegin.empty() ? 0 : bucketBegin.size() - 1; }
+};
+
+struct CompareRequest {
+    const SignatureMatrix* signatures = nullptr;
+    // Band keys of every document, n x bands, row-major; used for the first-collision rule: a
+    // pair found in band t is compared only if no band t' < t gives both documents one key.
+    const uint64_t* keys = nullptr;
+    int bands = 0;
+    int minMatches = 0;  // pairs below this are not reported
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    // Human-readable, e.g. "cpu (8 threads)" or "cuda: NVIDIA H100 80GB HBM3".
+    virtual std::string description() const = 0;
+    // Writes batch.size() rows of c.hashes values into out (row-major).
+    virtual void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
+                                   uint32_t* out) = 0;
+    // keys[i * bands + t] = key of band t of document i, reduced modulo `modulus` unless it is 0.
+    virtual void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
+                                 uint64_t modulus, uint64_t* keys) = 0;
+    // Compares every pair inside every bucket of the batch (subject to the first-collision
+    // rule), appending pairs with at least req.minMatches equal positions to out, in any order.
+    // Identical signatures inside a bucket are collapsed so that exact copies cost O(B log B).
+    virtual void compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
+                                std::vector<ScoredPair>& out) = 0;
+};
+
+// Ready-made CPU backend running on `threads` threads (0 = all hardware threads).
+std::unique_ptr<Backend> makeCpuBackend(int threads);
+
+}  // namespace neardup

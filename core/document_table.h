@@ -1,0 +1,45 @@
+// The documents of a dataset, in input order, as parallel arrays (one entry per document).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neardup {
+
+struct InputFile {
+    std::string path;
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    enum class Compression { None, Gzip, Zstd } compression = Compression::None;
+};
+
+const char* toString(InputFile::Compression c);
+
+struct DocumentTable {
+    // Where each document's input line lives: file index, 1-based line number, byte offset of
+    // the line in the (decompressed) file and its length without the line terminator.
+    std::vector<uint32_t> file;
+    std::vector<uint64_t> line;
+    std::vector<uint64_t> offset;
+    std::vector<uint32_t> length;
+    // Code points of the normalized text; documents shorter than the shingle size are never
+    // candidates (they keep a well-defined signature but skip LSH).
+    std::vector<uint32_t> chars;
+    std::vector<double> keepValue;  // value of the --keep max:FIELD field, NaN when absent
+    std::string idArena;            // ids back to back
+    std::vector<uint64_t> idEnd;    // end offset of id i in idArena
+
+    std::size_t size() const { return file.size(); }
+    std::string_view id(std::size_t i) const {
+        const uint64_t begin = i == 0 ? 0 : idEnd[i - 1];
+        return std::string_view(idArena).substr(begin, idEnd[i] - begin);
+    }
+    void clear();
+    void reserve(std::size_t n);
+    void append(uint32_t fileIndex, uint64_t lineNo, uint64_t byteOffset, uint32_t byteLength,
+                uint32_t charCount, double keep, std::string_view docId);
+};
+
+}  // namespace neardup

@@ -1,0 +1,152 @@
+// JSON Lines input: expanding inputs to files, streaming them as chunks of whole lines, and
+// parsing a chunk into documents and rejected lines.
+//
+// Reading is split in two so that parsing runs on many threads: LineChunkSource is sequential
+// (I/O, decompression, cutting at line ends); ChunkParser is per thread and stateless between
+// chunks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "document_table.h"
+#include "params.h"
+
+namespace neardup {
+
+// Raised for problems with the inputs as a whole (missing path, unreadable file, corrupt
+// compressed stream). Its message names the file.
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Files given directly are taken whatever their name; directories are walked recursively,
+// taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, in sorted path
+// order. Compression is detected from the magic bytes. Throws InputError.
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs);
+
+// Whole lines of one file. Offsets are byte offsets in the decompressed file.
+struct LineChunk {
+    uint32_t file = 0;
+    uint64_t firstLine = 1;   // 1-based line number of the first line in `data`
+    uint64_t baseOffset = 0;  // offset of data[0] in the file
+    std::string data;         // complete lines, each ending in '\n' except possibly the file's last
+    bool fileStart = false;   // data begins at offset 0 (a UTF-8 BOM may follow)
+};
+
+class LineChunkSource {
+public:
+    LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes);
+    ~LineChunkSource();
+    LineChunkSource(const LineChunkSource&) = delete;
+    LineChunkSource& operator=(const LineChunkSource&) = delete;
+
+    // Fills `chunk` with the next lines; false when every file is exhausted. A line longer than
+    // chunkBytes yields a chunk holding just that line. Throws InputError on I/O or
+    // decompression failure (naming the file).
+    bool next(LineChunk& chunk);
+    // Bytes read from the (decompressed) inputs so far, and total compressed input size.
+    uint64_t bytesRead() const;
+    const std::vector<InputFile>& files() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+enum class RejectReason : uint8_t {
+    MalformedJson,
+    NotAnObject,
+    MissingText,
+    TextNotString,
+    InvalidUtf8,
+    ControlCharacter,
+    InvalidId,
+    Count_
+};
+inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::Count_);
+const char* toString(RejectReason r);  // snake_case names: "malformed_json", ...
+
+struct ParsedDocument {
+    uint64_t line = 0;
+    uint64_t offset = 0;  // of the line's first byte (after a BOM)
+    uint32_t length = 0;  // line bytes before '\n' (a '\r' before it is included)
+    uint32_t textBegin = 0, textLength = 0;  // unescaped UTF-8 text in ParsedChunk::arena
+    uint32_t idBegin = 0, idLength = 0;      // id in ParsedChunk::arena
+    double keepValue = 0;                    // NaN when keepField is unset or not numeric
+};
+
+struct Rejection {
+    RejectReason reason = RejectReason::MalformedJson;
+    uint32_t file = 0;
+    uint64_t line = 0;
+    std::string detail;  // short human explanation, e.g. the simdjson error
+};
+
+struct ParsedChunk {
+    uint32_t file = 0;
+    std::vector<ParsedDocument> docs;
+    std::string arena;
+    std::vector<Rejection> rejections;
+    uint64_t lines = 0;       // every line seen, blank or not
+    uint64_t blankLines = 0;  // empty or whitespace-only
+    uint64_t bytes = 0;
+
+    std::string_view text(const ParsedDocument& d) const {
+        return std::string_view(arena).substr(d.textBegin, d.textLength);
+    }
+    std::string_view id(const ParsedDocument& d) const {
+        return std::string_view(arena).substr(d.idBegin, d.idLength);
+    }
+    void clear();
+};
+
+// Parses chunks; one instance per thread (it owns a simdjson parser and buffers).
+class ChunkParser {
+public:
+    ChunkParser(const std::vector<InputFile>& files, ReaderOptions options);
+    ~ChunkParser();
+    ChunkParser(const ChunkParser&) = delete;
+    ChunkParser& operator=(const ChunkParser&) = delete;
+
+    void parse(const LineChunk& chunk, ParsedChunk& out);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Per-reason counts with the first file:line of each reason and up to `sampleLimit` samples.
+struct RejectionLog {
+    static constexpr std::size_t kSampleLimit = 1000;
+    uint64_t counts[kRejectReasonCount] = {};
+    std::vector<Rejection> samples;  // in input order, at most kSampleLimit
+
+    void add(const Rejection& r);
+    uint64_t total() const;
+    const Rejection* first(RejectReason reason) const;
+};
+
+// Reads byte ranges of input files back, e.g. for exports and exact verification. Ranges must
+// be requested in increasing (file, offset) order; compressed files are streamed forward.
+class RangeReader {
+public:
+    explicit RangeReader(const std::vector<InputFile>& files);
+    ~RangeReader();
+    RangeReader(const RangeReader&) = delete;
+    RangeReader& operator=(const RangeReader&) = delete;
+
+    // Appends the bytes [offset, offset + length) of `file` to out. Throws InputError.
+    void read(uint32_t file, uint64_t offset, uint32_t length, std::string& out);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace neardup

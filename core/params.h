@@ -1,0 +1,91 @@
+// Every user-visible parameter of a run, with the defaults the CLI and the workbench show.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace neardup {
+
+enum class ShingleKind { Char, Word };
+enum class HashFamily { Rolling, Permute };
+enum class BandKeyScheme { Hash, Sum };
+enum class BucketMode { Exact, Auto, Fixed };
+enum class KeepPolicy { First, Longest, MaxField };
+
+struct NormalizeOptions {
+    bool nfc = true;
+    bool lowercase = true;
+    bool collapseWhitespace = true;
+    bool trim = true;
+};
+
+struct ReaderOptions {
+    std::string textField = "text";  // dotted path, e.g. meta.content
+    std::string idField = "id";      // dotted path; string or integer; missing -> "<file>:<line>"
+    std::string keepField;           // numeric field for KeepPolicy::MaxField, empty if unused
+    std::size_t chunkBytes = std::size_t{4} << 20;  // target bytes per parsed chunk
+};
+
+struct SignatureParams {
+    NormalizeOptions normalize;
+    ShingleKind shingle = ShingleKind::Char;
+    int ngram = 5;
+    int hashes = 128;
+    HashFamily family = HashFamily::Permute;
+    uint64_t seed = 42;
+};
+
+struct LshParams {
+    int bands = 16;
+    int rows = 8;
+    BandKeyScheme scheme = BandKeyScheme::Hash;
+    BucketMode bucketMode = BucketMode::Exact;
+    uint64_t buckets = 0;  // K when bucketMode == Fixed; resolved value after a run otherwise
+};
+
+struct CompareParams {
+    double threshold = 0.8;
+    // Pairs with estimated Jaccard >= floor are stored, so a later run with a threshold at or
+    // above the floor re-clusters without comparing again.
+    double storeFloor = 0.5;
+    bool verifyExact = false;
+};
+
+struct RunParams {
+    ReaderOptions reader;
+    SignatureParams signature;
+    LshParams lsh;
+    CompareParams compare;
+    KeepPolicy keep = KeepPolicy::First;
+    int threads = 0;  // 0 = all hardware threads
+    std::string backend = "auto";
+};
+
+// Names used on the command line, in the project file and in JSON summaries.
+const char* toString(ShingleKind v);
+const char* toString(HashFamily v);
+const char* toString(BandKeyScheme v);
+const char* toString(KeepPolicy v);
+std::optional<ShingleKind> parseShingleKind(const std::string& s);
+std::optional<HashFamily> parseHashFamily(const std::string& s);
+std::optional<BandKeyScheme> parseBandKeyScheme(const std::string& s);
+
+// "first", "longest" or "max:FIELD"; sets policy and (for max) the field.
+bool parseKeepPolicy(const std::string& s, KeepPolicy& policy, std::string& field);
+// "exact", "auto" or a positive integer.
+bool parseBuckets(const std::string& s, BucketMode& mode, uint64_t& buckets);
+std::string bucketsToString(BucketMode mode, uint64_t buckets);
+
+// Returns an empty string when valid, else a message naming the offending parameter.
+std::string validate(const RunParams& p);
+
+// Resolved K for FED's auto rule (2 * sqrt(N)), never below 1.
+uint64_t autoBucketCount(uint64_t documents);
+
+// Parameters as one canonical JSON object (stable key order), for the project and summaries.
+std::string toJson(const RunParams& p);
+// Canonical key of what determines signatures; runs with equal keys share cached signatures.
+std::string signatureCacheKey(const SignatureParams& s, const ReaderOptions& r);
+
+}  // namespace neardup

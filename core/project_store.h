@@ -1,0 +1,90 @@
+// The project file (.ndw): a SQLite database holding the dataset, every run and its results.
+// Large binary data (signatures) lives in a sidecar directory next to it, recorded in the file.
+// See docs/project-format.md for the schema.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "document_table.h"
+#include "jsonl_reader.h"
+#include "run_result.h"
+#include "signatures.h"
+
+namespace neardup {
+
+class StoreError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct DatasetRecord {
+    int64_t id = 0;
+    std::vector<InputFile> files;
+    ReaderOptions reader;
+    uint64_t linesRead = 0, blankLines = 0, inputBytes = 0;
+    std::vector<RejectionCount> rejections;
+    std::vector<Rejection> rejectionSamples;
+};
+
+struct RunSummary {  // one row of the run history
+    int64_t runId = 0;
+    int64_t datasetId = 0;
+    std::string startedAt, finishedAt, status, backend;
+    int threads = 0;
+    std::string paramsJson;
+    RunCounts counts;
+    std::vector<PhaseTiming> phases;
+};
+
+class ProjectStore {
+public:
+    // Opens or creates the project at `path` (":memory:" for tests). Throws StoreError.
+    explicit ProjectStore(const std::string& path);
+    ~ProjectStore();
+    ProjectStore(const ProjectStore&) = delete;
+    ProjectStore& operator=(const ProjectStore&) = delete;
+
+    const std::string& path() const;
+
+    // The dataset read from exactly these files (path, size, mtime) with these reader options.
+    std::optional<int64_t> findDataset(const std::vector<InputFile>& files,
+                                       const ReaderOptions& reader);
+    int64_t saveDataset(const DatasetRecord& dataset, const DocumentTable& docs);
+    DatasetRecord loadDataset(int64_t datasetId, DocumentTable* docs);
+
+    // Signatures cached for (dataset, SignatureParams cache key), or nothing when missing,
+    // unreadable or of a different shape.
+    bool loadSignatures(int64_t datasetId, const std::string& cacheKey, SignatureMatrix& out);
+    void saveSignatures(int64_t datasetId, const std::string& cacheKey,
+                        const SignatureMatrix& signatures);
+
+    // A finished run on this dataset whose stored pairs can serve `params` (same signature
+    // cache key, bands, rows, key scheme, bucket count and verify mode, store floor <= the
+    // threshold).
+    std::optional<int64_t> findReusablePairs(int64_t datasetId, const RunParams& params,
+                                             uint64_t resolvedBuckets);
+    std::vector<ScoredPair> loadPairs(int64_t runId);
+
+    // Inserts a run in status "running" and returns its id.
+    int64_t beginRun(const RunResult& run);
+    // Writes everything of the run in one transaction and sets its final status.
+    void finishRun(const RunResult& run);
+    // Marks a run failed or interrupted, with a message.
+    void markRun(int64_t runId, const std::string& status, const std::string& error);
+
+    std::vector<RunSummary> listRuns();
+    std::optional<int64_t> latestRun(const std::string& status = "ok");
+    // Everything saved by finishRun, including pairs and clusters.
+    RunResult loadRun(int64_t runId);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace neardup

@@ -1,0 +1,91 @@
+// What a run produces: counts, phase timings, bucket statistics, pairs and clusters. The
+// pipeline fills it, the project store saves and loads it, exports read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "params.h"
+
+namespace neardup {
+
+struct PhaseTiming {
+    std::string name;    // read, signatures, buckets, compare, union, export
+    double seconds = 0;  // wall-clock seconds attributed to the phase
+    uint64_t items = 0;  // documents, bucket entries or pairs, depending on the phase
+    uint64_t bytes = 0;  // input bytes, for the phases that consume them
+    bool reused = false; // taken from the project instead of computed
+};
+
+struct RejectionCount {
+    std::string reason;
+    uint64_t count = 0;
+    std::string firstFile;
+    uint64_t firstLine = 0;
+};
+
+struct OutlierBucket {
+    uint64_t key = 0;
+    uint64_t size = 0;
+    uint64_t comparisons = 0;  // size * (size - 1) / 2
+};
+
+struct BandStats {
+    int band = 0;
+    uint64_t buckets = 0;            // distinct keys among the band's entries
+    uint64_t multiBuckets = 0;       // buckets with two or more members
+    double meanSize = 0, stddevSize = 0;
+    uint64_t maxSize = 0;
+    uint64_t comparisons = 0;        // sum over buckets of size * (size - 1) / 2
+    std::vector<uint64_t> histogram; // histogram[i] = buckets with size in [2^i, 2^(i+1))
+    uint64_t outlierCount = 0;       // buckets with size > mean + 2 sigma
+    std::vector<OutlierBucket> outliers;  // the largest of them, at most kMaxOutliersStored
+    static constexpr std::size_t kMaxOutliersStored = 100;
+};
+
+struct RunCounts {
+    uint64_t linesRead = 0;
+    uint64_t blankLines = 0;
+    uint64_t rejected = 0;
+    uint64_t documents = 0;
+    uint64_t shortDocuments = 0;  // fewer symbols than the shingle size: never candidates
+    uint64_t inputBytes = 0;
+    uint64_t candidatePairs = 0;  // distinct pairs compared
+    uint64_t storedPairs = 0;     // pairs at or above the store floor
+    uint64_t duplicatePairs = 0;  // pairs at or above the threshold (after verification)
+    uint64_t clusters = 0;        // clusters of two or more documents
+    uint64_t kept = 0;
+    uint64_t removed = 0;
+};
+
+struct RunResult {
+    int64_t runId = 0;
+    int64_t datasetId = 0;
+    RunParams params;
+    std::string backend;  // description of the backend that ran
+    int threads = 0;
+    std::string startedAt, finishedAt;  // ISO 8601 UTC
+    std::string status = "running";     // running, ok, failed, interrupted
+    std::string error;
+    uint64_t resolvedBuckets = 0;       // K actually used (0 = exact keys)
+    bool signaturesReused = false;
+    bool pairsReused = false;
+    RunCounts counts;
+    std::vector<PhaseTiming> phases;
+    std::vector<RejectionCount> rejections;
+    std::vector<BandStats> bands;
+    std::vector<ScoredPair> pairs;  // sorted by (a, b); every pair >= store floor
+    // Clustering: clusterOf[doc] = cluster index or kNoCluster; clusters are numbered in the
+    // order of their smallest member; representative[c] is the kept member of cluster c.
+    static constexpr uint32_t kNoCluster = 0xFFFFFFFFu;
+    std::vector<uint32_t> clusterOf;
+    std::vector<uint32_t> representative;
+
+    bool removed(std::size_t doc) const {
+        return clusterOf[doc] != kNoCluster && representative[clusterOf[doc]] != doc;
+    }
+};
+
+}  // namespace neardup

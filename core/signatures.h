@@ -1,0 +1,56 @@
+// MinHash signatures: the hash constants derived from the seed, and the signature matrix.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "params.h"
+
+namespace neardup {
+
+// All constants of both hash families, derived deterministically from SignatureParams::seed.
+// The same object parameterizes the CPU loop and the CUDA kernel.
+struct HashConstants {
+    HashFamily family = HashFamily::Permute;
+    int ngram = 5;
+    int hashes = 128;
+    // Rolling family, one entry per hash function: base, base^(k-1), affine multiplier, addend.
+    std::vector<uint32_t> rollBase, rollTop, rollMul, rollAdd;
+    // Permutation family: one fingerprint base (and its k-1 power) and salt, then per function
+    // an odd multiplier and an addend.
+    uint64_t fpBase = 0, fpTop = 0, fpSalt = 0;
+    std::vector<uint64_t> permA, permB;
+
+    static HashConstants derive(const SignatureParams& params);
+};
+
+// Signature of one symbol stream written to out[0 .. hashes). Reference implementation: the
+// rolling update is checked against this direct recomputation in the tests.
+void signatureDirect(const uint32_t* symbols, std::size_t count, const HashConstants& c,
+                     uint32_t* out);
+
+// Fast path used by the CPU backend: rolling updates, fingerprint computed once per shingle.
+// `scratch` is reused between calls. Produces exactly signatureDirect's values.
+void signatureRolling(const uint32_t* symbols, std::size_t count, const HashConstants& c,
+                      uint32_t* out, std::vector<uint64_t>& scratch);
+
+// n documents x `hashes` values, row-major, plus a digest per row for collapsing exact copies.
+struct SignatureMatrix {
+    int hashes = 0;
+    std::vector<uint32_t> values;
+    std::vector<uint64_t> digests;
+
+    std::size_t size() const { return digests.size(); }
+    const uint32_t* row(std::size_t i) const { return values.data() + i * std::size_t(hashes); }
+    uint32_t* row(std::size_t i) { return values.data() + i * std::size_t(hashes); }
+    void resize(std::size_t n, int h) {
+        hashes = h;
+        values.assign(n * std::size_t(h), 0);
+        digests.assign(n, 0);
+    }
+};
+
+// Number of equal positions of two signatures of `hashes` values.
+int matchingPositions(const uint32_t* a, const uint32_t* b, int hashes);
+
+}  // namespace neardup
