@@ -70,8 +70,9 @@ public:
     // Compares every pair inside every bucket of the batch (subject to the first-collision
     // rule), appending pairs with at least req.minMatches equal positions to out, in any order.
     // Identical signatures inside a bucket are collapsed so that exact copies cost O(B log B).
-    virtual void compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
-                                std::vector<ScoredPair>& out) = 0;
+    // Returns the number of distinct pairs decided (compared, or joined as identical copies).
+    virtual uint64_t compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
+                                    std::vector<ScoredPair>& out) = 0;
 };
 
 // Ready-made CPU backend running on `threads` threads (0 = all hardware threads).

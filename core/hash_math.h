@@ -55,7 +55,8 @@ NEARDUP_HD uint64_t mulmod61(uint64_t a, uint64_t b) {
     const uint64_t lo = a * b;
     const uint64_t hi = __umul64hi(a, b);
 #else
-    const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+    __extension__ typedef unsigned __int128 u128;
+    const u128 p = static_cast<u128>(a) * b;
     const uint64_t lo = static_cast<uint64_t>(p);
     const uint64_t hi = static_cast<uint64_t>(p >> 64);
 #endif

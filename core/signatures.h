@@ -34,11 +34,13 @@ void signatureDirect(const uint32_t* symbols, std::size_t count, const HashConst
 void signatureRolling(const uint32_t* symbols, std::size_t count, const HashConstants& c,
                       uint32_t* out, std::vector<uint64_t>& scratch);
 
-// n documents x `hashes` values, row-major, plus a digest per row for collapsing exact copies.
+// n documents x `hashes` values, row-major, plus a digest per row for collapsing exact copies
+// and whether the document takes part in LSH (it has at least one full shingle).
 struct SignatureMatrix {
     int hashes = 0;
     std::vector<uint32_t> values;
     std::vector<uint64_t> digests;
+    std::vector<uint8_t> eligible;
 
     std::size_t size() const { return digests.size(); }
     const uint32_t* row(std::size_t i) const { return values.data() + i * std::size_t(hashes); }
@@ -47,6 +49,7 @@ struct SignatureMatrix {
         hashes = h;
         values.assign(n * std::size_t(h), 0);
         digests.assign(n, 0);
+        eligible.assign(n, 0);
     }
 };
 

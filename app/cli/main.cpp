@@ -1,7 +1,42 @@
-// Entry point of `neardup`. Placeholder until the subcommands are wired.
+// Entry point of `neardup`: builds the command line, dispatches to one subcommand.
 #include <cstdio>
+#include <exception>
 
-int main() {
-    std::puts("neardup " NEARDUP_VERSION);
-    return 0;
+#include "commands.h"
+
+int main(int argc, char** argv) {
+    using namespace neardup::cli;
+    CLI::App app{"neardup " NEARDUP_VERSION
+                 " - find near-duplicate documents in JSON Lines corpora (MinHash-LSH)\n"
+                 "Exit codes: 0 ok, 1 error (bad input, I/O, project), 2 usage, 130 interrupted."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "neardup " NEARDUP_VERSION);
+    std::vector<std::pair<CLI::App*, Command>> commands;
+    auto add = [&](Command (*factory)(CLI::App&)) {
+        Command cmd = factory(app);
+        const auto all = app.get_subcommands([](CLI::App*) { return true; });
+        commands.emplace_back(all.back(), std::move(cmd));
+    };
+    add(addRunCommand);
+    add(addExportCommand);
+    add(addInfoCommand);
+    add(addGenCommand);
+    add(addEvalCommand);
+    add(addTruthCommand);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? kExitOk : kExitUsage;
+    }
+    for (auto& [sub, cmd] : commands) {
+        if (!sub->parsed()) continue;
+        try {
+            return cmd();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "neardup %s: error: %s\n", sub->get_name().c_str(), e.what());
+            return kExitError;
+        }
+    }
+    return kExitUsage;
 }

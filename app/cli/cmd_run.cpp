@@ -1,0 +1,142 @@
+// `neardup run`: the whole pipeline on inputs, recorded in a project.
+#include <csignal>
+#include <cstdio>
+
+#include "backend_factory.h"
+#include "commands.h"
+#include "output_options.h"
+#include "pipeline.h"
+#include "progress_printer.h"
+
+namespace neardup::cli {
+
+namespace {
+
+std::atomic<bool> gCancel{false};
+
+extern "C" void onSignal(int) { gCancel.store(true); }
+
+struct RunOptions {
+    std::vector<std::string> inputs;
+    std::string project;
+    RunParams params;
+    std::string shingle = "char", hash = "permute", bucketKey = "hash", buckets = "exact";
+    std::string keep = "first", verify = "none";
+    bool keepCase = false, noNfc = false, keepWhitespace = false;
+    ExportOptions outputs;
+    bool quiet = false;
+};
+
+void printSummary(const RunResult& r) {
+    const RunCounts& c = r.counts;
+    double total = 0;
+    for (const auto& p : r.phases) total += p.seconds;
+    std::printf(
+        "run %lld: %llu documents, %llu kept, %llu removed in %llu clusters; %llu rejected, "
+        "%llu blank lines; %llu candidate pairs, %llu duplicate pairs; %.2f s on %s\n",
+        static_cast<long long>(r.runId), static_cast<unsigned long long>(c.documents),
+        static_cast<unsigned long long>(c.kept), static_cast<unsigned long long>(c.removed),
+        static_cast<unsigned long long>(c.clusters), static_cast<unsigned long long>(c.rejected),
+        static_cast<unsigned long long>(c.blankLines),
+        static_cast<unsigned long long>(c.candidatePairs),
+        static_cast<unsigned long long>(c.duplicatePairs), total, r.backend.c_str());
+    for (const auto& rej : r.rejections)
+        std::printf("  rejected %llu line(s): %s (first at %s:%llu)\n",
+                    static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
+                    rej.firstFile.c_str(), static_cast<unsigned long long>(rej.firstLine));
+}
+
+}  // namespace
+
+Command addRunCommand(CLI::App& app) {
+    auto opt = std::make_shared<RunOptions>();
+    RunParams& p = opt->params;
+    CLI::App* cmd = app.add_subcommand("run", "Find near-duplicates in JSONL inputs and record the run in a project");
+    cmd->add_option("inputs", opt->inputs, "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories")
+        ->required();
+    cmd->add_option("-p,--project", opt->project, "Project file (.ndw), created when missing")
+        ->required();
+    auto* in = "Input";
+    cmd->add_option("--text-field", p.reader.textField, "Field holding the text; dotted path for nested fields")
+        ->capture_default_str()->group(in);
+    cmd->add_option("--id-field", p.reader.idField, "Field holding the id (string or integer); <file>:<line> when absent")
+        ->capture_default_str()->group(in);
+    auto* sh = "Shingles and signatures";
+    cmd->add_flag("--keep-case", opt->keepCase, "Do not lowercase")->group(sh);
+    cmd->add_flag("--no-nfc", opt->noNfc, "Do not apply Unicode NFC normalization")->group(sh);
+    cmd->add_flag("--keep-whitespace", opt->keepWhitespace, "Do not collapse and trim whitespace")->group(sh);
+    cmd->add_option("--shingle", opt->shingle, "Shingle kind: char (code point k-grams) or word (word n-grams)")
+        ->check(CLI::IsMember({"char", "word"}))->capture_default_str()->group(sh);
+    cmd->add_option("-k,--ngram", p.signature.ngram, "Shingle size k")->capture_default_str()->group(sh);
+    cmd->add_option("--hashes", p.signature.hashes, "Number of hash functions H")->capture_default_str()->group(sh);
+    cmd->add_option("--hash", opt->hash, "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)")
+        ->check(CLI::IsMember({"permute", "rolling"}))->capture_default_str()->group(sh);
+    cmd->add_option("--seed", p.signature.seed, "Seed of all hash constants")->capture_default_str()->group(sh);
+    auto* lsh = "LSH and comparison";
+    cmd->add_option("-b,--bands", p.lsh.bands, "Bands b")->capture_default_str()->group(lsh);
+    cmd->add_option("-r,--rows", p.lsh.rows, "Rows per band r (b x r <= H)")->capture_default_str()->group(lsh);
+    cmd->add_option("--bucket-key", opt->bucketKey, "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
+        ->check(CLI::IsMember({"hash", "sum"}))->capture_default_str()->group(lsh);
+    cmd->add_option("-K,--buckets", opt->buckets, "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number")
+        ->capture_default_str()->group(lsh);
+    cmd->add_option("-t,--threshold", p.compare.threshold, "Estimated Jaccard at or above which a pair is a duplicate")
+        ->capture_default_str()->group(lsh);
+    cmd->add_option("--store-floor", p.compare.storeFloor, "Pairs at or above this are stored, so later runs can change the threshold without comparing again")
+        ->capture_default_str()->group(lsh);
+    cmd->add_option("--verify", opt->verify, "none, or exact: keep a pair only if the exact Jaccard of its shingle sets passes too")
+        ->check(CLI::IsMember({"none", "exact"}))->capture_default_str()->group(lsh);
+    cmd->add_option("--keep", opt->keep, "Representative kept per cluster: first, longest or max:FIELD")
+        ->capture_default_str()->group(lsh);
+    auto* ex = "Execution";
+    cmd->add_option("-j,--threads", p.threads, "Threads (0 = all cores)")->capture_default_str()->group(ex);
+    cmd->add_option("--backend", p.backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str()->group(ex);
+    cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr")->group(ex);
+    addOutputOptions(*cmd, opt->outputs);
+
+    return [opt]() -> int {
+        RunParams& params = opt->params;
+        params.signature.shingle = *parseShingleKind(opt->shingle);
+        params.signature.family = *parseHashFamily(opt->hash);
+        params.lsh.scheme = *parseBandKeyScheme(opt->bucketKey);
+        params.signature.normalize.lowercase = !opt->keepCase;
+        params.signature.normalize.nfc = !opt->noNfc;
+        params.signature.normalize.collapseWhitespace = !opt->keepWhitespace;
+        params.signature.normalize.trim = !opt->keepWhitespace;
+        params.compare.verifyExact = opt->verify == "exact";
+        if (!parseBuckets(opt->buckets, params.lsh.bucketMode, params.lsh.buckets)) {
+            std::fprintf(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
+            return kExitUsage;
+        }
+        if (!parseKeepPolicy(opt->keep, params.keep, params.reader.keepField)) {
+            std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
+            return kExitUsage;
+        }
+        if (const std::string problem = validate(params); !problem.empty()) {
+            std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
+            return kExitUsage;
+        }
+        std::string reason;
+        auto backend = makeBackend(params.backend, params.threads, &reason);
+        ProgressPrinter printer(opt->quiet);
+        if (!opt->quiet) std::fprintf(stderr, "backend: %s\n", reason.c_str());
+        ProjectStore store(opt->project);
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        Pipeline pipeline(store, *backend, &printer, &gCancel);
+        try {
+            const RunResult result = pipeline.run(opt->inputs, params, opt->outputs);
+            printSummary(result);
+        } catch (const Cancelled&) {
+            std::fprintf(stderr, "neardup run: interrupted; the run is marked interrupted in %s\n",
+                         opt->project.c_str());
+            return kExitInterrupted;
+        } catch (const std::invalid_argument& e) {
+            std::fprintf(stderr, "neardup run: %s\n", e.what());
+            return kExitUsage;
+        }
+        return kExitOk;
+    };
+}
+
+}  // namespace neardup::cli

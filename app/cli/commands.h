@@ -1,0 +1,26 @@
+// The subcommands of `neardup`. Each registers its options on the CLI11 app and returns the
+// function that runs it; main() only dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace neardup::cli {
+
+// Exit codes, documented in the README and in --help.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;
+
+using Command = std::function<int()>;
+
+Command addRunCommand(CLI::App& app);
+Command addExportCommand(CLI::App& app);
+Command addInfoCommand(CLI::App& app);
+Command addGenCommand(CLI::App& app);
+Command addEvalCommand(CLI::App& app);
+Command addTruthCommand(CLI::App& app);
+
+}  // namespace neardup::cli

@@ -1,0 +1,67 @@
+#include "progress_printer.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace neardup::cli {
+
+using Clock = std::chrono::steady_clock;
+
+ProgressPrinter::ProgressPrinter(bool quiet) : live_(::isatty(STDERR_FILENO) != 0), quiet_(quiet) {}
+
+void ProgressPrinter::phaseStarted(const std::string& /*phase*/) {
+    phaseStart_ = Clock::now();
+    lastPrint_ = {};
+}
+
+void ProgressPrinter::progress(const std::string& phase, uint64_t done, uint64_t total) {
+    if (!live_ || quiet_) return;
+    const auto now = Clock::now();
+    if (now - lastPrint_ < std::chrono::milliseconds(200)) return;
+    lastPrint_ = now;
+    const double elapsed = std::chrono::duration<double>(now - phaseStart_).count();
+    const bool bytes = phase == "read" || phase == "signatures";
+    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
+    char eta[32] = "";
+    if (total > 0 && rate > 0 && done <= total)
+        std::snprintf(eta, sizeof eta, ", ETA %.0f s", static_cast<double>(total - done) / rate);
+    if (bytes && total)
+        std::fprintf(stderr, "\r%-10s %9.1f / %.1f MB (%5.1f%%)  %7.1f MB/s%s   ", phase.c_str(),
+                     static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6,
+                     100.0 * static_cast<double>(done) / static_cast<double>(total), rate / 1e6,
+                     eta);
+    else if (bytes)
+        std::fprintf(stderr, "\r%-10s %9.1f MB  %7.1f MB/s   ", phase.c_str(),
+                     static_cast<double>(done) / 1e6, rate / 1e6);
+    else
+        std::fprintf(stderr, "\r%-10s %llu/%llu%s   ", phase.c_str(),
+                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                     eta);
+    lineOpen_ = true;
+}
+
+void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
+    if (quiet_) return;
+    if (lineOpen_) std::fputs("\r\033[K", stderr);
+    lineOpen_ = false;
+    if (t.reused) {
+        std::fprintf(stderr, "%-10s reused from the project\n", t.name.c_str());
+        return;
+    }
+    std::fprintf(stderr, "%-10s %8.3f s", t.name.c_str(), t.seconds);
+    if (t.bytes && t.seconds > 0)
+        std::fprintf(stderr, "  %8.1f MB/s", static_cast<double>(t.bytes) / 1e6 / t.seconds);
+    if (t.items && t.seconds > 0)
+        std::fprintf(stderr, "  %10.0f items/s", static_cast<double>(t.items) / t.seconds);
+    std::fputc('\n', stderr);
+}
+
+void ProgressPrinter::info(const std::string& message) {
+    if (quiet_) return;
+    if (lineOpen_) std::fputs("\r\033[K", stderr);
+    lineOpen_ = false;
+    std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+}  // namespace neardup::cli

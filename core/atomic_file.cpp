@@ -1,0 +1,53 @@
+#include "atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace neardup {
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    const std::filesystem::path target(path_);
+    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+    temp_ = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
+                .string();
+    file_ = std::fopen(temp_.c_str(), "wb");
+    if (!file_)
+        throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+    std::setvbuf(file_, nullptr, _IOFBF, kBuffer);
+}
+
+AtomicFile::~AtomicFile() {
+    if (file_) std::fclose(file_);
+    if (!committed_) std::remove(temp_.c_str());
+}
+
+void AtomicFile::fail(const char* what) {
+    const int err = errno;
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+    std::remove(temp_.c_str());
+    throw std::runtime_error(std::string("cannot ") + what + " '" + path_ +
+                             "': " + std::strerror(err));
+}
+
+void AtomicFile::write(std::string_view bytes) {
+    if (bytes.empty()) return;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
+}
+
+void AtomicFile::commit() {
+    if (std::fflush(file_) != 0) fail("write");
+    if (::fsync(::fileno(file_)) != 0) fail("sync");
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) fail("close");
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
+    committed_ = true;
+}
+
+}  // namespace neardup

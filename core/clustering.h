@@ -1,0 +1,34 @@
+// Union-find over duplicate pairs, and the choice of one representative per cluster.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "document_table.h"
+#include "run_result.h"
+
+namespace neardup {
+
+class UnionFind {
+public:
+    explicit UnionFind(std::size_t n);
+    uint32_t find(uint32_t x);
+    // The smaller root becomes the parent, so a component's root is its smallest member
+    // whatever the order of the unions.
+    void unite(uint32_t a, uint32_t b);
+
+private:
+    std::vector<uint32_t> parent_;
+};
+
+// True when the pair counts as a duplicate at `threshold`: estimated Jaccard (matches / hashes)
+// at or above it and, when the pair was verified, exact Jaccard too.
+bool isDuplicate(const ScoredPair& p, int hashes, double threshold);
+
+// Clusters the documents from the duplicate pairs and picks representatives by `policy`
+// (ties go to the earliest document). Fills clusterOf, representative and the counts
+// duplicatePairs, clusters, kept, removed of `run`.
+void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                      KeepPolicy policy, const DocumentTable& docs, RunResult& run);
+
+}  // namespace neardup

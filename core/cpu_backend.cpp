@@ -1,0 +1,104 @@
+// The CPU backend: TBB-parallel loops over documents and buckets, calling the reference math.
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <thread>
+
+#include "backend.h"
+#include "bucket_compare.h"
+#include "hash_math.h"
+
+namespace neardup {
+
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(int threads)
+        : threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+          arena_(threads_) {}
+
+    std::string description() const override {
+        return "cpu (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");
+    }
+
+    void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
+                           uint32_t* out) override {
+        const auto h = static_cast<std::size_t>(c.hashes);
+        arena_.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 16),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  auto& scratch = scratch_.local();
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                      const uint64_t b = batch.docBegin(i);
+                                      signatureRolling(batch.symbols.data() + b,
+                                                       batch.docEnd[i] - b, c, out + i * h,
+                                                       scratch);
+                                  }
+                              });
+        });
+    }
+
+    void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
+                         uint64_t modulus, uint64_t* keys) override {
+        const auto bands = static_cast<std::size_t>(lsh.bands);
+        arena_.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, signatures.size(), 256),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                      const uint32_t* row = signatures.row(i);
+                                      for (std::size_t t = 0; t < bands; ++t) {
+                                          const uint32_t* v = row + t * std::size_t(lsh.rows);
+                                          uint64_t key =
+                                              lsh.scheme == BandKeyScheme::Hash
+                                                  ? hashmath::bandKeyHash(v, lsh.rows,
+                                                                          static_cast<uint32_t>(t))
+                                                  : hashmath::bandKeySum(v, lsh.rows);
+                                          keys[i * bands + t] = modulus ? key % modulus : key;
+                                      }
+                                  }
+                              });
+        });
+    }
+
+    uint64_t compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
+                            std::vector<ScoredPair>& out) override {
+        struct Local {
+            BucketScratch scratch;
+            std::vector<ScoredPair> pairs;
+            uint64_t decided = 0;
+        };
+        tbb::enumerable_thread_specific<Local> locals;
+        arena_.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets.buckets(), 64),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  Local& local = locals.local();
+                                  for (std::size_t j = r.begin(); j != r.end(); ++j) {
+                                      const uint64_t b = buckets.bucketBegin[j];
+                                      local.decided += compareBucket(
+                                          buckets.members.data() + b, buckets.bucketBegin[j + 1] - b,
+                                          buckets.band, req, local.scratch, local.pairs);
+                                  }
+                              });
+        });
+        uint64_t decided = 0;
+        for (Local& local : locals) {
+            decided += local.decided;
+            out.insert(out.end(), local.pairs.begin(), local.pairs.end());
+        }
+        return decided;
+    }
+
+private:
+    int threads_;
+    tbb::task_arena arena_;
+    tbb::enumerable_thread_specific<std::vector<uint64_t>> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
+
+}  // namespace neardup

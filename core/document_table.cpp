@@ -1,0 +1,39 @@
+#include "document_table.h"
+
+namespace neardup {
+
+void DocumentTable::clear() {
+    file.clear();
+    line.clear();
+    offset.clear();
+    length.clear();
+    chars.clear();
+    keepValue.clear();
+    idArena.clear();
+    idEnd.clear();
+}
+
+void DocumentTable::reserve(std::size_t n) {
+    file.reserve(n);
+    line.reserve(n);
+    offset.reserve(n);
+    length.reserve(n);
+    chars.reserve(n);
+    keepValue.reserve(n);
+    idEnd.reserve(n);
+}
+
+void DocumentTable::append(uint32_t fileIndex, uint64_t lineNo, uint64_t byteOffset,
+                           uint32_t byteLength, uint32_t charCount, double keep,
+                           std::string_view docId) {
+    file.push_back(fileIndex);
+    line.push_back(lineNo);
+    offset.push_back(byteOffset);
+    length.push_back(byteLength);
+    chars.push_back(charCount);
+    keepValue.push_back(keep);
+    idArena.append(docId);
+    idEnd.push_back(idArena.size());
+}
+
+}  // namespace neardup

@@ -1,0 +1,206 @@
+#include "exporter.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "atomic_file.h"
+#include "jsonl_reader.h"
+
+namespace neardup {
+
+std::string jsonQuote(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (ch) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+namespace {
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+void refuseInputs(const std::string& out, const std::vector<InputFile>& files) {
+    std::error_code ec;
+    if (!std::filesystem::exists(out, ec)) return;
+    for (const InputFile& f : files)
+        if (std::filesystem::equivalent(out, f.path, ec))
+            throw std::runtime_error("refusing to overwrite input file '" + f.path +
+                                     "' with an output");
+}
+
+// Copies the kept documents' lines by streaming each input once, in order.
+void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
+                const DocumentTable& docs, AtomicFile& out) {
+    std::size_t next = 0;  // next document to consider, in input order
+    const std::size_t n = docs.size();
+    auto skipRemoved = [&] {
+        while (next < n && run.removed(next)) ++next;
+    };
+    skipRemoved();
+    if (next == n) return;
+    LineChunkSource source(files, std::size_t{4} << 20);
+    LineChunk chunk;
+    std::string line;
+    while (next < n && source.next(chunk)) {
+        const uint64_t end = chunk.baseOffset + chunk.data.size();
+        while (next < n && docs.file[next] == chunk.file && docs.offset[next] < end) {
+            const uint64_t at = docs.offset[next] - chunk.baseOffset;
+            out.write(std::string_view(chunk.data).substr(at, docs.length[next]));
+            out.write("\n");
+            ++next;
+            skipRemoved();
+        }
+    }
+    if (next < n)
+        throw std::runtime_error("input '" + files[docs.file[next]].path +
+                                 "' is shorter than when it was read; export aborted");
+}
+
+}  // namespace
+
+void exportRun(const RunResult& run, const std::vector<InputFile>& files,
+               const DocumentTable& docs, const ExportOptions& options) {
+    const std::size_t n = docs.size();
+    if (!options.jsonl.empty()) {
+        refuseInputs(options.jsonl, files);
+        AtomicFile out(options.jsonl);
+        writeJsonl(run, files, docs, out);
+        out.commit();
+    }
+    for (const bool kept : {true, false}) {
+        const std::string& path = kept ? options.kept : options.removed;
+        if (path.empty()) continue;
+        refuseInputs(path, files);
+        AtomicFile out(path);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (run.removed(i) == kept) continue;
+            out.write(docs.id(i));
+            out.write("\n");
+        }
+        out.commit();
+    }
+    if (!options.clusters.empty()) {
+        refuseInputs(options.clusters, files);
+        // Members grouped by cluster, clusters in order of their smallest member.
+        std::vector<std::vector<uint32_t>> members(run.representative.size());
+        for (std::size_t i = 0; i < n; ++i)
+            if (run.clusterOf[i] != RunResult::kNoCluster)
+                members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
+        AtomicFile out(options.clusters);
+        std::string line;
+        for (std::size_t c = 0; c < members.size(); ++c) {
+            for (const uint32_t d : members[c]) {
+                line = "{\"id\":" + jsonQuote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
+                       ",\"representative\":" +
+                       (run.representative[c] == d ? "true" : "false") + "}\n";
+                out.write(line);
+            }
+        }
+        out.commit();
+    }
+    if (!options.summaryJson.empty()) {
+        refuseInputs(options.summaryJson, files);
+        AtomicFile out(options.summaryJson);
+        out.write(summaryJson(run));
+        out.write("\n");
+        out.commit();
+    }
+}
+
+std::string summaryJson(const RunResult& run) {
+    const RunCounts& c = run.counts;
+    std::string s = "{\n";
+    auto field = [&](const char* name, const std::string& value, bool last = false) {
+        s += "  \"";
+        s += name;
+        s += "\": ";
+        s += value;
+        s += last ? "\n" : ",\n";
+    };
+    field("run", std::to_string(run.runId));
+    field("status", jsonQuote(run.status));
+    field("started_at", jsonQuote(run.startedAt));
+    field("finished_at", jsonQuote(run.finishedAt));
+    field("lines_read", std::to_string(c.linesRead));
+    field("blank_lines", std::to_string(c.blankLines));
+    field("documents", std::to_string(c.documents));
+    field("kept", std::to_string(c.kept));
+    field("removed", std::to_string(c.removed));
+    field("rejected", std::to_string(c.rejected));
+    std::string reasons = "{";
+    for (std::size_t i = 0; i < run.rejections.size(); ++i) {
+        const auto& r = run.rejections[i];
+        if (i) reasons += ", ";
+        reasons += jsonQuote(r.reason);
+        reasons += ": ";
+        reasons += std::to_string(r.count);
+    }
+    field("rejected_by_reason", reasons + "}");
+    std::string firsts = "{";
+    for (std::size_t i = 0; i < run.rejections.size(); ++i) {
+        const auto& r = run.rejections[i];
+        if (i) firsts += ", ";
+        firsts += jsonQuote(r.reason);
+        firsts += ": ";
+        firsts += jsonQuote(r.firstFile + ":" + std::to_string(r.firstLine));
+    }
+    field("first_rejected_line", firsts + "}");
+    field("short_documents", std::to_string(c.shortDocuments));
+    field("input_bytes", std::to_string(c.inputBytes));
+    field("candidate_pairs", std::to_string(c.candidatePairs));
+    field("stored_pairs", std::to_string(c.storedPairs));
+    field("duplicate_pairs", std::to_string(c.duplicatePairs));
+    field("clusters", std::to_string(c.clusters));
+    field("buckets_k", run.resolvedBuckets ? std::to_string(run.resolvedBuckets)
+                                           : std::string("\"exact\""));
+    field("signatures_reused", run.signaturesReused ? "true" : "false");
+    field("pairs_reused", run.pairsReused ? "true" : "false");
+    field("threads", std::to_string(run.threads));
+    field("backend", jsonQuote(run.backend));
+    field("parameters", toJson(run.params));
+    std::string phases = "{";
+    std::string throughput = "{";
+    for (std::size_t i = 0; i < run.phases.size(); ++i) {
+        const PhaseTiming& p = run.phases[i];
+        if (i) phases += ", ";
+        phases += jsonQuote(p.name);
+        phases += ": ";
+        phases += number(p.seconds);
+        const double mbs = p.seconds > 0 ? static_cast<double>(p.bytes) / 1e6 / p.seconds : 0;
+        const double items = p.seconds > 0 ? static_cast<double>(p.items) / p.seconds : 0;
+        if (i) throughput += ", ";
+        throughput += jsonQuote(p.name) + ": {\"items\": " +
+                      std::to_string(p.items) + ", \"items_per_s\": " + number(items) +
+                      ", \"mb_per_s\": " + number(mbs) + ", \"reused\": " +
+                      (p.reused ? "true" : "false") + "}";
+    }
+    field("phases", phases + "}");
+    field("phase_details", throughput + "}", true);
+    return s + "}";
+}
+
+}  // namespace neardup

@@ -1,0 +1,174 @@
+#include "params.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace neardup {
+
+const char* toString(ShingleKind v) { return v == ShingleKind::Char ? "char" : "word"; }
+const char* toString(HashFamily v) { return v == HashFamily::Rolling ? "rolling" : "permute"; }
+const char* toString(BandKeyScheme v) { return v == BandKeyScheme::Hash ? "hash" : "sum"; }
+const char* toString(KeepPolicy v) {
+    switch (v) {
+        case KeepPolicy::First: return "first";
+        case KeepPolicy::Longest: return "longest";
+        case KeepPolicy::MaxField: return "max";
+    }
+    return "first";
+}
+
+std::optional<ShingleKind> parseShingleKind(const std::string& s) {
+    if (s == "char") return ShingleKind::Char;
+    if (s == "word") return ShingleKind::Word;
+    return std::nullopt;
+}
+
+std::optional<HashFamily> parseHashFamily(const std::string& s) {
+    if (s == "rolling") return HashFamily::Rolling;
+    if (s == "permute") return HashFamily::Permute;
+    return std::nullopt;
+}
+
+std::optional<BandKeyScheme> parseBandKeyScheme(const std::string& s) {
+    if (s == "hash") return BandKeyScheme::Hash;
+    if (s == "sum") return BandKeyScheme::Sum;
+    return std::nullopt;
+}
+
+bool parseKeepPolicy(const std::string& s, KeepPolicy& policy, std::string& field) {
+    if (s == "first" || s == "longest") {
+        policy = s == "first" ? KeepPolicy::First : KeepPolicy::Longest;
+        field.clear();
+        return true;
+    }
+    if (s.rfind("max:", 0) == 0 && s.size() > 4) {
+        policy = KeepPolicy::MaxField;
+        field = s.substr(4);
+        return true;
+    }
+    return false;
+}
+
+bool parseBuckets(const std::string& s, BucketMode& mode, uint64_t& buckets) {
+    if (s == "exact" || s == "auto") {
+        mode = s == "exact" ? BucketMode::Exact : BucketMode::Auto;
+        buckets = 0;
+        return true;
+    }
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 18)
+        return false;
+    const uint64_t k = std::stoull(s);
+    if (k == 0) return false;
+    mode = BucketMode::Fixed;
+    buckets = k;
+    return true;
+}
+
+std::string bucketsToString(BucketMode mode, uint64_t buckets) {
+    switch (mode) {
+        case BucketMode::Exact: return "exact";
+        case BucketMode::Auto: return "auto";
+        case BucketMode::Fixed: return std::to_string(buckets);
+    }
+    return "exact";
+}
+
+std::string validate(const RunParams& p) {
+    const auto& s = p.signature;
+    const auto& l = p.lsh;
+    if (s.ngram < 1 || s.ngram > 64) return "--ngram must be between 1 and 64";
+    if (s.hashes < 1 || s.hashes > 4096) return "--hashes must be between 1 and 4096";
+    if (l.bands < 1) return "--bands must be at least 1";
+    if (l.rows < 1) return "--rows must be at least 1";
+    if (l.bands * l.rows > s.hashes)
+        return "--bands x --rows (" + std::to_string(l.bands * l.rows) +
+               ") must not exceed --hashes (" + std::to_string(s.hashes) + ")";
+    if (l.bucketMode == BucketMode::Fixed && l.buckets == 0) return "--buckets must be positive";
+    const auto& c = p.compare;
+    if (!(c.threshold > 0.0 && c.threshold <= 1.0)) return "--threshold must be in (0, 1]";
+    if (!(c.storeFloor > 0.0 && c.storeFloor <= c.threshold))
+        return "--store-floor must be in (0, threshold]";
+    if (p.keep == KeepPolicy::MaxField && p.reader.keepField.empty())
+        return "--keep max:FIELD needs a field name";
+    if (p.reader.textField.empty()) return "--text-field must not be empty";
+    if (p.threads < 0) return "--threads must be 0 (all cores) or positive";
+    if (p.backend != "auto" && p.backend != "cpu" && p.backend != "cuda")
+        return "--backend must be auto, cpu or cuda";
+    return {};
+}
+
+uint64_t autoBucketCount(uint64_t documents) {
+    const double k = 2.0 * std::sqrt(static_cast<double>(documents));
+    return k < 1.0 ? 1 : static_cast<uint64_t>(std::llround(k));
+}
+
+namespace {
+
+// JSON string literal for our own field names and user-given field paths.
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+const char* boolean(bool b) { return b ? "true" : "false"; }
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::string normalizeJson(const NormalizeOptions& n) {
+    std::ostringstream o;
+    o << "{\"nfc\":" << boolean(n.nfc) << ",\"lowercase\":" << boolean(n.lowercase)
+      << ",\"collapse_whitespace\":" << boolean(n.collapseWhitespace)
+      << ",\"trim\":" << boolean(n.trim) << "}";
+    return o.str();
+}
+
+}  // namespace
+
+std::string signatureCacheKey(const SignatureParams& s, const ReaderOptions& r) {
+    std::ostringstream o;
+    o << "{\"text_field\":" << quoted(r.textField) << ",\"normalize\":" << normalizeJson(s.normalize)
+      << ",\"shingle\":\"" << toString(s.shingle) << "\",\"ngram\":" << s.ngram
+      << ",\"hashes\":" << s.hashes << ",\"hash\":\"" << toString(s.family)
+      << "\",\"seed\":" << s.seed << "}";
+    return o.str();
+}
+
+std::string toJson(const RunParams& p) {
+    const auto& s = p.signature;
+    const auto& l = p.lsh;
+    std::string keep = toString(p.keep);
+    if (p.keep == KeepPolicy::MaxField) keep += ":" + p.reader.keepField;
+    std::ostringstream o;
+    o << "{\"text_field\":" << quoted(p.reader.textField)
+      << ",\"id_field\":" << quoted(p.reader.idField) << ",\"normalize\":"
+      << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
+      << "\",\"ngram\":" << s.ngram << ",\"hashes\":" << s.hashes << ",\"hash\":\""
+      << toString(s.family) << "\",\"seed\":" << s.seed << ",\"bands\":" << l.bands
+      << ",\"rows\":" << l.rows << ",\"bucket_key\":\"" << toString(l.scheme)
+      << "\",\"buckets\":\"" << bucketsToString(l.bucketMode, l.buckets)
+      << "\",\"threshold\":" << number(p.compare.threshold)
+      << ",\"store_floor\":" << number(p.compare.storeFloor) << ",\"verify\":\""
+      << (p.compare.verifyExact ? "exact" : "none") << "\",\"keep\":" << quoted(keep)
+      << ",\"threads\":" << p.threads << ",\"backend\":" << quoted(p.backend) << "}";
+    return o.str();
+}
+
+}  // namespace neardup

@@ -1,0 +1,58 @@
+// The deduplication run: read -> signatures -> buckets -> compare -> (verify) -> union ->
+// export, recorded in the project. Front ends (CLI, workbench) drive it through this class and
+// learn what happens through PipelineObserver; the core never prints.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "exporter.h"
+#include "project_store.h"
+#include "run_result.h"
+
+namespace neardup {
+
+class PipelineObserver {
+public:
+    virtual ~PipelineObserver() = default;
+    virtual void phaseStarted(const std::string& /*phase*/) {}
+    // Progress inside a phase: `done` of `total` units (bytes for read and signatures, bands
+    // for buckets and compare, pairs for verify); total 0 when unknown.
+    virtual void progress(const std::string& /*phase*/, uint64_t /*done*/, uint64_t /*total*/) {}
+    virtual void phaseFinished(const PhaseTiming& /*timing*/) {}
+    virtual void info(const std::string& /*message*/) {}
+};
+
+// Thrown when the cancellation flag is raised; the run is recorded as interrupted.
+class Cancelled : public std::runtime_error {
+public:
+    Cancelled() : std::runtime_error("run cancelled") {}
+};
+
+class Pipeline {
+public:
+    Pipeline(ProjectStore& store, Backend& backend, PipelineObserver* observer = nullptr,
+             const std::atomic<bool>* cancel = nullptr);
+
+    // Runs on `inputs` (files or directories) and records the run in the project; writes the
+    // requested outputs last. Reuses the project's signatures and pairs when it can. Throws
+    // InputError, StoreError, Cancelled or std::runtime_error; a run that fails after it was
+    // recorded is marked failed (or interrupted) in the project before the exception leaves.
+    RunResult run(const std::vector<std::string>& inputs, const RunParams& params,
+                  const ExportOptions& exports = {});
+
+private:
+    ProjectStore& store_;
+    Backend& backend_;
+    PipelineObserver* observer_;
+    const std::atomic<bool>* cancel_;
+};
+
+// Current time as ISO 8601 UTC with milliseconds.
+std::string utcNow();
+
+}  // namespace neardup
