@@ -12,8 +12,12 @@ namespace neardup {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     const std::filesystem::path target(path_);
     const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-    temp_ = (dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid())))
-                .string();
+    // Hidden and unique per process, in the target directory so that rename() stays atomic.
+    std::string name = ".";
+    name += target.filename().string();
+    name += ".tmp-";
+    name += std::to_string(::getpid());
+    temp_ = (dir / name).string();
     file_ = std::fopen(temp_.c_str(), "wb");
     if (!file_)
         throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
