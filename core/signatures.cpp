@@ -79,6 +79,33 @@ void signatureDirect(const uint32_t* symbols, std::size_t count, const HashConst
 
 namespace {
 
+// The H-function loops are compiled for several x86-64 levels and picked at load time, so one
+// binary runs everywhere and uses AVX2 / AVX-512 (64-bit lane multiplies) where present.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NEARDUP_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define NEARDUP_MULTIVERSION
+#endif
+
+NEARDUP_MULTIVERSION
+void permuteMinima(const uint64_t* fingerprints, std::size_t count, const uint64_t* a,
+                   const uint64_t* b, std::size_t h, uint32_t* out) {
+    for (std::size_t s = 0; s < count; ++s) {
+        const uint64_t f = fingerprints[s];
+        for (std::size_t i = 0; i < h; ++i) out[i] = std::min(out[i], permute(f, a[i], b[i]));
+    }
+}
+
+NEARDUP_MULTIVERSION
+void rollingUpdate(uint32_t* poly, uint32_t* out, const uint32_t* base, const uint32_t* top,
+                   const uint32_t* mul, const uint32_t* add, std::size_t h, uint32_t leaving,
+                   uint32_t in) {
+    for (std::size_t i = 0; i < h; ++i) {
+        poly[i] = rollingStep(poly[i], base[i], top[i], leaving, in);
+        out[i] = std::min(out[i], rollingFinish(poly[i], mul[i], add[i]));
+    }
+}
+
 void rollingFamily(const uint32_t* symbols, std::size_t count, const HashConstants& c,
                    uint32_t* out, std::vector<uint64_t>& scratch) {
     const auto h = static_cast<std::size_t>(c.hashes);
@@ -97,14 +124,8 @@ void rollingFamily(const uint32_t* symbols, std::size_t count, const HashConstan
         for (std::size_t i = 0; i < h; ++i) poly[i] = rollingAppend(poly[i], base[i], in);
     }
     for (std::size_t i = 0; i < h; ++i) out[i] = rollingFinish(poly[i], mul[i], add[i]);
-    for (std::size_t j = k; j < count; ++j) {
-        const uint32_t leaving = symbols[j - k];
-        const uint32_t in = symbols[j];
-        for (std::size_t i = 0; i < h; ++i) {
-            poly[i] = rollingStep(poly[i], base[i], top[i], leaving, in);
-            out[i] = std::min(out[i], rollingFinish(poly[i], mul[i], add[i]));
-        }
-    }
+    for (std::size_t j = k; j < count; ++j)
+        rollingUpdate(poly, out, base, top, mul, add, h, symbols[j - k], symbols[j]);
 }
 
 void permuteFamily(const uint32_t* symbols, std::size_t count, const HashConstants& c,
@@ -121,16 +142,8 @@ void permuteFamily(const uint32_t* symbols, std::size_t count, const HashConstan
         poly = fingerprintStep(poly, c.fpBase, c.fpTop, symbols[j - k], symbols[j]);
         fingerprints[j - k + 1] = fingerprintFinish(poly, c.fpSalt);
     }
-    // A repeated shingle cannot lower a minimum twice; dropping repeats saves H multiplies each.
-    std::sort(fingerprints.begin(), fingerprints.end());
-    const auto last = std::unique(fingerprints.begin(), fingerprints.end());
-    const uint64_t* a = c.permA.data();
-    const uint64_t* b = c.permB.data();
     std::fill(out, out + h, kEmptySlot);
-    for (auto it = fingerprints.begin(); it != last; ++it) {
-        const uint64_t f = *it;
-        for (std::size_t i = 0; i < h; ++i) out[i] = std::min(out[i], permute(f, a[i], b[i]));
-    }
+    permuteMinima(fingerprints.data(), shingles, c.permA.data(), c.permB.data(), h, out);
 }
 
 }  // namespace
