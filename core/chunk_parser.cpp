@@ -1,0 +1,270 @@
+// ChunkParser: the parallel half of reading (one line = one JSON document).
+//
+// simdjson's DOM parser is used rather than On Demand because it validates the whole line:
+// On Demand only checks what it visits, so `{"text":"a","x":[1,}` or trailing garbage after the
+// object would pass as documents. For text-heavy lines the cost is nearly the same (the text
+// string dominates and is unescaped either way).
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "jsonl_reader.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr std::size_t kPadding = simdjson::SIMDJSON_PADDING;
+// After a line this long the parser's buffers (about 14 bytes per input byte) are released.
+constexpr std::size_t kParserShrinkBytes = std::size_t{16} << 20;
+
+std::vector<std::string> splitPath(const std::string& dotted) {
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    for (;;) {
+        const std::size_t dot = dotted.find('.', begin);
+        parts.push_back(dotted.substr(begin, dot - begin));
+        if (dot == std::string::npos) break;
+        begin = dot + 1;
+    }
+    return parts;
+}
+
+const char* typeName(simdjson::dom::element_type t) {
+    using T = simdjson::dom::element_type;
+    switch (t) {
+        case T::ARRAY:
+            return "an array";
+        case T::OBJECT:
+            return "an object";
+        case T::INT64:
+        case T::UINT64:
+            return "an integer";
+        case T::DOUBLE:
+            return "a float";
+        case T::STRING:
+            return "a string";
+        case T::BOOL:
+            return "a boolean";
+        case T::NULL_VALUE:
+            return "null";
+    }
+    return "unknown";
+}
+
+bool isBlank(const char* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const char c = p[i];
+        if (c != ' ' && c != '\t' && c != '\r') return false;
+    }
+    return true;
+}
+
+// Index of the first raw control byte (below 0x20, tab excepted), or n. The branch-free OR
+// lets the compiler vectorize the common case of a clean line.
+std::size_t findControlByte(const char* p, std::size_t n) {
+    unsigned char bad = 0;  // byte-wide so the vectorized loop needs no widening
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(p[i]);
+        bad |= static_cast<unsigned char>((c < 0x20) & (c != '\t'));
+    }
+    if (bad == 0) return n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(p[i]);
+        if (c < 0x20 && c != '\t') return i;
+    }
+    return n;
+}
+
+}  // namespace
+
+void ParsedChunk::clear() {
+    file = 0;
+    docs.clear();
+    arena.clear();
+    rejections.clear();
+    lines = 0;
+    blankLines = 0;
+    bytes = 0;
+}
+
+struct ChunkParser::Impl {
+    std::vector<std::string> paths;  // of the input files, for default ids
+    ReaderOptions options;
+    std::vector<std::string> textPath, idPath, keepPath;
+    simdjson::dom::parser parser;
+    std::string padded;  // a line copied when the chunk cannot serve as its padding
+
+    Impl(const std::vector<InputFile>& files, ReaderOptions o) : options(std::move(o)) {
+        for (const InputFile& f : files)
+            paths.push_back(f.path);
+        textPath = splitPath(options.textField);
+        idPath = splitPath(options.idField);
+        if (!options.keepField.empty()) keepPath = splitPath(options.keepField);
+    }
+
+    // The value at a dotted path; false when a component is missing or not inside an object.
+    static bool lookup(simdjson::dom::element root, const std::vector<std::string>& path,
+                       simdjson::dom::element& value) {
+        simdjson::dom::element cur = root;
+        for (const std::string& key : path) {
+            simdjson::dom::object obj;
+            if (cur.get_object().get(obj) != simdjson::SUCCESS) return false;
+            if (obj.at_key(key).get(cur) != simdjson::SUCCESS) return false;
+        }
+        value = cur;
+        return true;
+    }
+
+    static void reject(ParsedChunk& out, RejectReason reason, uint64_t line, std::string detail) {
+        Rejection r;
+        r.reason = reason;
+        r.file = out.file;
+        r.line = line;
+        r.detail = std::move(detail);
+        out.rejections.push_back(std::move(r));
+    }
+
+    void parseLine(const char* line, std::size_t length, bool paddedInPlace, uint64_t lineNo,
+                   uint64_t offset, ParsedChunk& out) {
+        std::size_t jsonLength = length;
+        if (jsonLength > 0 && line[jsonLength - 1] == '\r') --jsonLength;
+        if (isBlank(line, jsonLength)) {
+            ++out.blankLines;
+            return;
+        }
+        if (length > std::numeric_limits<uint32_t>::max()) {
+            reject(out, RejectReason::MalformedJson, lineNo, "line longer than 4 GiB");
+            return;
+        }
+        if (!simdjson::validate_utf8(line, jsonLength)) {
+            reject(out, RejectReason::InvalidUtf8, lineNo, "invalid UTF-8");
+            return;
+        }
+        const std::size_t control = findControlByte(line, jsonLength);
+        if (control != jsonLength) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(line[control]));
+            reject(
+                out, RejectReason::ControlCharacter, lineNo,
+                std::string("raw control byte ") + hex + " at byte " + std::to_string(control + 1));
+            return;
+        }
+
+        const char* json = line;
+        if (!paddedInPlace) {
+            padded.resize(jsonLength + kPadding);
+            std::memcpy(padded.data(), line, jsonLength);
+            std::memset(padded.data() + jsonLength, ' ', kPadding);
+            json = padded.data();
+        }
+        simdjson::dom::element root;
+        const simdjson::error_code error = parser.parse(json, jsonLength, false).get(root);
+        if (error != simdjson::SUCCESS) {
+            reject(out, RejectReason::MalformedJson, lineNo, simdjson::error_message(error));
+        } else {
+            extract(root, lineNo, offset, static_cast<uint32_t>(length), out);
+        }
+        if (jsonLength > kParserShrinkBytes) {
+            parser = simdjson::dom::parser{};
+            padded = std::string{};
+        }
+    }
+
+    void extract(simdjson::dom::element root, uint64_t lineNo, uint64_t offset, uint32_t length,
+                 ParsedChunk& out) {
+        if (!root.is_object()) {
+            reject(out, RejectReason::NotAnObject, lineNo,
+                   std::string("top-level value is ") + typeName(root.type()));
+            return;
+        }
+        simdjson::dom::element text;
+        if (!lookup(root, textPath, text) || text.is_null()) {
+            reject(out, RejectReason::MissingText, lineNo, "no '" + options.textField + "' field");
+            return;
+        }
+        std::string_view textValue;
+        if (text.get_string().get(textValue) != simdjson::SUCCESS) {
+            reject(out, RejectReason::TextNotString, lineNo,
+                   "'" + options.textField + "' is " + typeName(text.type()));
+            return;
+        }
+
+        ParsedDocument doc;
+        doc.line = lineNo;
+        doc.offset = offset;
+        doc.length = length;
+        const std::size_t arenaBefore = out.arena.size();
+
+        simdjson::dom::element id;
+        if (!lookup(root, idPath, id) || id.is_null()) {
+            out.arena.append(paths.at(out.file));
+            out.arena.push_back(':');
+            appendNumber(out.arena, lineNo);
+        } else if (id.is_string()) {
+            out.arena.append(id.get_string().value_unsafe());
+        } else if (id.is_int64()) {
+            appendNumber(out.arena, id.get_int64().value_unsafe());
+        } else if (id.is_uint64()) {
+            appendNumber(out.arena, id.get_uint64().value_unsafe());
+        } else {
+            reject(out, RejectReason::InvalidId, lineNo,
+                   "'" + options.idField + "' is " + typeName(id.type()));
+            return;
+        }
+        doc.idBegin = static_cast<uint32_t>(arenaBefore);
+        doc.idLength = static_cast<uint32_t>(out.arena.size() - arenaBefore);
+        doc.textBegin = static_cast<uint32_t>(out.arena.size());
+        doc.textLength = static_cast<uint32_t>(textValue.size());
+        out.arena.append(textValue);
+
+        doc.keepValue = std::numeric_limits<double>::quiet_NaN();
+        simdjson::dom::element keep;
+        double keepValue = 0;
+        if (!keepPath.empty() && lookup(root, keepPath, keep) &&
+            keep.get_double().get(keepValue) == simdjson::SUCCESS) {
+            doc.keepValue = keepValue;
+        }
+        out.docs.push_back(doc);
+    }
+
+    template <typename Int>
+    static void appendNumber(std::string& s, Int v) {
+        char digits[24];
+        const auto result = std::to_chars(digits, digits + sizeof digits, v);
+        s.append(digits, result.ptr);
+    }
+};
+
+ChunkParser::ChunkParser(const std::vector<InputFile>& files, ReaderOptions options)
+    : impl_(std::make_unique<Impl>(files, std::move(options))) {}
+
+ChunkParser::~ChunkParser() = default;
+
+void ChunkParser::parse(const LineChunk& chunk, ParsedChunk& out) {
+    out.clear();
+    out.file = chunk.file;
+    out.bytes = chunk.data.size();
+    const char* base = chunk.data.data();
+    const std::size_t size = chunk.data.size();
+    std::size_t pos = 0;
+    if (chunk.fileStart && size >= 3 && std::memcmp(base, "\xEF\xBB\xBF", 3) == 0) pos = 3;
+    uint64_t lineNo = chunk.firstLine;
+    while (pos < size) {
+        const void* nl = std::memchr(base + pos, '\n', size - pos);
+        const std::size_t end =
+            nl == nullptr ? size : static_cast<std::size_t>(static_cast<const char*>(nl) - base);
+        // The parser may read SIMDJSON_PADDING bytes past the line; use the chunk itself when
+        // those bytes are initialized data of the chunk (the following lines), else copy.
+        const bool paddedInPlace = end + kPadding <= size;
+        impl_->parseLine(base + pos, end - pos, paddedInPlace, lineNo, chunk.baseOffset + pos, out);
+        ++out.lines;
+        ++lineNo;
+        pos = end + 1;
+    }
+}
+
+}  // namespace neardup

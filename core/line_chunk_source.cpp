@@ -1,0 +1,137 @@
+// LineChunkSource: the sequential half of reading (I/O, decompression, cutting at line ends).
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "byte_stream.h"
+#include "jsonl_reader.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr std::size_t kPadding = simdjson::SIMDJSON_PADDING;
+
+// Position after the last '\n' in [data, data + n), or 0 when there is none.
+std::size_t afterLastNewline(const char* data, std::size_t n) {
+    const void* p = ::memrchr(data, '\n', n);
+    return p == nullptr ? 0 : static_cast<std::size_t>(static_cast<const char*>(p) - data) + 1;
+}
+
+// memchr is SIMD in glibc; std::count over chars is not reliably vectorized.
+uint64_t countNewlines(const char* data, std::size_t n) {
+    uint64_t count = 0;
+    const char* end = data + n;
+    for (const char* p = data; p < end; ++count) {
+        const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+        if (nl == nullptr) break;
+        p = static_cast<const char*>(nl) + 1;
+    }
+    return count;
+}
+
+}  // namespace
+
+struct LineChunkSource::Impl {
+    std::vector<InputFile> files;
+    std::size_t chunkBytes;
+    ByteStream stream;
+    std::size_t nextFile = 0;
+    uint32_t current = 0;
+    bool eof = false;
+    // Decompressed bytes of the current file not yet delivered; they start at `offset`.
+    std::string pending;
+    uint64_t offset = 0;
+    uint64_t line = 1;
+    uint64_t delivered = 0;
+
+    // Appends up to `want` more bytes of the current file to `pending`, keeping the padding that
+    // ChunkParser relies on allocated behind them.
+    void readMore(std::size_t want) {
+        const std::size_t old = pending.size();
+        if (pending.capacity() < old + want + kPadding) pending.reserve(old + want + kPadding);
+        pending.resize(old + want);
+        const std::size_t got = stream.read(pending.data() + old, want);
+        pending.resize(old + got);
+        if (got == 0) eof = true;
+    }
+
+    // Length of the next chunk's data in `pending` (which is non-empty): whole lines up to
+    // chunkBytes, or one longer line on its own, or everything left at the end of the file.
+    std::size_t cutPoint() {
+        while (pending.size() < chunkBytes && !eof)
+            readMore(chunkBytes - pending.size());
+        if (eof && pending.size() <= chunkBytes) return pending.size();
+        const std::size_t cut = afterLastNewline(pending.data(), chunkBytes);
+        if (cut != 0) return cut;
+        // The first line is longer than chunkBytes: find its end, growing geometrically.
+        std::size_t from = chunkBytes;
+        for (;;) {
+            const void* p = std::memchr(pending.data() + from, '\n', pending.size() - from);
+            if (p != nullptr) {
+                return static_cast<std::size_t>(static_cast<const char*>(p) - pending.data()) + 1;
+            }
+            if (eof) return pending.size();
+            from = pending.size();
+            readMore(std::max(chunkBytes, pending.size()));
+        }
+    }
+};
+
+LineChunkSource::LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->files = std::move(files);
+    impl_->chunkBytes = std::max<std::size_t>(chunkBytes, 1);
+}
+
+LineChunkSource::~LineChunkSource() = default;
+
+bool LineChunkSource::next(LineChunk& chunk) {
+    Impl& s = *impl_;
+    for (;;) {
+        if (!s.stream.isOpen()) {
+            if (s.nextFile >= s.files.size()) {
+                chunk.data.clear();
+                return false;
+            }
+            s.current = static_cast<uint32_t>(s.nextFile++);
+            s.stream.open(s.files[s.current]);
+            s.eof = false;
+            s.pending.clear();
+            s.offset = 0;
+            s.line = 1;
+        }
+        if (s.pending.empty() && !s.eof) s.readMore(s.chunkBytes);
+        if (s.pending.empty()) {
+            s.stream.close();
+            continue;
+        }
+        const std::size_t cut = s.cutPoint();
+
+        // Hand over the buffer itself; only the partial tail is copied back.
+        chunk.data.swap(s.pending);
+        s.pending.assign(chunk.data, cut, std::string::npos);
+        chunk.data.resize(cut);
+        if (chunk.data.capacity() < cut + kPadding) chunk.data.reserve(cut + kPadding);
+
+        chunk.file = s.current;
+        chunk.firstLine = s.line;
+        chunk.baseOffset = s.offset;
+        chunk.fileStart = s.offset == 0;
+        s.line += countNewlines(chunk.data.data(), cut);
+        s.offset += cut;
+        s.delivered += cut;
+        return true;
+    }
+}
+
+uint64_t LineChunkSource::bytesRead() const {
+    return impl_->delivered;
+}
+
+const std::vector<InputFile>& LineChunkSource::files() const {
+    return impl_->files;
+}
+
+}  // namespace neardup

@@ -1,0 +1,109 @@
+// RangeReader: reading byte ranges of input lines back (exports, exact verification).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "byte_stream.h"
+#include "jsonl_reader.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr std::size_t kSkipBufferBytes = std::size_t{256} << 10;
+
+[[noreturn]] void throwShort(const InputFile& f, uint64_t offset, uint32_t length) {
+    throw InputError("cannot read bytes " + std::to_string(offset) + ".." +
+                     std::to_string(offset + length) + " of '" + f.path +
+                     "': the file is shorter (changed since it was read?)");
+}
+
+}  // namespace
+
+struct RangeReader::Impl {
+    std::vector<InputFile> files;
+    // Plain files: one descriptor, kept while requests stay in the same file.
+    int fd = -1;
+    uint32_t fdFile = 0;
+    // Compressed files: a forward-only stream.
+    ByteStream stream;
+    uint32_t streamFile = 0;
+    bool streamValid = false;
+    std::string skip;
+
+    ~Impl() {
+        if (fd >= 0) ::close(fd);
+    }
+
+    void readPlain(uint32_t file, uint64_t offset, uint32_t length, char* dst) {
+        if (fd < 0 || fdFile != file) {
+            if (fd >= 0) ::close(fd);
+            fd = ::open(files[file].path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0) throwCannotRead(files[file].path, errno);
+            fdFile = file;
+        }
+        std::size_t done = 0;
+        while (done < length) {
+            const ssize_t got =
+                ::pread(fd, dst + done, length - done, static_cast<off_t>(offset + done));
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                throwCannotRead(files[file].path, errno);
+            }
+            if (got == 0) throwShort(files[file], offset, length);
+            done += static_cast<std::size_t>(got);
+        }
+    }
+
+    void readCompressed(uint32_t file, uint64_t offset, uint32_t length, char* dst) {
+        if (!streamValid || streamFile != file || stream.position() > offset) {
+            streamValid = false;
+            stream.open(files[file]);
+            streamFile = file;
+            streamValid = true;
+        }
+        if (skip.empty()) skip.resize(kSkipBufferBytes);
+        while (stream.position() < offset) {
+            const uint64_t gap = offset - stream.position();
+            const std::size_t want =
+                gap < skip.size() ? static_cast<std::size_t>(gap) : skip.size();
+            if (stream.read(skip.data(), want) == 0) throwShort(files[file], offset, length);
+        }
+        std::size_t done = 0;
+        while (done < length) {
+            const std::size_t got = stream.read(dst + done, length - done);
+            if (got == 0) throwShort(files[file], offset, length);
+            done += got;
+        }
+    }
+};
+
+RangeReader::RangeReader(const std::vector<InputFile>& files) : impl_(std::make_unique<Impl>()) {
+    impl_->files = files;
+}
+
+RangeReader::~RangeReader() = default;
+
+void RangeReader::read(uint32_t file, uint64_t offset, uint32_t length, std::string& out) {
+    Impl& s = *impl_;
+    if (file >= s.files.size()) {
+        throw InputError("no input file #" + std::to_string(file) + " (there are " +
+                         std::to_string(s.files.size()) + ")");
+    }
+    const std::size_t old = out.size();
+    out.resize(old + length);
+    try {
+        if (s.files[file].compression == InputFile::Compression::None) {
+            s.readPlain(file, offset, length, out.data() + old);
+        } else {
+            s.readCompressed(file, offset, length, out.data() + old);
+        }
+    } catch (...) {
+        out.resize(old);
+        s.streamValid = false;
+        throw;
+    }
+}
+
+}  // namespace neardup

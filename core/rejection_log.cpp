@@ -1,0 +1,71 @@
+// RejectionLog and the names of rejection reasons.
+#include <array>
+
+#include "jsonl_reader.h"
+
+namespace neardup {
+
+const char* toString(RejectReason r) {
+    switch (r) {
+        case RejectReason::MalformedJson:
+            return "malformed_json";
+        case RejectReason::NotAnObject:
+            return "not_an_object";
+        case RejectReason::MissingText:
+            return "missing_text";
+        case RejectReason::TextNotString:
+            return "text_not_string";
+        case RejectReason::InvalidUtf8:
+            return "invalid_utf8";
+        case RejectReason::ControlCharacter:
+            return "control_character";
+        case RejectReason::InvalidId:
+            return "invalid_id";
+        case RejectReason::Count_:
+            break;
+    }
+    return "unknown";
+}
+
+void RejectionLog::add(const Rejection& r) {
+    const auto reason = static_cast<std::size_t>(r.reason);
+    if (reason >= static_cast<std::size_t>(kRejectReasonCount)) return;
+    ++counts[reason];
+    if (samples.size() < kSampleLimit) {
+        samples.push_back(r);
+        return;
+    }
+    if (first(r.reason) != nullptr) return;
+    // The first rejection of every reason stays among the samples, so first() needs nothing
+    // else: make room by dropping the latest sample that is not the first of its reason. The
+    // samples stay in input order and within the limit.
+    std::array<std::size_t, kRejectReasonCount> firstIndex;
+    firstIndex.fill(samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        std::size_t& f = firstIndex[static_cast<std::size_t>(samples[i].reason)];
+        if (f == samples.size()) f = i;
+    }
+    for (std::size_t i = samples.size(); i-- > 0;) {
+        if (firstIndex[static_cast<std::size_t>(samples[i].reason)] != i) {
+            samples.erase(samples.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+        }
+    }
+    samples.push_back(r);
+}
+
+uint64_t RejectionLog::total() const {
+    uint64_t sum = 0;
+    for (const uint64_t c : counts)
+        sum += c;
+    return sum;
+}
+
+const Rejection* RejectionLog::first(RejectReason reason) const {
+    for (const Rejection& r : samples) {
+        if (r.reason == reason) return &r;
+    }
+    return nullptr;
+}
+
+}  // namespace neardup
