@@ -27,7 +27,7 @@ struct GpuInventory {
 GpuInventory queryGpus();
 
 class BackendError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -1,0 +1,27 @@
+// The seam between the backend factory and the CUDA code. Implemented by the CUDA sources when
+// the toolkit was found at configure time, else by cuda_unavailable.cpp, so that the factory,
+// its callers and the link line are the same in both builds. No CUDA types here.
+#pragma once
+
+#include <memory>
+
+#include "backend_factory.h"
+
+namespace neardup {
+
+namespace gpu {
+
+// Devices usable by this build (compute capability >= 7.5). Never throws.
+GpuInventory queryCudaDevices();
+
+// The CUDA backend on `device`; compareBuckets and computeBandKeys run on a CPU backend with
+// `cpuThreads` threads for now. Throws BackendError when the device cannot be used.
+std::unique_ptr<Backend> makeCudaBackend(int device, int cpuThreads);
+
+}  // namespace gpu
+
+// True when this build can compute signatures on a GPU of this machine (the CUDA backend is
+// compiled in and at least one usable device is present). Never throws.
+bool cudaSignaturesAvailable();
+
+}  // namespace neardup
