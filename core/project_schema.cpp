@@ -1,0 +1,300 @@
+#include "project_schema.h"
+
+#include "project_store.h"
+
+namespace neardup::schema {
+
+namespace {
+
+// Version 1. Unsigned 64-bit quantities (seed, bucket counts, band keys) are stored bit-cast
+// into SQLite's signed INTEGER; every other count stays far below 2^63.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE datasets(
+    id          INTEGER PRIMARY KEY,
+    created_at  TEXT NOT NULL,
+    reader_json TEXT NOT NULL,
+    lines_read  INTEGER NOT NULL,
+    blank_lines INTEGER NOT NULL,
+    input_bytes INTEGER NOT NULL,
+    documents   INTEGER NOT NULL
+);
+
+CREATE TABLE dataset_files(
+    dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    file_index  INTEGER NOT NULL,
+    path        TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    compression TEXT NOT NULL,
+    PRIMARY KEY(dataset_id, file_index)
+) WITHOUT ROWID;
+
+CREATE TABLE documents(
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    doc_index  INTEGER NOT NULL,
+    file_index INTEGER NOT NULL,
+    line       INTEGER NOT NULL,
+    offset     INTEGER NOT NULL,
+    length     INTEGER NOT NULL,
+    chars      INTEGER NOT NULL,
+    doc_id     TEXT NOT NULL,
+    keep_value REAL,
+    PRIMARY KEY(dataset_id, doc_index)
+) WITHOUT ROWID;
+CREATE INDEX documents_by_doc_id ON documents(dataset_id, doc_id);
+
+CREATE TABLE dataset_rejections(
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    ordinal    INTEGER NOT NULL,
+    reason     TEXT NOT NULL,
+    count      INTEGER NOT NULL,
+    first_file TEXT NOT NULL,
+    first_line INTEGER NOT NULL,
+    PRIMARY KEY(dataset_id, ordinal)
+) WITHOUT ROWID;
+
+CREATE TABLE rejection_samples(
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    ordinal    INTEGER NOT NULL,
+    reason     TEXT NOT NULL,
+    file_index INTEGER NOT NULL,
+    line       INTEGER NOT NULL,
+    detail     TEXT NOT NULL,
+    PRIMARY KEY(dataset_id, ordinal)
+) WITHOUT ROWID;
+
+CREATE TABLE signature_caches(
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    cache_key  TEXT NOT NULL,
+    path       TEXT,
+    documents  INTEGER NOT NULL,
+    hashes     INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY(dataset_id, cache_key)
+) WITHOUT ROWID;
+
+CREATE TABLE signature_blobs(
+    dataset_id INTEGER NOT NULL,
+    cache_key  TEXT NOT NULL,
+    data       BLOB NOT NULL,
+    PRIMARY KEY(dataset_id, cache_key),
+    FOREIGN KEY(dataset_id, cache_key) REFERENCES signature_caches(dataset_id, cache_key)
+        ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE runs(
+    id                  INTEGER PRIMARY KEY,
+    dataset_id          INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    started_at          TEXT NOT NULL,
+    finished_at         TEXT,
+    status              TEXT NOT NULL,
+    error               TEXT NOT NULL DEFAULT '',
+    backend             TEXT NOT NULL,
+    threads             INTEGER NOT NULL,
+    params_json         TEXT NOT NULL,
+    signature_key       TEXT NOT NULL,
+    text_field          TEXT NOT NULL,
+    id_field            TEXT NOT NULL,
+    keep_field          TEXT NOT NULL,
+    chunk_bytes         INTEGER NOT NULL,
+    nfc                 INTEGER NOT NULL,
+    lowercase           INTEGER NOT NULL,
+    collapse_whitespace INTEGER NOT NULL,
+    trim                INTEGER NOT NULL,
+    shingle             TEXT NOT NULL,
+    ngram               INTEGER NOT NULL,
+    hashes              INTEGER NOT NULL,
+    hash_family         TEXT NOT NULL,
+    seed                INTEGER NOT NULL,
+    bands               INTEGER NOT NULL,
+    rows                INTEGER NOT NULL,
+    bucket_key          TEXT NOT NULL,
+    buckets             TEXT NOT NULL,
+    lsh_buckets         INTEGER NOT NULL,
+    resolved_buckets    INTEGER NOT NULL,
+    threshold           REAL NOT NULL,
+    store_floor         REAL NOT NULL,
+    verify              INTEGER NOT NULL,
+    keep_policy         TEXT NOT NULL,
+    requested_threads   INTEGER NOT NULL,
+    requested_backend   TEXT NOT NULL,
+    signatures_reused   INTEGER NOT NULL,
+    pairs_reused        INTEGER NOT NULL,
+    lines_read          INTEGER NOT NULL,
+    blank_lines         INTEGER NOT NULL,
+    rejected            INTEGER NOT NULL,
+    documents           INTEGER NOT NULL,
+    short_documents     INTEGER NOT NULL,
+    input_bytes         INTEGER NOT NULL,
+    candidate_pairs     INTEGER NOT NULL,
+    stored_pairs        INTEGER NOT NULL,
+    duplicate_pairs     INTEGER NOT NULL,
+    clusters            INTEGER NOT NULL,
+    kept                INTEGER NOT NULL,
+    removed             INTEGER NOT NULL
+);
+CREATE INDEX runs_by_dataset ON runs(dataset_id, status);
+
+CREATE TABLE run_phases(
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    phase   TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    items   INTEGER NOT NULL,
+    bytes   INTEGER NOT NULL,
+    reused  INTEGER NOT NULL,
+    PRIMARY KEY(run_id, ordinal)
+) WITHOUT ROWID;
+
+CREATE TABLE band_stats(
+    run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    band          INTEGER NOT NULL,
+    buckets       INTEGER NOT NULL,
+    multi_buckets INTEGER NOT NULL,
+    mean_size     REAL NOT NULL,
+    stddev_size   REAL NOT NULL,
+    max_size      INTEGER NOT NULL,
+    comparisons   INTEGER NOT NULL,
+    outlier_count INTEGER NOT NULL,
+    PRIMARY KEY(run_id, band)
+) WITHOUT ROWID;
+
+CREATE TABLE band_histogram(
+    run_id   INTEGER NOT NULL,
+    band     INTEGER NOT NULL,
+    bin      INTEGER NOT NULL,
+    size_min INTEGER NOT NULL,
+    size_max INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    PRIMARY KEY(run_id, band, bin),
+    FOREIGN KEY(run_id, band) REFERENCES band_stats(run_id, band) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE outlier_buckets(
+    run_id      INTEGER NOT NULL,
+    band        INTEGER NOT NULL,
+    rank        INTEGER NOT NULL,
+    key         INTEGER NOT NULL,
+    size        INTEGER NOT NULL,
+    comparisons INTEGER NOT NULL,
+    PRIMARY KEY(run_id, band, rank),
+    FOREIGN KEY(run_id, band) REFERENCES band_stats(run_id, band) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE pairs(
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    a       INTEGER NOT NULL,
+    b       INTEGER NOT NULL,
+    matches INTEGER NOT NULL,
+    exact   REAL,
+    PRIMARY KEY(run_id, a, b)
+) WITHOUT ROWID;
+
+CREATE TABLE clusters(
+    run_id         INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    cluster        INTEGER NOT NULL,
+    representative INTEGER NOT NULL,
+    size           INTEGER NOT NULL,
+    PRIMARY KEY(run_id, cluster)
+) WITHOUT ROWID;
+
+-- Key columns come first in every WITHOUT ROWID table: SQLite 3.40's integrity_check falsely
+-- reports "NULL value" in a NOT NULL column declared before a key column.
+CREATE TABLE cluster_members(
+    run_id    INTEGER NOT NULL,
+    doc_index INTEGER NOT NULL,
+    cluster   INTEGER NOT NULL,
+    PRIMARY KEY(run_id, doc_index),
+    FOREIGN KEY(run_id, cluster) REFERENCES clusters(run_id, cluster) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX cluster_members_by_cluster ON cluster_members(run_id, cluster);
+
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN m.cluster IS NULL OR c.representative = d.doc_index THEN 'kept'
+            ELSE 'removed' END AS status,
+       m.cluster AS cluster
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index
+LEFT JOIN clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster;
+
+CREATE VIEW run_phase_throughput AS
+SELECT run_id, ordinal, phase, seconds, items, bytes, reused,
+       CASE WHEN seconds > 0 THEN items / seconds END AS items_per_second,
+       CASE WHEN seconds > 0 THEN bytes / seconds / 1e6 END AS mb_per_second
+FROM run_phases;
+)sql";
+
+// Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
+// transaction. One step per version; none yet.
+void migrate(sql::Database& /*db*/, int from) {
+    for (int v = from; v < kVersion; ++v) {
+        throw StoreError("project store: no upgrade from schema version " + std::to_string(v));
+    }
+}
+
+void create(sql::Database& db) {
+    db.exec(kSchemaV1);
+    auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
+    const std::string version = std::to_string(kVersion);
+    meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();
+    meta.bind(1, std::string_view("schema_version")).bind(2, std::string_view(version)).run();
+    meta.bind(1, std::string_view("created_by"))
+        .bind(2, std::string_view("NearDup " NEARDUP_VERSION))
+        .run();
+    db.exec(
+        "INSERT INTO meta(key, value) VALUES('created_at', "
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))");
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+    db.exec("PRAGMA user_version = " + std::to_string(kVersion));
+}
+
+}  // namespace
+
+void open(sql::Database& db, const std::string& path) {
+    // The first read of the header tells a database from any other file (SQLITE_NOTADB).
+    try {
+        db.queryInt("PRAGMA application_id");
+    } catch (const StoreError& e) {
+        throw StoreError("project store: " + path + " is not a NearDup project (" + e.what() + ")");
+    }
+
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+    // One self-contained file that users copy around: no -wal/-shm companions.
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.exec("PRAGMA synchronous = FULL");
+    // Bulk inserts of millions of documents touch index pages all over the file.
+    db.exec("PRAGMA cache_size = -65536");
+    db.exec("PRAGMA temp_store = MEMORY");
+
+    // Checked inside a write transaction so that two processes creating one project at the
+    // same time cannot both lay down the schema.
+    sql::Transaction tx(db);
+    const int64_t appId = db.queryInt("PRAGMA application_id");
+    const int64_t version = db.queryInt("PRAGMA user_version");
+    if (appId == 0 && version == 0 && db.queryInt("SELECT count(*) FROM sqlite_schema") == 0) {
+        create(db);
+    } else if (appId != kApplicationId) {
+        throw StoreError("project store: " + path +
+                         " is not a NearDup project (a SQLite database of another application)");
+    } else if (version > kVersion) {
+        throw StoreError("project store: " + path + " has schema version " +
+                         std::to_string(version) + ", newer than this build (" +
+                         std::to_string(kVersion) + "); update NearDup to open it");
+    } else if (version < kVersion) {
+        migrate(db, static_cast<int>(version));
+        db.exec("PRAGMA user_version = " + std::to_string(kVersion));
+    }
+    tx.commit();
+}
+
+}  // namespace neardup::schema

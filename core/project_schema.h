@@ -1,0 +1,22 @@
+// The project file's schema: creation of a new project, recognition of an existing one, and
+// the upgrade path between schema versions. docs/project-format.md documents every table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sqlite_handle.h"
+
+namespace neardup::schema {
+
+// PRAGMA application_id of every project file: "NDWB" in ASCII. `file` recognizes it too.
+inline constexpr int32_t kApplicationId = 0x4E445742;
+// PRAGMA user_version: bumped with every incompatible schema change (and a migration step).
+inline constexpr int kVersion = 1;
+
+// Configures the connection, then creates the schema in an empty database or checks (and
+// upgrades) an existing project. Throws StoreError when `path` is not a NearDup project or was
+// written by a newer version.
+void open(sql::Database& db, const std::string& path);
+
+}  // namespace neardup::schema

@@ -1,0 +1,240 @@
+#include "signature_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "project_store.h"
+
+namespace neardup::sigfile {
+
+// Values and digests are written straight from memory; a big-endian port would swap here.
+static_assert(std::endian::native == std::endian::little,
+              "signature files are little-endian; add byte swapping for this platform");
+
+namespace {
+
+constexpr char kMagic[8] = {'N', 'D', 'W', 'S', 'I', 'G', '0', '1'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr std::size_t kFixedHeader = 28;  // magic, version, hashes, documents, key length
+
+void put32(std::string& s, uint32_t v) {
+    char b[4];
+    std::memcpy(b, &v, 4);
+    s.append(b, 4);
+}
+
+void put64(std::string& s, uint64_t v) {
+    char b[8];
+    std::memcpy(b, &v, 8);
+    s.append(b, 8);
+}
+
+uint32_t get32(const unsigned char* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+uint64_t get64(const unsigned char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+std::string header(const std::string& cacheKey, const SignatureMatrix& sig) {
+    std::string h(kMagic, sizeof kMagic);
+    put32(h, kFormatVersion);
+    put32(h, static_cast<uint32_t>(sig.hashes));
+    put64(h, sig.size());
+    put32(h, static_cast<uint32_t>(cacheKey.size()));
+    h += cacheKey;
+    return h;
+}
+
+std::size_t valueBytes(uint64_t documents, int hashes) {
+    return static_cast<std::size_t>(documents) * static_cast<std::size_t>(hashes) *
+           sizeof(uint32_t);
+}
+
+std::size_t digestBytes(uint64_t documents) {
+    return static_cast<std::size_t>(documents) * sizeof(uint64_t);
+}
+
+void checkShape(const SignatureMatrix& sig) {
+    if (sig.hashes <= 0 || sig.values.size() != sig.size() * static_cast<std::size_t>(sig.hashes) ||
+        sig.eligible.size() != sig.size())
+        throw StoreError("project store: signature matrix has inconsistent shape");
+}
+
+// Returns the full header length when the fixed part and the key match what is expected,
+// else 0. `available` bytes at `p` must cover at least the fixed part.
+std::size_t checkHeader(const unsigned char* p, std::size_t available, const std::string& key,
+                        uint64_t documents, int hashes) {
+    if (available < kFixedHeader) return 0;
+    if (std::memcmp(p, kMagic, sizeof kMagic) != 0) return 0;
+    if (get32(p + 8) != kFormatVersion) return 0;
+    if (get32(p + 12) != static_cast<uint32_t>(hashes)) return 0;
+    if (get64(p + 16) != documents) return 0;
+    if (get32(p + 24) != key.size()) return 0;
+    if (available < kFixedHeader + key.size()) return 0;
+    if (std::memcmp(p + kFixedHeader, key.data(), key.size()) != 0) return 0;
+    return kFixedHeader + key.size();
+}
+
+std::string errnoText(const std::string& what, const std::string& path) {
+    return "project store: " + what + " " + path + ": " + std::strerror(errno);
+}
+
+void writeAll(int fd, const void* data, std::size_t bytes, const std::string& path) {
+    const auto* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+        const ssize_t n = ::write(fd, p, chunk);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw StoreError(errnoText("cannot write", path));
+        }
+        p += n;
+        bytes -= static_cast<std::size_t>(n);
+    }
+}
+
+bool readAll(int fd, void* data, std::size_t bytes) {
+    auto* p = static_cast<char*>(data);
+    while (bytes > 0) {
+        const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+        const ssize_t n = ::read(fd, p, chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+class Fd {
+  public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+    int release() { return std::exchange(fd_, -1); }
+
+  private:
+    int fd_;
+};
+
+}  // namespace
+
+std::string fileName(int64_t datasetId, const std::string& cacheKey) {
+    // FNV-1a: stable across builds and platforms, unlike std::hash.
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : cacheKey) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    char hex[17];
+    for (int i = 0; i < 16; ++i)
+        hex[i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 0xF];
+    hex[16] = '\0';
+    return "signatures-" + std::to_string(datasetId) + "-" + hex + ".bin";
+}
+
+void write(const std::string& path, const std::string& cacheKey, const SignatureMatrix& sig) {
+    checkShape(sig);
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    try {
+        Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        if (fd.get() < 0) throw StoreError(errnoText("cannot create", tmp));
+        const std::string h = header(cacheKey, sig);
+        writeAll(fd.get(), h.data(), h.size(), tmp);
+        writeAll(fd.get(), sig.values.data(), valueBytes(sig.size(), sig.hashes), tmp);
+        writeAll(fd.get(), sig.digests.data(), digestBytes(sig.size()), tmp);
+        writeAll(fd.get(), sig.eligible.data(), sig.size(), tmp);
+        // Data must be on disk before the rename makes it visible under the final name.
+        if (::fsync(fd.get()) != 0) throw StoreError(errnoText("cannot sync", tmp));
+        if (::close(fd.release()) != 0) throw StoreError(errnoText("cannot close", tmp));
+        if (::rename(tmp.c_str(), path.c_str()) != 0)
+            throw StoreError(errnoText("cannot rename to", path));
+    } catch (...) {
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    // Persist the directory entry too; failure here loses nothing already visible.
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = std::filesystem::current_path();
+    Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dfd.get() >= 0) ::fsync(dfd.get());
+}
+
+std::string encode(const std::string& cacheKey, const SignatureMatrix& sig) {
+    checkShape(sig);
+    std::string out = header(cacheKey, sig);
+    const std::size_t vb = valueBytes(sig.size(), sig.hashes);
+    const std::size_t db = digestBytes(sig.size());
+    const std::size_t base = out.size();
+    const std::size_t eb = sig.size();
+    out.resize(base + vb + db + eb);
+    if (vb > 0) std::memcpy(out.data() + base, sig.values.data(), vb);
+    if (db > 0) std::memcpy(out.data() + base + vb, sig.digests.data(), db);
+    if (eb > 0) std::memcpy(out.data() + base + vb + db, sig.eligible.data(), eb);
+    return out;
+}
+
+bool read(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+          SignatureMatrix& out) {
+    out = SignatureMatrix{};
+    if (hashes <= 0) return false;
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return false;
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return false;
+    std::string h(kFixedHeader + cacheKey.size(), '\0');
+    if (static_cast<uint64_t>(st.st_size) < h.size() || !readAll(fd.get(), h.data(), h.size()))
+        return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(h.data());
+    const std::size_t headerBytes = checkHeader(p, h.size(), cacheKey, documents, hashes);
+    if (headerBytes == 0) return false;
+    const std::size_t vb = valueBytes(documents, hashes);
+    const std::size_t db = digestBytes(documents);
+    const auto eb = static_cast<std::size_t>(documents);
+    if (static_cast<uint64_t>(st.st_size) != headerBytes + vb + db + eb) return false;
+    out.resize(static_cast<std::size_t>(documents), hashes);
+    if (!readAll(fd.get(), out.values.data(), vb) || !readAll(fd.get(), out.digests.data(), db) ||
+        !readAll(fd.get(), out.eligible.data(), eb)) {
+        out = SignatureMatrix{};
+        return false;
+    }
+    return true;
+}
+
+bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
+            int hashes, SignatureMatrix& out) {
+    out = SignatureMatrix{};
+    if (hashes <= 0 || data == nullptr) return false;
+    const auto* p = static_cast<const unsigned char*>(data);
+    const std::size_t headerBytes = checkHeader(p, bytes, cacheKey, documents, hashes);
+    if (headerBytes == 0) return false;
+    const std::size_t vb = valueBytes(documents, hashes);
+    const std::size_t db = digestBytes(documents);
+    const auto eb = static_cast<std::size_t>(documents);
+    if (bytes != headerBytes + vb + db + eb) return false;
+    out.resize(static_cast<std::size_t>(documents), hashes);
+    if (vb > 0) std::memcpy(out.values.data(), p + headerBytes, vb);
+    if (db > 0) std::memcpy(out.digests.data(), p + headerBytes + vb, db);
+    if (eb > 0) std::memcpy(out.eligible.data(), p + headerBytes + vb + db, eb);
+    return true;
+}
+
+}  // namespace neardup::sigfile

@@ -1,0 +1,40 @@
+// The signature cache format: one file per (dataset, cache key) in the project's sidecar
+// directory, or the same bytes as a BLOB for in-memory projects.
+//
+// Layout, little-endian:
+//   0   char[8]  magic "NDWSIG01"
+//   8   uint32   format version (1)
+//   12  uint32   hashes per document (H)
+//   16  uint64   documents (n)
+//   24  uint32   cache key length (L)
+//   28  char[L]  cache key
+//   ..  uint32   values, n * H, row-major
+//   ..  uint64   digests, n
+//   ..  uint8    eligible flags, n (1 = long enough to be an LSH candidate)
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "signatures.h"
+
+namespace neardup::sigfile {
+
+// "signatures-<dataset>-<16 hex digits of a hash of the cache key>.bin"
+std::string fileName(int64_t datasetId, const std::string& cacheKey);
+
+// Writes `path` atomically: a temporary file in the same directory, fsync, rename, fsync of
+// the directory. Throws StoreError naming the file.
+void write(const std::string& path, const std::string& cacheKey, const SignatureMatrix& sig);
+
+// The whole encoding in memory (for BLOB storage).
+std::string encode(const std::string& cacheKey, const SignatureMatrix& sig);
+
+// Fill `out` from a file or a buffer whose header matches the expected shape and key. False
+// (never throws) when missing, short, too long or mismatched; `out` is then left empty.
+bool read(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+          SignatureMatrix& out);
+bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
+            int hashes, SignatureMatrix& out);
+
+}  // namespace neardup::sigfile
