@@ -11,7 +11,8 @@ UnionFind::UnionFind(std::size_t n) : parent_(n) {
 
 uint32_t UnionFind::find(uint32_t x) {
     uint32_t root = x;
-    while (parent_[root] != root) root = parent_[root];
+    while (parent_[root] != root)
+        root = parent_[root];
     while (parent_[x] != root) {  // path compression
         const uint32_t next = parent_[x];
         parent_[x] = root;
@@ -31,10 +32,12 @@ void UnionFind::unite(uint32_t a, uint32_t b) {
 }
 
 bool isDuplicate(const ScoredPair& p, int hashes, double threshold) {
+    // A verified pair is judged by its exact Jaccard alone: the estimate only served to find
+    // it, and judging by the exact value recovers pairs the estimate put just below.
+    if (p.exact >= 0.0f) return static_cast<double>(p.exact) >= threshold - 1e-6;
     // Integer comparison avoids matches/hashes rounding just below the threshold.
     const auto needed = static_cast<uint32_t>(std::ceil(threshold * hashes - 1e-9));
-    if (p.matches < needed) return false;
-    return p.exact < 0.0f || static_cast<double>(p.exact) >= threshold - 1e-9;
+    return p.matches >= needed;
 }
 
 namespace {
@@ -42,7 +45,8 @@ namespace {
 // True when document x should be kept rather than the current choice y.
 bool better(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32_t y) {
     switch (policy) {
-        case KeepPolicy::First: return x < y;
+        case KeepPolicy::First:
+            return x < y;
         case KeepPolicy::Longest:
             return docs.chars[x] != docs.chars[y] ? docs.chars[x] > docs.chars[y] : x < y;
         case KeepPolicy::MaxField: {
@@ -71,7 +75,8 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
     // Roots are smallest members, so numbering clusters on first sight of a root in document
     // order numbers them by their smallest member.
     std::vector<uint32_t> size(n, 0);
-    for (std::size_t i = 0; i < n; ++i) ++size[uf.find(static_cast<uint32_t>(i))];
+    for (std::size_t i = 0; i < n; ++i)
+        ++size[uf.find(static_cast<uint32_t>(i))];
     run.clusterOf.assign(n, RunResult::kNoCluster);
     run.representative.clear();
     std::vector<uint32_t> clusterOfRoot(n, RunResult::kNoCluster);
@@ -90,7 +95,8 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
     run.counts.duplicatePairs = duplicates;
     run.counts.clusters = run.representative.size();
     uint64_t removed = 0;
-    for (std::size_t i = 0; i < n; ++i) removed += run.removed(i) ? 1 : 0;
+    for (std::size_t i = 0; i < n; ++i)
+        removed += run.removed(i) ? 1 : 0;
     run.counts.removed = removed;
     run.counts.kept = n - removed;
 }

@@ -21,8 +21,8 @@ private:
     std::vector<uint32_t> parent_;
 };
 
-// True when the pair counts as a duplicate at `threshold`: estimated Jaccard (matches / hashes)
-// at or above it and, when the pair was verified, exact Jaccard too.
+// True when the pair counts as a duplicate at `threshold`: its exact Jaccard when it was
+// verified, its estimated Jaccard (matches / hashes) otherwise.
 bool isDuplicate(const ScoredPair& p, int hashes, double threshold);
 
 // Clusters the documents from the duplicate pairs and picks representatives by `policy`

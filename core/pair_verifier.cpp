@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "jsonl_reader.h"
@@ -12,60 +13,96 @@
 
 namespace neardup {
 
-void verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
-                 const DocumentTable& docs, const RunParams& params, int threads,
-                 const std::function<void()>& checkCancel) {
-    if (pairs.empty()) return;
+bool isBorderline(uint32_t matches, int hashes, double threshold) {
+    const double h = static_cast<double>(hashes);
+    const double margin = 3.0 * std::sqrt(threshold * (1.0 - threshold) / h);
+    return std::abs(static_cast<double>(matches) / h - threshold) <= margin + 1e-12;
+}
+
+std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
+                        const DocumentTable& docs, const RunParams& params, int threads,
+                        const std::function<void()>& checkCancel) {
+    const VerifyMode mode = params.compare.verify;
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        ScoredPair& p = pairs[i];
+        const bool wanted =
+            mode == VerifyMode::Exact ||
+            (mode == VerifyMode::Borderline &&
+             isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
+        if (!wanted)
+            p.exact = -1.0f;
+        else if (p.exact < 0.0f)
+            todo.push_back(i);
+    }
+    if (todo.empty()) return 0;
     // Documents involved, in file order, so compressed inputs are streamed forward once.
     std::vector<uint32_t> involved;
-    involved.reserve(pairs.size() * 2);
-    for (const ScoredPair& p : pairs) {
-        involved.push_back(p.a);
-        involved.push_back(p.b);
+    involved.reserve(todo.size() * 2);
+    for (const std::size_t i : todo) {
+        involved.push_back(pairs[i].a);
+        involved.push_back(pairs[i].b);
     }
     std::sort(involved.begin(), involved.end());
     involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
-    // Document order is file order then offset order, so `involved` is already sorted by both.
-    std::vector<std::vector<uint64_t>> sets(involved.size());
+    // Document order is file order then offset order, so `involved` is already sorted by both
+    // and compressed inputs are streamed forward once. Lines are read sequentially, then
+    // parsed, normalized and shingled in parallel.
+    std::vector<std::string> lines(involved.size());
     {
         RangeReader reader(files);
-        ChunkParser parser(files, params.reader);
-        Normalizer normalizer(params.signature.normalize);
-        std::vector<uint32_t> symbols;
-        LineChunk chunk;
-        ParsedChunk parsed;
         for (std::size_t i = 0; i < involved.size(); ++i) {
-            if (i % 1024 == 0) checkCancel();
+            if (i % 4096 == 0) checkCancel();
             const uint32_t d = involved[i];
-            chunk.file = docs.file[d];
-            chunk.firstLine = docs.line[d];
-            chunk.baseOffset = docs.offset[d];
-            chunk.fileStart = false;
-            chunk.data.clear();
-            reader.read(docs.file[d], docs.offset[d], docs.length[d], chunk.data);
-            chunk.data.push_back('\n');
-            parser.parse(chunk, parsed);
-            if (parsed.docs.size() != 1)
-                throw std::runtime_error("cannot verify: line " + std::to_string(docs.line[d]) +
-                                         " of '" + files[docs.file[d]].path +
-                                         "' changed since it was read");
-            toSymbols(params.signature.shingle, normalizer.run(parsed.text(parsed.docs[0])),
-                      symbols);
-            shingleSet(symbols.data(), symbols.size(), params.signature.ngram, sets[i]);
+            reader.read(docs.file[d], docs.offset[d], docs.length[d], lines[i]);
         }
     }
     checkCancel();
-    auto indexOf = [&](uint32_t doc) {
-        return static_cast<std::size_t>(
-            std::lower_bound(involved.begin(), involved.end(), doc) - involved.begin());
+    struct Worker {
+        Worker(const std::vector<InputFile>& f, const RunParams& p)
+            : parser(f, p.reader), normalizer(p.signature.normalize) {}
+        ChunkParser parser;
+        Normalizer normalizer;
+        LineChunk chunk;
+        ParsedChunk parsed;
+        std::vector<uint32_t> symbols;
     };
+    tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(files, params); });
+    std::vector<std::vector<uint64_t>> sets(involved.size());
     tbb::task_arena arena(threads);
     arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, pairs.size(), [&](std::size_t i) {
-            ScoredPair& p = pairs[i];
+        tbb::parallel_for(std::size_t{0}, involved.size(), [&](std::size_t i) {
+            Worker& w = workers.local();
+            const uint32_t d = involved[i];
+            w.chunk.file = docs.file[d];
+            w.chunk.firstLine = docs.line[d];
+            w.chunk.baseOffset = docs.offset[d];
+            w.chunk.fileStart = false;
+            w.chunk.data.assign(lines[i]);
+            w.chunk.data.push_back('\n');
+            std::string().swap(lines[i]);
+            w.parser.parse(w.chunk, w.parsed);
+            if (w.parsed.docs.size() != 1)
+                throw std::runtime_error("cannot verify: line " + std::to_string(docs.line[d]) +
+                                         " of '" + files[docs.file[d]].path +
+                                         "' changed since it was read");
+            toSymbols(params.signature.shingle, w.normalizer.run(w.parsed.text(w.parsed.docs[0])),
+                      w.symbols);
+            shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, sets[i]);
+        });
+    });
+    checkCancel();
+    auto indexOf = [&](uint32_t doc) {
+        return static_cast<std::size_t>(std::lower_bound(involved.begin(), involved.end(), doc) -
+                                        involved.begin());
+    };
+    arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t i) {
+            ScoredPair& p = pairs[todo[i]];
             p.exact = static_cast<float>(exactJaccard(sets[indexOf(p.a)], sets[indexOf(p.b)]));
         });
     });
+    return todo.size();
 }
 
 }  // namespace neardup

@@ -6,16 +6,44 @@
 
 namespace neardup {
 
-const char* toString(ShingleKind v) { return v == ShingleKind::Char ? "char" : "word"; }
-const char* toString(HashFamily v) { return v == HashFamily::Rolling ? "rolling" : "permute"; }
-const char* toString(BandKeyScheme v) { return v == BandKeyScheme::Hash ? "hash" : "sum"; }
+const char* toString(ShingleKind v) {
+    return v == ShingleKind::Char ? "char" : "word";
+}
+const char* toString(HashFamily v) {
+    return v == HashFamily::Rolling ? "rolling" : "permute";
+}
+const char* toString(BandKeyScheme v) {
+    return v == BandKeyScheme::Hash ? "hash" : "sum";
+}
 const char* toString(KeepPolicy v) {
     switch (v) {
-        case KeepPolicy::First: return "first";
-        case KeepPolicy::Longest: return "longest";
-        case KeepPolicy::MaxField: return "max";
+        case KeepPolicy::First:
+            return "first";
+        case KeepPolicy::Longest:
+            return "longest";
+        case KeepPolicy::MaxField:
+            return "max";
     }
     return "first";
+}
+
+const char* toString(VerifyMode v) {
+    switch (v) {
+        case VerifyMode::None:
+            return "none";
+        case VerifyMode::Borderline:
+            return "borderline";
+        case VerifyMode::Exact:
+            return "exact";
+    }
+    return "none";
+}
+
+std::optional<VerifyMode> parseVerifyMode(const std::string& s) {
+    if (s == "none") return VerifyMode::None;
+    if (s == "borderline") return VerifyMode::Borderline;
+    if (s == "exact") return VerifyMode::Exact;
+    return std::nullopt;
 }
 
 std::optional<ShingleKind> parseShingleKind(const std::string& s) {
@@ -67,9 +95,12 @@ bool parseBuckets(const std::string& s, BucketMode& mode, uint64_t& buckets) {
 
 std::string bucketsToString(BucketMode mode, uint64_t buckets) {
     switch (mode) {
-        case BucketMode::Exact: return "exact";
-        case BucketMode::Auto: return "auto";
-        case BucketMode::Fixed: return std::to_string(buckets);
+        case BucketMode::Exact:
+            return "exact";
+        case BucketMode::Auto:
+            return "auto";
+        case BucketMode::Fixed:
+            return std::to_string(buckets);
     }
     return "exact";
 }
@@ -124,7 +155,9 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
-const char* boolean(bool b) { return b ? "true" : "false"; }
+const char* boolean(bool b) {
+    return b ? "true" : "false";
+}
 
 std::string number(double v) {
     char buf[32];
@@ -144,10 +177,10 @@ std::string normalizeJson(const NormalizeOptions& n) {
 
 std::string signatureCacheKey(const SignatureParams& s, const ReaderOptions& r) {
     std::ostringstream o;
-    o << "{\"text_field\":" << quoted(r.textField) << ",\"normalize\":" << normalizeJson(s.normalize)
-      << ",\"shingle\":\"" << toString(s.shingle) << "\",\"ngram\":" << s.ngram
-      << ",\"hashes\":" << s.hashes << ",\"hash\":\"" << toString(s.family)
-      << "\",\"seed\":" << s.seed << "}";
+    o << "{\"text_field\":" << quoted(r.textField)
+      << ",\"normalize\":" << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
+      << "\",\"ngram\":" << s.ngram << ",\"hashes\":" << s.hashes << ",\"hash\":\""
+      << toString(s.family) << "\",\"seed\":" << s.seed << "}";
     return o.str();
 }
 
@@ -158,15 +191,15 @@ std::string toJson(const RunParams& p) {
     if (p.keep == KeepPolicy::MaxField) keep += ":" + p.reader.keepField;
     std::ostringstream o;
     o << "{\"text_field\":" << quoted(p.reader.textField)
-      << ",\"id_field\":" << quoted(p.reader.idField) << ",\"normalize\":"
-      << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
+      << ",\"id_field\":" << quoted(p.reader.idField)
+      << ",\"normalize\":" << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
       << "\",\"ngram\":" << s.ngram << ",\"hashes\":" << s.hashes << ",\"hash\":\""
       << toString(s.family) << "\",\"seed\":" << s.seed << ",\"bands\":" << l.bands
-      << ",\"rows\":" << l.rows << ",\"bucket_key\":\"" << toString(l.scheme)
-      << "\",\"buckets\":\"" << bucketsToString(l.bucketMode, l.buckets)
+      << ",\"rows\":" << l.rows << ",\"bucket_key\":\"" << toString(l.scheme) << "\",\"buckets\":\""
+      << bucketsToString(l.bucketMode, l.buckets)
       << "\",\"threshold\":" << number(p.compare.threshold)
       << ",\"store_floor\":" << number(p.compare.storeFloor) << ",\"verify\":\""
-      << (p.compare.verifyExact ? "exact" : "none") << "\",\"keep\":" << quoted(keep)
+      << toString(p.compare.verify) << "\",\"keep\":" << quoted(keep)
       << ",\"threads\":" << p.threads << ",\"backend\":" << quoted(p.backend) << "}";
     return o.str();
 }

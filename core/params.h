@@ -12,6 +12,8 @@ enum class HashFamily { Rolling, Permute };
 enum class BandKeyScheme { Hash, Sum };
 enum class BucketMode { Exact, Auto, Fixed };
 enum class KeepPolicy { First, Longest, MaxField };
+// Which stored pairs are re-read and judged by the exact Jaccard of their shingle sets.
+enum class VerifyMode { None = 0, Borderline = 1, Exact = 2 };
 
 struct NormalizeOptions {
     bool nfc = true;
@@ -49,7 +51,7 @@ struct CompareParams {
     // Pairs with estimated Jaccard >= floor are stored, so a later run with a threshold at or
     // above the floor re-clusters without comparing again.
     double storeFloor = 0.5;
-    bool verifyExact = false;
+    VerifyMode verify = VerifyMode::Borderline;
 };
 
 struct RunParams {
@@ -67,9 +69,11 @@ const char* toString(ShingleKind v);
 const char* toString(HashFamily v);
 const char* toString(BandKeyScheme v);
 const char* toString(KeepPolicy v);
+const char* toString(VerifyMode v);
 std::optional<ShingleKind> parseShingleKind(const std::string& s);
 std::optional<HashFamily> parseHashFamily(const std::string& s);
 std::optional<BandKeyScheme> parseBandKeyScheme(const std::string& s);
+std::optional<VerifyMode> parseVerifyMode(const std::string& s);
 
 // "first", "longest" or "max:FIELD"; sets policy and (for max) the field.
 bool parseKeepPolicy(const std::string& s, KeepPolicy& policy, std::string& field);

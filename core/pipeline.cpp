@@ -45,7 +45,8 @@ double secondsSince(Clock::time_point start) {
 }
 
 int resolveThreads(int threads) {
-    return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return threads > 0 ? threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // Everything one chunk needs on its way through the read/sign pipeline; recycled.
@@ -66,7 +67,7 @@ struct WorkerState {
 };
 
 class RunContext {
-public:
+  public:
     RunContext(ProjectStore& store, Backend& backend, PipelineObserver* observer,
                const std::atomic<bool>* cancel, const RunParams& params)
         : store_(store), backend_(backend), observer_(observer), cancel_(cancel), params_(params) {}
@@ -123,24 +124,24 @@ public:
         arena.execute([&] {
             tbb::parallel_pipeline(
                 tokens,
-                tbb::make_filter<void, ChunkToken*>(
-                    tbb::filter_mode::serial_in_order,
-                    [&](tbb::flow_control& fc) -> ChunkToken* {
-                        ChunkToken* token = nullptr;
-                        if ((cancel_ && cancel_->load()) || !freeTokens.try_pop(token)) {
-                            fc.stop();
-                            return nullptr;
-                        }
-                        const auto t0 = Clock::now();
-                        const bool more = source.next(token->chunk);
-                        readNs += (Clock::now() - t0).count();
-                        if (!more) {
-                            freeTokens.push(token);
-                            fc.stop();
-                            return nullptr;
-                        }
-                        return token;
-                    }) &
+                tbb::make_filter<void, ChunkToken*>(tbb::filter_mode::serial_in_order,
+                                                    [&](tbb::flow_control& fc) -> ChunkToken* {
+                                                        ChunkToken* token = nullptr;
+                                                        if ((cancel_ && cancel_->load()) ||
+                                                            !freeTokens.try_pop(token)) {
+                                                            fc.stop();
+                                                            return nullptr;
+                                                        }
+                                                        const auto t0 = Clock::now();
+                                                        const bool more = source.next(token->chunk);
+                                                        readNs += (Clock::now() - t0).count();
+                                                        if (!more) {
+                                                            freeTokens.push(token);
+                                                            fc.stop();
+                                                            return nullptr;
+                                                        }
+                                                        return token;
+                                                    }) &
                     tbb::make_filter<ChunkToken*, ChunkToken*>(
                         tbb::filter_mode::parallel,
                         [&](ChunkToken* token) {
@@ -190,7 +191,8 @@ public:
                                     token->symbols.docEnd[i] - token->symbols.docBegin(i);
                                 sigs.eligible[row] = count >= static_cast<uint64_t>(sp.ngram);
                             }
-                            for (const Rejection& r : p.rejections) rejections.add(r);
+                            for (const Rejection& r : p.rejections)
+                                rejections.add(r);
                             dataset.linesRead += p.lines;
                             dataset.blankLines += p.blankLines;
                             signNs += (Clock::now() - t0).count();
@@ -215,8 +217,8 @@ public:
         const double busy = static_cast<double>(readNs.load() + signNs.load());
         const double readShare = busy > 0 ? static_cast<double>(readNs.load()) / busy : 0.5;
         finished(run, {"read", wall * readShare, docs.size(), dataset.inputBytes, false});
-        finished(run, {"signatures", wall * (1.0 - readShare), docs.size(), dataset.inputBytes,
-                       false});
+        finished(run,
+                 {"signatures", wall * (1.0 - readShare), docs.size(), dataset.inputBytes, false});
     }
 
     std::vector<ScoredPair> bucketAndCompare(const SignatureMatrix& sigs, std::size_t n,
@@ -264,7 +266,7 @@ public:
         return pairs;
     }
 
-private:
+  private:
     ProjectStore& store_;
     Backend& backend_;
     PipelineObserver* observer_;
@@ -338,8 +340,10 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     c.blankLines = dataset.blankLines;
     c.inputBytes = dataset.inputBytes;
     c.documents = docs.size();
-    for (const auto& r : dataset.rejections) c.rejected += r.count;
-    for (const uint8_t e : sigs.eligible) c.shortDocuments += e ? 0 : 1;
+    for (const auto& r : dataset.rejections)
+        c.rejected += r.count;
+    for (const uint8_t e : sigs.eligible)
+        c.shortDocuments += e ? 0 : 1;
 
     const std::size_t n = docs.size();
     run.resolvedBuckets = params.lsh.bucketMode == BucketMode::Exact  ? 0
@@ -359,12 +363,13 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             ctx.finished(run, {"compare", 0, c.candidatePairs, 0, true});
         } else {
             pairs = ctx.bucketAndCompare(sigs, n, run.resolvedBuckets, run);
-            if (params.compare.verifyExact) {
-                ctx.started("verify");
-                const auto t0 = Clock::now();
+        }
+        if (params.compare.verify != VerifyMode::None || run.pairsReused) {
+            ctx.started("verify");
+            const auto t0 = Clock::now();
+            const std::size_t verified =
                 verifyPairs(pairs, files, docs, params, run.threads, [&] { ctx.checkCancel(); });
-                ctx.finished(run, {"verify", secondsSince(t0), pairs.size(), 0, false});
-            }
+            ctx.finished(run, {"verify", secondsSince(t0), verified, 0, false});
         }
         ctx.checkCancel();
         c.storedPairs = pairs.size();

@@ -371,15 +371,14 @@ std::optional<int64_t> ProjectStore::findReusablePairs(int64_t datasetId, const 
     auto st = impl_->db.prepare(
         "SELECT id FROM runs WHERE dataset_id = ?1 AND status = 'ok' AND signature_key = ?2 "
         "AND bands = ?3 AND rows = ?4 AND bucket_key = ?5 AND resolved_buckets = ?6 "
-        "AND verify = ?7 AND store_floor <= ?8 ORDER BY id DESC LIMIT 1");
+        "AND store_floor <= ?7 ORDER BY id DESC LIMIT 1");
     st.bind(1, datasetId)
         .bind(2, std::string_view(key))
         .bind(3, int64_t{params.lsh.bands})
         .bind(4, int64_t{params.lsh.rows})
         .bind(5, std::string_view(toString(params.lsh.scheme)))
         .bindU64(6, resolvedBuckets)
-        .bindBool(7, params.compare.verifyExact)
-        .bind(8, params.compare.threshold);
+        .bind(7, params.compare.threshold);
     if (!st.step()) return std::nullopt;
     return st.int64(0);
 }

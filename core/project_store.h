@@ -64,8 +64,8 @@ public:
                         const SignatureMatrix& signatures);
 
     // A finished run on this dataset whose stored pairs can serve `params` (same signature
-    // cache key, bands, rows, key scheme, bucket count and verify mode, store floor <= the
-    // threshold).
+    // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the
+    // verify mode may differ, the caller verifies what it needs).
     std::optional<int64_t> findReusablePairs(int64_t datasetId, const RunParams& params,
                                              uint64_t resolvedBuckets);
     std::vector<ScoredPair> loadPairs(int64_t runId);

@@ -36,6 +36,7 @@ class Statement {
         return bind(index, static_cast<int64_t>(value));
     }
     Statement& bindBool(int index, bool value) { return bind(index, int64_t{value ? 1 : 0}); }
+    Statement& bindInt(int index, int value) { return bind(index, int64_t{value}); }
 
     // True when a row is available, false when done.
     bool step();

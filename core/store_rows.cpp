@@ -154,7 +154,7 @@ void writeRun(Statement& st, const RunResult& r) {
     st.bindU64(i++, r.resolvedBuckets);
     st.bind(i++, p.compare.threshold);
     st.bind(i++, p.compare.storeFloor);
-    st.bindBool(i++, p.compare.verifyExact);
+    st.bindInt(i++, static_cast<int>(p.compare.verify));
     st.bind(i++, std::string_view(keep));
     st.bind(i++, int64_t{p.threads});
     st.bind(i++, std::string_view(p.backend));
@@ -207,7 +207,7 @@ void readRun(const Statement& st, RunResult& r) {
     r.resolvedBuckets = st.u64(i++);
     p.compare.threshold = st.real(i++);
     p.compare.storeFloor = st.real(i++);
-    p.compare.verifyExact = st.int64(i++) != 0;
+    p.compare.verify = static_cast<VerifyMode>(st.int64(i++));
     // "max:FIELD" names the field for readers of the table; the field itself is keep_field.
     const std::string_view keep = st.text(i++);
     p.keep = enumFromName({KeepPolicy::First, KeepPolicy::Longest, KeepPolicy::MaxField},

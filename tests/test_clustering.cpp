@@ -38,9 +38,10 @@ private slots:
         QVERIFY(!isDuplicate({0, 1, 102, -1.0f}, 128, 0.8));
         // 0.75 * 128 = 96 exactly: 96 passes (no floating-point rounding below).
         QVERIFY(isDuplicate({0, 1, 96, -1.0f}, 128, 0.75));
-        // Verified pairs need the exact Jaccard too.
+        // Verified pairs are judged by their exact Jaccard, whatever the estimate said.
         QVERIFY(!isDuplicate({0, 1, 128, 0.5f}, 128, 0.8));
         QVERIFY(isDuplicate({0, 1, 110, 0.85f}, 128, 0.8));
+        QVERIFY(isDuplicate({0, 1, 90, 0.8f}, 128, 0.8));
     }
     void clustersAndFirstPolicy() {
         const DocumentTable docs = table(8);

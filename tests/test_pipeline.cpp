@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "corpus_generator.h"
+#include "pair_verifier.h"
 #include "pipeline.h"
 
 using namespace neardup;
@@ -202,20 +203,54 @@ private slots:
             if (exact.clusterOf[i] != RunResult::kNoCluster) QVERIFY(sum.clusterOf[i] != RunResult::kNoCluster);
     }
 
-    void exactVerificationOnlyRemovesPairs() {
+    void exactVerificationJudgesByExactJaccard() {
         RunParams params;
-        const RunResult plain = runOnce(path("plain.ndw"), params);
-        params.compare.verifyExact = true;
+        params.compare.verify = VerifyMode::Exact;
         Recorder rec;
         ProjectStore store(path("verified.ndw"));
         auto backend = makeCpuBackend(2);
         Pipeline pipeline(store, *backend, &rec);
         const RunResult verified = pipeline.run({corpus_, bad_}, params);
         QVERIFY(std::find(rec.finished.begin(), rec.finished.end(), "verify") != rec.finished.end());
-        for (const auto& p : verified.pairs) QVERIFY(p.exact >= 0.0f && p.exact <= 1.0f);
-        QVERIFY(verified.counts.duplicatePairs <= plain.counts.duplicatePairs);
-        for (std::size_t i = 0; i < plain.clusterOf.size(); ++i)
-            if (verified.removed(i)) QVERIFY(plain.clusterOf[i] != RunResult::kNoCluster);
+        uint64_t duplicates = 0;
+        for (const auto& p : verified.pairs) {
+            QVERIFY(p.exact >= 0.0f && p.exact <= 1.0f);
+            if (p.exact >= 0.8f) {
+                ++duplicates;
+                QCOMPARE(verified.clusterOf[p.a], verified.clusterOf[p.b]);
+                QVERIFY(verified.clusterOf[p.a] != RunResult::kNoCluster);
+            }
+        }
+        QCOMPARE(verified.counts.duplicatePairs, duplicates);
+        QVERIFY(duplicates > 50);
+    }
+
+    void borderlinePairsAreVerifiedAndReuseIsModeIndependent() {
+        // 3 sigma at theta 0.8, H 128: |m/128 - 0.8| <= 0.1061 -> m in [89, 115].
+        QVERIFY(isBorderline(89, 128, 0.8) && isBorderline(115, 128, 0.8));
+        QVERIFY(!isBorderline(88, 128, 0.8) && !isBorderline(116, 128, 0.8));
+        RunParams params;
+        params.compare.verify = VerifyMode::None;
+        const std::string project = path("modes.ndw");
+        const RunResult none = runOnce(project, params);
+        for (const auto& p : none.pairs) QCOMPARE(p.exact, -1.0f);
+        params.compare.verify = VerifyMode::Borderline;
+        const RunResult reused = runOnce(project, params);
+        QVERIFY(reused.pairsReused);
+        std::size_t borderline = 0;
+        for (const auto& p : reused.pairs) {
+            QCOMPARE(p.exact >= 0.0f, isBorderline(p.matches, 128, 0.8));
+            borderline += p.exact >= 0.0f;
+        }
+        QVERIFY(borderline > 10);
+        const RunResult fresh = runOnce(path("modes-fresh.ndw"), params);
+        QVERIFY(!fresh.pairsReused);
+        QCOMPARE(reused.clusterOf, fresh.clusterOf);
+        QCOMPARE(reused.counts.duplicatePairs, fresh.counts.duplicatePairs);
+        // And back to none: the exact values of the previous run must not leak in.
+        params.compare.verify = VerifyMode::None;
+        const RunResult again = runOnce(project, params);
+        QCOMPARE(again.clusterOf, none.clusterOf);
     }
 
     void wordShinglesRun() {

@@ -110,7 +110,7 @@ RunParams makeParams() {
     p.lsh.buckets = 977;
     p.compare.threshold = 0.75;
     p.compare.storeFloor = 0.55;
-    p.compare.verifyExact = true;
+    p.compare.verify = VerifyMode::Exact;
     p.keep = KeepPolicy::MaxField;
     p.threads = 3;
     p.backend = "cpu";
@@ -230,7 +230,7 @@ void checkParams(const RunParams& e, const RunParams& a) {
     QCOMPARE(a.lsh.buckets, e.lsh.buckets);
     QVERIFY(a.compare.threshold == e.compare.threshold);
     QVERIFY(a.compare.storeFloor == e.compare.storeFloor);
-    QCOMPARE(a.compare.verifyExact, e.compare.verifyExact);
+    QCOMPARE(a.compare.verify, e.compare.verify);
     QVERIFY(a.keep == e.keep);
     QCOMPARE(a.threads, e.threads);
     COMPARE_STR(a.backend, e.backend);
@@ -669,9 +669,10 @@ class TestProjectStore : public QObject {
         q = p;
         q.lsh.scheme = BandKeyScheme::Hash;
         QVERIFY(!store.findReusablePairs(datasetId, q, 977).has_value());
+        // The verify mode does not matter: the pipeline verifies what a reused run lacks.
         q = p;
-        q.compare.verifyExact = false;
-        QVERIFY(!store.findReusablePairs(datasetId, q, 977).has_value());
+        q.compare.verify = VerifyMode::None;
+        QVERIFY(store.findReusablePairs(datasetId, q, 977).has_value());
         q = p;
         q.signature.seed = 7;
         QVERIFY(!store.findReusablePairs(datasetId, q, 977).has_value());

@@ -21,7 +21,7 @@ struct RunOptions {
     std::string project;
     RunParams params;
     std::string shingle = "char", hash = "permute", bucketKey = "hash", buckets = "exact";
-    std::string keep = "first", verify = "none";
+    std::string keep = "first", verify = "borderline";
     bool keepCase = false, noNfc = false, keepWhitespace = false;
     ExportOptions outputs;
     bool quiet = false;
@@ -83,8 +83,10 @@ Command addRunCommand(CLI::App& app) {
         ->capture_default_str()->group(lsh);
     cmd->add_option("--store-floor", p.compare.storeFloor, "Pairs at or above this are stored, so later runs can change the threshold without comparing again")
         ->capture_default_str()->group(lsh);
-    cmd->add_option("--verify", opt->verify, "none, or exact: keep a pair only if the exact Jaccard of its shingle sets passes too")
-        ->check(CLI::IsMember({"none", "exact"}))->capture_default_str()->group(lsh);
+    cmd->add_option("--verify", opt->verify,
+                    "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
+                    "none, borderline (pairs whose estimate is within 3 standard deviations of the threshold) or exact (every stored pair)")
+        ->check(CLI::IsMember({"none", "borderline", "exact"}))->capture_default_str()->group(lsh);
     cmd->add_option("--keep", opt->keep, "Representative kept per cluster: first, longest or max:FIELD")
         ->capture_default_str()->group(lsh);
     auto* ex = "Execution";
@@ -103,7 +105,7 @@ Command addRunCommand(CLI::App& app) {
         params.signature.normalize.nfc = !opt->noNfc;
         params.signature.normalize.collapseWhitespace = !opt->keepWhitespace;
         params.signature.normalize.trim = !opt->keepWhitespace;
-        params.compare.verifyExact = opt->verify == "exact";
+        params.compare.verify = *parseVerifyMode(opt->verify);
         if (!parseBuckets(opt->buckets, params.lsh.bucketMode, params.lsh.buckets)) {
             std::fprintf(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
             return kExitUsage;
