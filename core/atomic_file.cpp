@@ -19,8 +19,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     name += std::to_string(::getpid());
     temp_ = (dir / name).string();
     file_ = std::fopen(temp_.c_str(), "wb");
-    if (!file_)
-        throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (!file_) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
     static constexpr std::size_t kBuffer = std::size_t{1} << 20;
     std::setvbuf(file_, nullptr, _IOFBF, kBuffer);
 }

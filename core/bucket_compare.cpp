@@ -33,13 +33,15 @@ uint64_t compareBucket(const uint32_t* members, std::size_t size, int band,
     // (B - 1 pairs), and only group leaders are compared with each other.
     auto& byDigest = scratch.byDigest;
     byDigest.clear();
-    for (std::size_t i = 0; i < size; ++i) byDigest.emplace_back(sigs.digests[members[i]], members[i]);
+    for (std::size_t i = 0; i < size; ++i)
+        byDigest.emplace_back(sigs.digests[members[i]], members[i]);
     std::sort(byDigest.begin(), byDigest.end());
     auto& leaders = scratch.leaders;
     leaders.clear();
     for (std::size_t i = 0; i < byDigest.size();) {
         std::size_t j = i + 1;
-        while (j < byDigest.size() && byDigest[j].first == byDigest[i].first) ++j;
+        while (j < byDigest.size() && byDigest[j].first == byDigest[i].first)
+            ++j;
         // Within a digest run, a member differing from the leader (a digest collision) becomes a
         // leader of its own, so correctness never rests on the digest.
         const uint32_t leader = byDigest[i].second;
@@ -56,7 +58,8 @@ uint64_t compareBucket(const uint32_t* members, std::size_t size, int band,
     std::sort(leaders.begin(), leaders.end());
     const std::size_t n = leaders.size();
     for (std::size_t i = 0; i + 1 < n; ++i)
-        for (std::size_t j = i + 1; j < n; ++j) consider(leaders[i], leaders[j], false);
+        for (std::size_t j = i + 1; j < n; ++j)
+            consider(leaders[i], leaders[j], false);
     return decided;
 }
 

@@ -15,9 +15,11 @@ namespace neardup {
 namespace {
 
 class CpuBackend final : public Backend {
-public:
+  public:
     explicit CpuBackend(int threads)
-        : threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+        : threads_(threads > 0
+                       ? threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
           arena_(threads_) {}
 
     std::string description() const override {
@@ -41,8 +43,8 @@ public:
         });
     }
 
-    void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
-                         uint64_t modulus, uint64_t* keys) override {
+    void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh, uint64_t modulus,
+                         uint64_t* keys) override {
         const auto bands = static_cast<std::size_t>(lsh.bands);
         arena_.execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, signatures.size(), 256),
@@ -77,9 +79,10 @@ public:
                                   Local& local = locals.local();
                                   for (std::size_t j = r.begin(); j != r.end(); ++j) {
                                       const uint64_t b = buckets.bucketBegin[j];
-                                      local.decided += compareBucket(
-                                          buckets.members.data() + b, buckets.bucketBegin[j + 1] - b,
-                                          buckets.band, req, local.scratch, local.pairs);
+                                      local.decided += compareBucket(buckets.members.data() + b,
+                                                                     buckets.bucketBegin[j + 1] - b,
+                                                                     buckets.band, req,
+                                                                     local.scratch, local.pairs);
                                   }
                               });
         });
@@ -91,7 +94,7 @@ public:
         return decided;
     }
 
-private:
+  private:
     int threads_;
     tbb::task_arena arena_;
     tbb::enumerable_thread_specific<std::vector<uint64_t>> scratch_;
@@ -99,6 +102,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> makeCpuBackend(int threads) { return std::make_unique<CpuBackend>(threads); }
+std::unique_ptr<Backend> makeCpuBackend(int threads) {
+    return std::make_unique<CpuBackend>(threads);
+}
 
 }  // namespace neardup

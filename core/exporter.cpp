@@ -16,11 +16,21 @@ std::string jsonQuote(std::string_view s) {
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         switch (ch) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -58,7 +68,8 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();
     auto skipRemoved = [&] {
-        while (next < n && run.removed(next)) ++next;
+        while (next < n && run.removed(next))
+            ++next;
     };
     skipRemoved();
     if (next == n) return;
@@ -82,8 +93,8 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
 
 }  // namespace
 
-void exportRun(const RunResult& run, const std::vector<InputFile>& files,
-               const DocumentTable& docs, const ExportOptions& options) {
+void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
+               const ExportOptions& options) {
     const std::size_t n = docs.size();
     if (!options.jsonl.empty()) {
         refuseInputs(options.jsonl, files);
@@ -115,8 +126,8 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files,
         for (std::size_t c = 0; c < members.size(); ++c) {
             for (const uint32_t d : members[c]) {
                 line = "{\"id\":" + jsonQuote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
-                       ",\"representative\":" +
-                       (run.representative[c] == d ? "true" : "false") + "}\n";
+                       ",\"representative\":" + (run.representative[c] == d ? "true" : "false") +
+                       "}\n";
                 out.write(line);
             }
         }
@@ -175,8 +186,8 @@ std::string summaryJson(const RunResult& run) {
     field("stored_pairs", std::to_string(c.storedPairs));
     field("duplicate_pairs", std::to_string(c.duplicatePairs));
     field("clusters", std::to_string(c.clusters));
-    field("buckets_k", run.resolvedBuckets ? std::to_string(run.resolvedBuckets)
-                                           : std::string("\"exact\""));
+    field("buckets_k",
+          run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));
     field("signatures_reused", run.signaturesReused ? "true" : "false");
     field("pairs_reused", run.pairsReused ? "true" : "false");
     field("threads", std::to_string(run.threads));
@@ -193,10 +204,9 @@ std::string summaryJson(const RunResult& run) {
         const double mbs = p.seconds > 0 ? static_cast<double>(p.bytes) / 1e6 / p.seconds : 0;
         const double items = p.seconds > 0 ? static_cast<double>(p.items) / p.seconds : 0;
         if (i) throughput += ", ";
-        throughput += jsonQuote(p.name) + ": {\"items\": " +
-                      std::to_string(p.items) + ", \"items_per_s\": " + number(items) +
-                      ", \"mb_per_s\": " + number(mbs) + ", \"reused\": " +
-                      (p.reused ? "true" : "false") + "}";
+        throughput += jsonQuote(p.name) + ": {\"items\": " + std::to_string(p.items) +
+                      ", \"items_per_s\": " + number(items) + ", \"mb_per_s\": " + number(mbs) +
+                      ", \"reused\": " + (p.reused ? "true" : "false") + "}";
     }
     field("phases", phases + "}");
     field("phase_details", throughput + "}", true);

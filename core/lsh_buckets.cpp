@@ -37,7 +37,8 @@ void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int ba
     std::vector<uint64_t> keysOfBuckets;
     for (std::size_t i = 0; i < entries.size();) {
         std::size_t j = i + 1;
-        while (j < entries.size() && entries[j].first == entries[i].first) ++j;
+        while (j < entries.size() && entries[j].first == entries[i].first)
+            ++j;
         const uint64_t size = j - i;
         ++stats.buckets;
         sum += static_cast<double>(size);
@@ -50,7 +51,8 @@ void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int ba
             ++stats.multiBuckets;
             stats.comparisons += size * (size - 1) / 2;
             batch.bucketBegin.push_back(batch.members.size());
-            for (std::size_t m = i; m < j; ++m) batch.members.push_back(entries[m].second);
+            for (std::size_t m = i; m < j; ++m)
+                batch.members.push_back(entries[m].second);
         }
         sizes.push_back(size);
         keysOfBuckets.push_back(entries[i].first);

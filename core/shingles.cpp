@@ -15,8 +15,8 @@ constexpr auto kNfc = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_
 
 bool isSpace(uint32_t c) {
     if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D);
-    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
-           c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+    return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 struct DecodeResult {
@@ -86,7 +86,8 @@ void collapseAndTrim(std::vector<uint32_t>& v, bool collapse, bool trim) {
     if (collapse && pendingSpace && !trim && (seenNonSpace || o == 0)) v[o++] = 0x20;
     v.resize(o);
     if (trim && !collapse) {
-        while (!v.empty() && isSpace(v.back())) v.pop_back();
+        while (!v.empty() && isSpace(v.back()))
+            v.pop_back();
     }
 }
 
@@ -112,11 +113,11 @@ const std::vector<uint32_t>& Normalizer::run(std::string_view utf8) {
         }
         work_.resize(std::max<std::size_t>(work_.size(), decoded_.size() + 16));
         for (;;) {
-            const utf8proc_ssize_t n = utf8proc_decompose(
-                reinterpret_cast<const utf8proc_uint8_t*>(source.data()),
-                static_cast<utf8proc_ssize_t>(source.size()),
-                reinterpret_cast<utf8proc_int32_t*>(work_.data()),
-                static_cast<utf8proc_ssize_t>(work_.size()), kNfc);
+            const utf8proc_ssize_t n =
+                utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(source.data()),
+                                   static_cast<utf8proc_ssize_t>(source.size()),
+                                   reinterpret_cast<utf8proc_int32_t*>(work_.data()),
+                                   static_cast<utf8proc_ssize_t>(work_.size()), kNfc);
             if (n < 0) break;  // cannot happen after re-encoding; keep the decoded text
             if (static_cast<std::size_t>(n) > work_.size()) {
                 work_.resize(static_cast<std::size_t>(n));
@@ -132,7 +133,8 @@ const std::vector<uint32_t>& Normalizer::run(std::string_view utf8) {
     if (cps != &out_) out_.swap(*cps);
     if (options_.lowercase) {
         if (ascii) {
-            for (uint32_t& c : out_) c |= (c - 'A' < 26u) ? 0x20u : 0u;
+            for (uint32_t& c : out_)
+                c |= (c - 'A' < 26u) ? 0x20u : 0u;
         } else {
             for (uint32_t& c : out_)
                 c = static_cast<uint32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
@@ -174,14 +176,16 @@ void shingleSet(const uint32_t* symbols, std::size_t count, int k, std::vector<u
     const auto window = static_cast<std::size_t>(k);
     if (count < window) {
         uint64_t poly = 0;
-        for (std::size_t j = 0; j < count; ++j) poly = fingerprintAppend(poly, kBase, symbols[j]);
+        for (std::size_t j = 0; j < count; ++j)
+            poly = fingerprintAppend(poly, kBase, symbols[j]);
         out.push_back(fingerprintFinish(poly, kSalt));
         return;
     }
     const uint64_t top = powmod61(kBase, static_cast<uint32_t>(k - 1));
     out.reserve(count - window + 1);
     uint64_t poly = 0;
-    for (std::size_t j = 0; j < window; ++j) poly = fingerprintAppend(poly, kBase, symbols[j]);
+    for (std::size_t j = 0; j < window; ++j)
+        poly = fingerprintAppend(poly, kBase, symbols[j]);
     out.push_back(fingerprintFinish(poly, kSalt));
     for (std::size_t j = window; j < count; ++j) {
         poly = fingerprintStep(poly, kBase, top, symbols[j - window], symbols[j]);

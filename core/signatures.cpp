@@ -64,12 +64,14 @@ void signatureDirect(const uint32_t* symbols, std::size_t count, const HashConst
         if (c.family == HashFamily::Rolling) {
             for (std::size_t i = 0; i < h; ++i) {
                 uint32_t poly = 0;
-                for (std::size_t j = 0; j < width; ++j) poly = rollingAppend(poly, c.rollBase[i], w[j]);
+                for (std::size_t j = 0; j < width; ++j)
+                    poly = rollingAppend(poly, c.rollBase[i], w[j]);
                 out[i] = std::min(out[i], rollingFinish(poly, c.rollMul[i], c.rollAdd[i]));
             }
         } else {
             uint64_t poly = 0;
-            for (std::size_t j = 0; j < width; ++j) poly = fingerprintAppend(poly, c.fpBase, w[j]);
+            for (std::size_t j = 0; j < width; ++j)
+                poly = fingerprintAppend(poly, c.fpBase, w[j]);
             const uint64_t f = fingerprintFinish(poly, c.fpSalt);
             for (std::size_t i = 0; i < h; ++i)
                 out[i] = std::min(out[i], permute(f, c.permA[i], c.permB[i]));
@@ -82,7 +84,8 @@ namespace {
 // The H-function loops are compiled for several x86-64 levels and picked at load time, so one
 // binary runs everywhere and uses AVX2 / AVX-512 (64-bit lane multiplies) where present.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NEARDUP_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define NEARDUP_MULTIVERSION \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define NEARDUP_MULTIVERSION
 #endif
@@ -92,7 +95,8 @@ void permuteMinima(const uint64_t* fingerprints, std::size_t count, const uint64
                    const uint64_t* b, std::size_t h, uint32_t* out) {
     for (std::size_t s = 0; s < count; ++s) {
         const uint64_t f = fingerprints[s];
-        for (std::size_t i = 0; i < h; ++i) out[i] = std::min(out[i], permute(f, a[i], b[i]));
+        for (std::size_t i = 0; i < h; ++i)
+            out[i] = std::min(out[i], permute(f, a[i], b[i]));
     }
 }
 
@@ -121,9 +125,11 @@ void rollingFamily(const uint32_t* symbols, std::size_t count, const HashConstan
     const std::size_t width = std::min(count, k);
     for (std::size_t j = 0; j < width; ++j) {
         const uint32_t in = symbols[j];
-        for (std::size_t i = 0; i < h; ++i) poly[i] = rollingAppend(poly[i], base[i], in);
+        for (std::size_t i = 0; i < h; ++i)
+            poly[i] = rollingAppend(poly[i], base[i], in);
     }
-    for (std::size_t i = 0; i < h; ++i) out[i] = rollingFinish(poly[i], mul[i], add[i]);
+    for (std::size_t i = 0; i < h; ++i)
+        out[i] = rollingFinish(poly[i], mul[i], add[i]);
     for (std::size_t j = k; j < count; ++j)
         rollingUpdate(poly, out, base, top, mul, add, h, symbols[j - k], symbols[j]);
 }
@@ -136,7 +142,8 @@ void permuteFamily(const uint32_t* symbols, std::size_t count, const HashConstan
     fingerprints.resize(shingles);
     const std::size_t width = std::min(count, k);
     uint64_t poly = 0;
-    for (std::size_t j = 0; j < width; ++j) poly = fingerprintAppend(poly, c.fpBase, symbols[j]);
+    for (std::size_t j = 0; j < width; ++j)
+        poly = fingerprintAppend(poly, c.fpBase, symbols[j]);
     fingerprints[0] = fingerprintFinish(poly, c.fpSalt);
     for (std::size_t j = k; j < count; ++j) {
         poly = fingerprintStep(poly, c.fpBase, c.fpTop, symbols[j - k], symbols[j]);
@@ -162,7 +169,8 @@ void signatureRolling(const uint32_t* symbols, std::size_t count, const HashCons
 
 int matchingPositions(const uint32_t* a, const uint32_t* b, int hashes) {
     int matches = 0;
-    for (int i = 0; i < hashes; ++i) matches += a[i] == b[i];
+    for (int i = 0; i < hashes; ++i)
+        matches += a[i] == b[i];
     return matches;
 }
 
