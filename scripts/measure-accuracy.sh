@@ -17,7 +17,7 @@ for seed in ${seeds[*]}; do
   truth="$work/truth-$seed.json"
   [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
   for family in permute rolling; do
-    for verify in none exact; do
+    for verify in none borderline exact; do
       tag="$seed-$family-$verify"
       rm -rf "$work/$tag.ndw" "$work/$tag.ndw.d"
       "$neardup" run "$corpus" -p "$work/$tag.ndw" -q --hash "$family" --verify "$verify" \
