@@ -5,45 +5,10 @@
 #include <stdexcept>
 
 #include "atomic_file.h"
+#include "json_text.h"
 #include "jsonl_reader.h"
 
 namespace neardup {
-
-std::string jsonQuote(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '"';
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (ch) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    out += '"';
-    return out;
-}
 
 namespace {
 
@@ -125,7 +90,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         std::string line;
         for (std::size_t c = 0; c < members.size(); ++c) {
             for (const uint32_t d : members[c]) {
-                line = "{\"id\":" + jsonQuote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
+                line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
                        ",\"representative\":" + (run.representative[c] == d ? "true" : "false") +
                        "}\n";
                 out.write(line);
@@ -153,9 +118,9 @@ std::string summaryJson(const RunResult& run) {
         s += last ? "\n" : ",\n";
     };
     field("run", std::to_string(run.runId));
-    field("status", jsonQuote(run.status));
-    field("started_at", jsonQuote(run.startedAt));
-    field("finished_at", jsonQuote(run.finishedAt));
+    field("status", json::quote(run.status));
+    field("started_at", json::quote(run.startedAt));
+    field("finished_at", json::quote(run.finishedAt));
     field("lines_read", std::to_string(c.linesRead));
     field("blank_lines", std::to_string(c.blankLines));
     field("documents", std::to_string(c.documents));
@@ -166,7 +131,7 @@ std::string summaryJson(const RunResult& run) {
     for (std::size_t i = 0; i < run.rejections.size(); ++i) {
         const auto& r = run.rejections[i];
         if (i) reasons += ", ";
-        reasons += jsonQuote(r.reason);
+        reasons += json::quote(r.reason);
         reasons += ": ";
         reasons += std::to_string(r.count);
     }
@@ -175,9 +140,9 @@ std::string summaryJson(const RunResult& run) {
     for (std::size_t i = 0; i < run.rejections.size(); ++i) {
         const auto& r = run.rejections[i];
         if (i) firsts += ", ";
-        firsts += jsonQuote(r.reason);
+        firsts += json::quote(r.reason);
         firsts += ": ";
-        firsts += jsonQuote(r.firstFile + ":" + std::to_string(r.firstLine));
+        firsts += json::quote(r.firstFile + ":" + std::to_string(r.firstLine));
     }
     field("first_rejected_line", firsts + "}");
     field("short_documents", std::to_string(c.shortDocuments));
@@ -190,21 +155,25 @@ std::string summaryJson(const RunResult& run) {
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));
     field("signatures_reused", run.signaturesReused ? "true" : "false");
     field("pairs_reused", run.pairsReused ? "true" : "false");
+    field("memory_budget", std::to_string(run.memoryBudget));
+    field("spilled", run.spilled ? "true" : "false");
+    field("spill_bytes", std::to_string(run.spillBytes));
+    field("peak_rss_bytes", std::to_string(run.peakRssBytes));
     field("threads", std::to_string(run.threads));
-    field("backend", jsonQuote(run.backend));
+    field("backend", json::quote(run.backend));
     field("parameters", toJson(run.params));
     std::string phases = "{";
     std::string throughput = "{";
     for (std::size_t i = 0; i < run.phases.size(); ++i) {
         const PhaseTiming& p = run.phases[i];
         if (i) phases += ", ";
-        phases += jsonQuote(p.name);
+        phases += json::quote(p.name);
         phases += ": ";
         phases += number(p.seconds);
         const double mbs = p.seconds > 0 ? static_cast<double>(p.bytes) / 1e6 / p.seconds : 0;
         const double items = p.seconds > 0 ? static_cast<double>(p.items) / p.seconds : 0;
         if (i) throughput += ", ";
-        throughput += jsonQuote(p.name) + ": {\"items\": " + std::to_string(p.items) +
+        throughput += json::quote(p.name) + ": {\"items\": " + std::to_string(p.items) +
                       ", \"items_per_s\": " + number(items) + ", \"mb_per_s\": " + number(mbs) +
                       ", \"reused\": " + (p.reused ? "true" : "false") + "}";
     }

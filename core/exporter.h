@@ -25,13 +25,10 @@ struct ExportOptions {
 // Writes each requested output to a temporary file in the target directory and renames it
 // into place, so an output either is complete or does not exist. Refuses to overwrite an
 // input file. Throws std::runtime_error naming the path.
-void exportRun(const RunResult& run, const std::vector<InputFile>& files,
-               const DocumentTable& docs, const ExportOptions& options);
+void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
+               const ExportOptions& options);
 
 // The run summary as JSON (counts, rejections by reason, parameters, phases).
 std::string summaryJson(const RunResult& run);
-
-// JSON string literal with escapes.
-std::string jsonQuote(std::string_view s);
 
 }  // namespace neardup

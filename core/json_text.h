@@ -1,4 +1,4 @@
-// Hand-written JSON output for the generator, the ground truth and the evaluation summary.
+// Hand-written JSON output: string literals and numbers, shared by every JSON writer in core.
 #pragma once
 
 #include <charconv>
@@ -46,6 +46,13 @@ inline void appendString(std::string& out, std::string_view s) {
         }
     }
     out += '"';
+}
+
+inline std::string quote(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    appendString(out, s);
+    return out;
 }
 
 // Shortest representation that reads back as the same double.

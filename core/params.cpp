@@ -1,5 +1,7 @@
 #include "params.h"
 
+#include "json_text.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -11,6 +13,9 @@ const char* toString(ShingleKind v) {
 }
 const char* toString(HashFamily v) {
     return v == HashFamily::Rolling ? "rolling" : "permute";
+}
+const char* toString(SketchKind v) {
+    return v == SketchKind::Oph ? "oph" : "classic";
 }
 const char* toString(BandKeyScheme v) {
     return v == BandKeyScheme::Hash ? "hash" : "sum";
@@ -55,6 +60,12 @@ std::optional<ShingleKind> parseShingleKind(const std::string& s) {
 std::optional<HashFamily> parseHashFamily(const std::string& s) {
     if (s == "rolling") return HashFamily::Rolling;
     if (s == "permute") return HashFamily::Permute;
+    return std::nullopt;
+}
+
+std::optional<SketchKind> parseSketchKind(const std::string& s) {
+    if (s == "classic") return SketchKind::Classic;
+    if (s == "oph") return SketchKind::Oph;
     return std::nullopt;
 }
 
@@ -110,6 +121,8 @@ std::string validate(const RunParams& p) {
     const auto& l = p.lsh;
     if (s.ngram < 1 || s.ngram > 64) return "--ngram must be between 1 and 64";
     if (s.hashes < 1 || s.hashes > 4096) return "--hashes must be between 1 and 4096";
+    if (s.sketch == SketchKind::Oph && s.family != HashFamily::Permute)
+        return "--sketch oph hashes each shingle once and needs --hash permute";
     if (l.bands < 1) return "--bands must be at least 1";
     if (l.rows < 1) return "--rows must be at least 1";
     if (l.bands * l.rows > s.hashes)
@@ -136,25 +149,6 @@ uint64_t autoBucketCount(uint64_t documents) {
 
 namespace {
 
-// JSON string literal for our own field names and user-given field paths.
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += ch;
-        }
-    }
-    return out + "\"";
-}
-
 const char* boolean(bool b) {
     return b ? "true" : "false";
 }
@@ -177,10 +171,11 @@ std::string normalizeJson(const NormalizeOptions& n) {
 
 std::string signatureCacheKey(const SignatureParams& s, const ReaderOptions& r) {
     std::ostringstream o;
-    o << "{\"text_field\":" << quoted(r.textField)
+    o << "{\"text_field\":" << json::quote(r.textField)
       << ",\"normalize\":" << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
       << "\",\"ngram\":" << s.ngram << ",\"hashes\":" << s.hashes << ",\"hash\":\""
-      << toString(s.family) << "\",\"seed\":" << s.seed << "}";
+      << toString(s.family) << "\",\"sketch\":\"" << toString(s.sketch) << "\",\"seed\":" << s.seed
+      << "}";
     return o.str();
 }
 
@@ -190,17 +185,17 @@ std::string toJson(const RunParams& p) {
     std::string keep = toString(p.keep);
     if (p.keep == KeepPolicy::MaxField) keep += ":" + p.reader.keepField;
     std::ostringstream o;
-    o << "{\"text_field\":" << quoted(p.reader.textField)
-      << ",\"id_field\":" << quoted(p.reader.idField)
+    o << "{\"text_field\":" << json::quote(p.reader.textField)
+      << ",\"id_field\":" << json::quote(p.reader.idField)
       << ",\"normalize\":" << normalizeJson(s.normalize) << ",\"shingle\":\"" << toString(s.shingle)
       << "\",\"ngram\":" << s.ngram << ",\"hashes\":" << s.hashes << ",\"hash\":\""
-      << toString(s.family) << "\",\"seed\":" << s.seed << ",\"bands\":" << l.bands
-      << ",\"rows\":" << l.rows << ",\"bucket_key\":\"" << toString(l.scheme) << "\",\"buckets\":\""
-      << bucketsToString(l.bucketMode, l.buckets)
+      << toString(s.family) << "\",\"sketch\":\"" << toString(s.sketch) << "\",\"seed\":" << s.seed
+      << ",\"bands\":" << l.bands << ",\"rows\":" << l.rows << ",\"bucket_key\":\""
+      << toString(l.scheme) << "\",\"buckets\":\"" << bucketsToString(l.bucketMode, l.buckets)
       << "\",\"threshold\":" << number(p.compare.threshold)
       << ",\"store_floor\":" << number(p.compare.storeFloor) << ",\"verify\":\""
-      << toString(p.compare.verify) << "\",\"keep\":" << quoted(keep)
-      << ",\"threads\":" << p.threads << ",\"backend\":" << quoted(p.backend) << "}";
+      << toString(p.compare.verify) << "\",\"keep\":" << json::quote(keep)
+      << ",\"threads\":" << p.threads << ",\"backend\":" << json::quote(p.backend) << "}";
     return o.str();
 }
 

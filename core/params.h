@@ -9,6 +9,9 @@ namespace neardup {
 
 enum class ShingleKind { Char, Word };
 enum class HashFamily { Rolling, Permute };
+// Classic MinHash (H functions, each minimized over all shingles) or one-permutation hashing
+// (one hash per shingle into H bins, empty bins densified; Li et al. 2012, Shrivastava 2017).
+enum class SketchKind { Classic, Oph };
 enum class BandKeyScheme { Hash, Sum };
 enum class BucketMode { Exact, Auto, Fixed };
 enum class KeepPolicy { First, Longest, MaxField };
@@ -35,6 +38,7 @@ struct SignatureParams {
     int ngram = 5;
     int hashes = 128;
     HashFamily family = HashFamily::Permute;
+    SketchKind sketch = SketchKind::Classic;
     uint64_t seed = 42;
 };
 
@@ -62,16 +66,25 @@ struct RunParams {
     KeepPolicy keep = KeepPolicy::First;
     int threads = 0;  // 0 = all hardware threads
     std::string backend = "auto";
+    // Bytes the run's large structures may occupy (signatures, band keys, bucket entries, pairs,
+    // the document table); beyond it signatures and keys spill to files. 0 = half of the
+    // memory available when the run starts. Never changes results.
+    uint64_t memoryBudget = 0;
+    // Where spill files go (in a private subdirectory, removed when the run ends); empty = next
+    // to the project (<project>.d), or the system's temporary directory for in-memory projects.
+    std::string workDir;
 };
 
 // Names used on the command line, in the project file and in JSON summaries.
 const char* toString(ShingleKind v);
 const char* toString(HashFamily v);
+const char* toString(SketchKind v);
 const char* toString(BandKeyScheme v);
 const char* toString(KeepPolicy v);
 const char* toString(VerifyMode v);
 std::optional<ShingleKind> parseShingleKind(const std::string& s);
 std::optional<HashFamily> parseHashFamily(const std::string& s);
+std::optional<SketchKind> parseSketchKind(const std::string& s);
 std::optional<BandKeyScheme> parseBandKeyScheme(const std::string& s);
 std::optional<VerifyMode> parseVerifyMode(const std::string& s);
 

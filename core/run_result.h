@@ -72,6 +72,12 @@ struct RunResult {
     uint64_t resolvedBuckets = 0;       // K actually used (0 = exact keys)
     bool signaturesReused = false;
     bool pairsReused = false;
+    // Memory: the budget the run used (resolved), whether signatures and band keys spilled to
+    // disk, the bytes written to spill files, and the process's peak resident set at the end.
+    uint64_t memoryBudget = 0;
+    bool spilled = false;
+    uint64_t spillBytes = 0;
+    uint64_t peakRssBytes = 0;
     RunCounts counts;
     std::vector<PhaseTiming> phases;
     std::vector<RejectionCount> rejections;
