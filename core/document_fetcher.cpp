@@ -1,0 +1,82 @@
+#include "document_fetcher.h"
+
+#include <stdexcept>
+
+#include "jsonl_reader.h"
+#include "shingles.h"
+
+namespace neardup {
+
+struct DocumentFetcher::Impl {
+    Impl(std::vector<InputFile> f, const ReaderOptions& reader)
+        : files(std::move(f)), ranges(files), parser(files, reader) {}
+    std::vector<InputFile> files;
+    RangeReader ranges;
+    ChunkParser parser;
+    LineChunk chunk;
+    ParsedChunk parsed;
+};
+
+DocumentFetcher::DocumentFetcher(std::vector<InputFile> files, ReaderOptions reader)
+    : impl_(std::make_unique<Impl>(std::move(files), reader)) {}
+
+DocumentFetcher::~DocumentFetcher() = default;
+
+FetchedDocument DocumentFetcher::fetch(const DocumentLocation& where) {
+    FetchedDocument out;
+    Impl& s = *impl_;
+    if (where.file >= s.files.size()) {
+        out.error = "file index " + std::to_string(where.file) + " is not in the dataset";
+        return out;
+    }
+    try {
+        s.ranges.read(where.file, where.offset, where.length, out.line);
+    } catch (const std::exception& e) {
+        out.error = e.what();
+        return out;
+    }
+    s.chunk.file = where.file;
+    s.chunk.firstLine = where.line;
+    s.chunk.baseOffset = where.offset;
+    // The stored offset already points past a byte order mark, so never look for one again.
+    s.chunk.fileStart = false;
+    s.chunk.data.assign(out.line);
+    s.chunk.data += '\n';
+    s.parser.parse(s.chunk, s.parsed);
+    if (s.parsed.docs.empty()) {
+        out.error = s.parsed.rejections.empty()
+                        ? "the line is blank now (the file changed since it was read?)"
+                        : std::string("the line is rejected now: ") +
+                              toString(s.parsed.rejections.front().reason) + " " +
+                              s.parsed.rejections.front().detail;
+        return out;
+    }
+    const ParsedDocument& d = s.parsed.docs.front();
+    out.id.assign(s.parsed.id(d));
+    out.text.assign(s.parsed.text(d));
+    out.ok = true;
+    return out;
+}
+
+FetchedDocument DocumentFetcher::fetch(const DocumentTable& docs, std::size_t docIndex) {
+    if (docIndex >= docs.size()) {
+        FetchedDocument out;
+        out.error = "document " + std::to_string(docIndex) + " is not in the dataset";
+        return out;
+    }
+    return fetch(DocumentLocation{docs.file[docIndex], docs.line[docIndex], docs.offset[docIndex],
+                                  docs.length[docIndex]});
+}
+
+double exactTextJaccard(std::string_view a, std::string_view b, const SignatureParams& params) {
+    Normalizer normalizer(params.normalize);
+    std::vector<uint32_t> symbols;
+    std::vector<uint64_t> setA, setB;
+    toSymbols(params.shingle, normalizer.run(a), symbols);
+    shingleSet(symbols.data(), symbols.size(), params.ngram, setA);
+    toSymbols(params.shingle, normalizer.run(b), symbols);
+    shingleSet(symbols.data(), symbols.size(), params.ngram, setB);
+    return exactJaccard(setA, setB);
+}
+
+}  // namespace neardup

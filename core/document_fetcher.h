@@ -1,0 +1,53 @@
+// Showing a document again: its input line is read back by file and byte range (recorded when
+// the dataset was read) and parsed with the same reader options, so the text is exactly what
+// the engine saw, without rescanning the corpus.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "document_table.h"
+#include "params.h"
+
+namespace neardup {
+
+struct DocumentLocation {
+    uint32_t file = 0;    // index into the dataset's files
+    uint64_t line = 0;    // 1-based line number
+    uint64_t offset = 0;  // byte offset of the line in the (decompressed) file
+    uint32_t length = 0;  // bytes of the line without its terminator
+};
+
+struct FetchedDocument {
+    bool ok = false;
+    std::string id;
+    std::string text;   // unescaped text field
+    std::string line;   // the input line, byte for byte
+    std::string error;  // why ok is false: unreadable file, changed file, rejected line
+};
+
+// Not thread-safe: one fetcher per thread. Plain files are read with pread, so requests may
+// come in any order; compressed files are streamed forward and reopened for a backward jump.
+class DocumentFetcher {
+  public:
+    DocumentFetcher(std::vector<InputFile> files, ReaderOptions reader);
+    ~DocumentFetcher();
+    DocumentFetcher(const DocumentFetcher&) = delete;
+    DocumentFetcher& operator=(const DocumentFetcher&) = delete;
+
+    FetchedDocument fetch(const DocumentLocation& where);
+    FetchedDocument fetch(const DocumentTable& docs, std::size_t docIndex);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Exact Jaccard of the two texts' shingle sets under `params` (normalization, shingle kind and
+// size), as --verify exact computes it.
+double exactTextJaccard(std::string_view a, std::string_view b, const SignatureParams& params);
+
+}  // namespace neardup

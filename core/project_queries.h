@@ -1,0 +1,156 @@
+// Read-only queries over a project file for the workbench's views: runs, paged and sorted
+// cluster listings, cluster members and pairs, bucket statistics, document locations. Opens
+// its own read-only connection, so it never takes the write lock a running pipeline needs.
+//
+// Not thread-safe (one instance per thread); interrupt() alone may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "document_fetcher.h"
+#include "document_table.h"
+#include "params.h"
+
+struct sqlite3;
+
+namespace neardup {
+
+class QueryError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// What the views need to know about a run, from its row in `runs`.
+struct RunInfo {
+    int64_t runId = 0;
+    int64_t datasetId = 0;
+    std::string status;
+    RunParams params;  // reader fields, signature, LSH and compare parameters, keep policy
+    uint64_t resolvedBuckets = 0;
+    uint64_t documents = 0;
+    uint64_t candidatePairs = 0;
+    uint64_t storedPairs = 0;
+    uint64_t duplicatePairs = 0;
+    uint64_t clusters = 0;
+    uint64_t kept = 0;
+    uint64_t removed = 0;
+};
+
+// The inputs of a dataset, enough to read its documents back.
+struct DatasetSource {
+    int64_t datasetId = 0;
+    std::vector<InputFile> files;
+    ReaderOptions reader;
+    uint64_t documents = 0;
+};
+
+enum class ClusterSort { Cluster, Size, Representative, MinEstimated, MeanEstimated, MinExact };
+
+struct ClusterFilter {
+    std::string idSearch;  // substring of any member's id (case-sensitive); empty = all
+    uint64_t minSize = 0;  // clusters with at least this many members
+};
+
+struct ClusterRow {
+    int64_t cluster = 0;
+    uint64_t size = 0;
+    uint32_t representative = 0;  // document index
+    std::string representativeId;
+    // Over the stored pairs with both members in the cluster: estimated Jaccard
+    // (matches / hashes) and, when the run verified pairs, exact Jaccard; NaN when none.
+    uint64_t pairs = 0;
+    double minEstimated = 0, meanEstimated = 0;
+    double minExact = 0, meanExact = 0;
+};
+
+struct ClusterMember {
+    uint32_t docIndex = 0;
+    std::string docId;
+    bool representative = false;
+    uint32_t chars = 0;  // normalized code points
+    DocumentLocation location;
+};
+
+struct PairRow {
+    uint32_t a = 0, b = 0;  // document indices, a < b
+    uint32_t matches = 0;
+    double estimated = 0;
+    double exact = 0;  // NaN when not verified
+};
+
+struct BandRow {
+    int band = 0;
+    uint64_t buckets = 0, multiBuckets = 0;
+    double meanSize = 0, stddevSize = 0;
+    uint64_t maxSize = 0, comparisons = 0, outlierCount = 0;
+};
+
+struct HistogramBin {
+    int bin = 0;
+    uint64_t sizeMin = 0, sizeMax = 0;  // inclusive bucket sizes
+    uint64_t count = 0;                 // buckets with a size in [sizeMin, sizeMax]
+};
+
+struct OutlierRow {
+    int band = 0;
+    uint64_t key = 0;
+    uint64_t size = 0;
+    uint64_t comparisons = 0;
+    double share = 0;  // comparisons / all comparisons of the run (every band)
+};
+
+struct SizeMoments {
+    double mean = 0, stddev = 0;
+    uint64_t buckets = 0;
+};
+
+class ProjectQueries {
+  public:
+    // Opens `path` read-only; throws QueryError when it is missing or not a project.
+    explicit ProjectQueries(const std::string& path);
+    ~ProjectQueries();
+    ProjectQueries(const ProjectQueries&) = delete;
+    ProjectQueries& operator=(const ProjectQueries&) = delete;
+
+    // All runs, oldest first.
+    std::vector<int64_t> runIds();
+    RunInfo runInfo(int64_t runId);
+    DatasetSource datasetSource(int64_t datasetId);
+    DocumentLocation documentLocation(int64_t datasetId, uint32_t docIndex);
+    std::string documentId(int64_t datasetId, uint32_t docIndex);
+
+    // Clusters of a run, a page at a time. The first call for a run builds a per-connection
+    // summary (one pass over the run's pairs), so later pages and sort orders are index walks.
+    uint64_t clusterCount(int64_t runId, const ClusterFilter& filter);
+    std::vector<ClusterRow> clusters(int64_t runId, const ClusterFilter& filter, ClusterSort sort,
+                                     bool descending, uint64_t offset, uint64_t limit);
+    // Members in document order; pairs with both ends in the cluster, in (a, b) order. A limit
+    // of 0 means all (a giant cluster can have millions of pairs).
+    std::vector<ClusterMember> clusterMembers(int64_t runId, int64_t cluster, uint64_t limit = 0);
+    std::vector<PairRow> clusterPairs(int64_t runId, int64_t cluster, uint64_t limit = 0);
+
+    std::vector<BandRow> bandStats(int64_t runId);
+    // Bucket-size histogram of one band, or of all bands summed when band < 0.
+    std::vector<HistogramBin> histogram(int64_t runId, int band);
+    // Stored outlier buckets of one band (or all when band < 0), largest first.
+    std::vector<OutlierRow> outliers(int64_t runId, int band);
+    // Mean and standard deviation of bucket sizes of one band, or pooled over all bands.
+    SizeMoments bucketSizeMoments(int64_t runId, int band);
+
+    // Aborts the statement running on another thread (it then throws QueryError).
+    void interrupt();
+
+  private:
+    void ensureClusterSummary(int64_t runId);
+
+    sqlite3* db_ = nullptr;
+    std::set<int64_t> summarized_;
+};
+
+}  // namespace neardup

@@ -1,0 +1,93 @@
+// Choosing bands and rows: the false positive / false negative areas under the S-curve and the
+// (b, r) that minimizes their weighted sum, checked against datasketch's _optimal_param.
+#include <QTest>
+#include <cmath>
+
+#include "lsh_buckets.h"
+#include "lsh_tuning.h"
+
+using namespace neardup;
+
+class TestLshTuning : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void areasMatchClosedFormForOneBandOneRow() {
+        // b = r = 1: P(s) = s, so FP = t^2 / 2 and FN = (1 - t)^2 / 2.
+        for (const double t : {0.2, 0.5, 0.8}) {
+            QVERIFY(std::abs(falsePositiveArea(t, 1, 1) - t * t / 2) < 1e-12);
+            QVERIFY(std::abs(falseNegativeArea(t, 1, 1) - (1 - t) * (1 - t) / 2) < 1e-12);
+        }
+    }
+
+    void areasMatchScipyQuad() {
+        // datasketch _false_positive_probability(0.8, 16, 8) and _false_negative_probability
+        // (scipy.integrate.quad).
+        QVERIFY(std::abs(falsePositiveArea(0.8, 16, 8) - 0.1382535677416147) < 1e-9);
+        QVERIFY(std::abs(falseNegativeArea(0.8, 16, 8) - 0.001283926276758967) < 1e-9);
+    }
+
+    void areasAddUpToTheWholeCurve() {
+        // FP + (1 - t) - FN = integral of P over [0, 1]; check against a fine Riemann sum.
+        const int b = 20, r = 5;
+        const double t = 0.6;
+        double whole = 0;
+        const int steps = 200000;
+        for (int i = 0; i < steps; ++i)
+            whole += candidateProbability((i + 0.5) / steps, b, r) / steps;
+        const double viaAreas = falsePositiveArea(t, b, r) + (1 - t) - falseNegativeArea(t, b, r);
+        QVERIFY(std::abs(whole - viaAreas) < 1e-7);
+    }
+
+    void suggestionMatchesDatasketch_data() {
+        QTest::addColumn<double>("threshold");
+        QTest::addColumn<int>("hashes");
+        QTest::addColumn<int>("bands");
+        QTest::addColumn<int>("rows");
+        // datasketch.lsh._optimal_param(threshold, num_perm, 0.5, 0.5)
+        QTest::newRow("0.8/128") << 0.8 << 128 << 9 << 13;
+        QTest::newRow("0.5/128") << 0.5 << 128 << 25 << 5;
+        QTest::newRow("0.9/256") << 0.9 << 256 << 9 << 28;
+        QTest::newRow("0.7/64") << 0.7 << 64 << 8 << 8;
+    }
+
+    void suggestionMatchesDatasketch() {
+        QFETCH(double, threshold);
+        QFETCH(int, hashes);
+        QFETCH(int, bands);
+        QFETCH(int, rows);
+        const LshSuggestion s = suggestBandsRows(threshold, hashes);
+        QCOMPARE(s.bands, bands);
+        QCOMPARE(s.rows, rows);
+        QVERIFY(s.bands * s.rows <= hashes);
+        QVERIFY(std::abs(s.weightedError - 0.5 * (s.falsePositiveArea + s.falseNegativeArea)) <
+                1e-12);
+    }
+
+    void suggestionIsTheMinimum() {
+        const LshSuggestion s = suggestBandsRows(0.75, 100, 0.3, 0.7);
+        for (int b = 1; b <= 100; ++b)
+            for (int r = 1; b * r <= 100; ++r)
+                QVERIFY(0.3 * falsePositiveArea(0.75, b, r) + 0.7 * falseNegativeArea(0.75, b, r) >=
+                        s.weightedError);
+    }
+
+    void weightsShiftTheChoice() {
+        // Penalizing misses more moves the S-curve left: its midpoint drops.
+        const LshSuggestion fewMisses = suggestBandsRows(0.8, 128, 0.1, 0.9);
+        const LshSuggestion fewFalse = suggestBandsRows(0.8, 128, 0.9, 0.1);
+        QVERIFY(sCurveMidpoint(fewMisses.bands, fewMisses.rows) <
+                sCurveMidpoint(fewFalse.bands, fewFalse.rows));
+    }
+
+    void invalidInputsGiveNoSuggestion() {
+        QCOMPARE(suggestBandsRows(0.8, 0).bands, 0);
+        QCOMPARE(suggestBandsRows(0.0, 128).bands, 0);
+        QCOMPARE(suggestBandsRows(1.5, 128).rows, 0);
+        QCOMPARE(sCurveMidpoint(0, 4), 0.0);
+        QVERIFY(std::abs(sCurveMidpoint(16, 8) - std::pow(1.0 / 16, 1.0 / 8)) < 1e-15);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLshTuning)
+#include "test_lsh_tuning.moc"

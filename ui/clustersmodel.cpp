@@ -1,0 +1,182 @@
+#include "clustersmodel.h"
+
+#include <QColor>
+#include <cmath>
+
+#include "jobqueue.h"
+
+namespace neardup::ui {
+
+namespace {
+
+struct Page {
+    quint64 total = 0;
+    std::vector<ClusterRow> rows;
+};
+
+QVariant similarity(double v) {
+    return std::isnan(v) ? QVariant(QStringLiteral("\u2014"))
+                         : QVariant(QString::number(v, 'f', 3));
+}
+
+ClusterSort sortFor(int column) {
+    switch (column) {
+        case ClustersModel::Cluster:
+            return ClusterSort::Cluster;
+        case ClustersModel::Representative:
+            return ClusterSort::Representative;
+        case ClustersModel::MinEstimated:
+            return ClusterSort::MinEstimated;
+        case ClustersModel::MeanEstimated:
+            return ClusterSort::MeanEstimated;
+        case ClustersModel::Exact:
+            return ClusterSort::MinExact;
+        default:
+            return ClusterSort::Size;
+    }
+}
+
+}  // namespace
+
+ClustersModel::ClustersModel(JobQueue* jobs, QObject* parent)
+    : QAbstractTableModel(parent), jobs_(jobs) {}
+
+void ClustersModel::setRun(qint64 runId) {
+    runId_ = runId;
+    reload();
+}
+
+void ClustersModel::setFilter(const QString& idSearch, int minSize) {
+    filter_.idSearch = idSearch.toStdString();
+    filter_.minSize = minSize > 0 ? uint64_t(minSize) : 0;
+    reload();
+}
+
+void ClustersModel::sort(int column, Qt::SortOrder order) {
+    const ClusterSort s = sortFor(column);
+    const bool desc = order == Qt::DescendingOrder;
+    if (s == sort_ && desc == descending_) return;
+    sort_ = s;
+    descending_ = desc;
+    reload();
+}
+
+void ClustersModel::reload() {
+    ++generation_;
+    beginResetModel();
+    rows_.clear();
+    total_ = 0;
+    loading_ = false;
+    endResetModel();
+    if (runId_ != 0) requestPage();
+}
+
+void ClustersModel::requestPage() {
+    loading_ = true;
+    const int generation = generation_;
+    const qint64 run = runId_;
+    const ClusterFilter filter = filter_;
+    const ClusterSort sort = sort_;
+    const bool desc = descending_;
+    const uint64_t offset = rows_.size();
+    const bool first = offset == 0;
+    jobs_->submit<Page>(
+        this,
+        [=](JobContext& c) {
+            Page p;
+            ProjectQueries& q = c.queries();
+            if (first) p.total = q.clusterCount(run, filter);
+            p.rows = q.clusters(run, filter, sort, desc, offset, kPageSize);
+            return p;
+        },
+        [this, generation, first](Page p) {
+            if (generation != generation_) return;
+            loading_ = false;
+            if (first) total_ = p.total;
+            if (!p.rows.empty()) {
+                const int from = int(rows_.size());
+                beginInsertRows({}, from, from + int(p.rows.size()) - 1);
+                for (auto& r : p.rows)
+                    rows_.push_back(std::move(r));
+                endInsertRows();
+            } else {
+                total_ = rows_.size();  // the listing ended early (the run changed?)
+            }
+            if (first) emit reloaded();
+        },
+        [this, generation](const QString& error) {
+            if (generation != generation_) return;
+            loading_ = false;
+            total_ = rows_.size();
+            emit failed(error);
+        });
+}
+
+const ClusterRow* ClustersModel::clusterAt(int row) const {
+    return row >= 0 && row < int(rows_.size()) ? &rows_[std::size_t(row)] : nullptr;
+}
+
+int ClustersModel::rowOfCluster(qint64 cluster) const {
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].cluster == cluster) return int(i);
+    return -1;
+}
+
+int ClustersModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int ClustersModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool ClustersModel::canFetchMore(const QModelIndex& parent) const {
+    return !parent.isValid() && !loading_ && rows_.size() < total_;
+}
+
+void ClustersModel::fetchMore(const QModelIndex& parent) {
+    if (canFetchMore(parent)) requestPage();
+}
+
+QVariant ClustersModel::data(const QModelIndex& index, int role) const {
+    const ClusterRow* r = clusterAt(index.row());
+    if (!r) return {};
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Representative ? QVariant()
+                                                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == Representative)
+        return tr("document %1, kept").arg(r->representative);
+    if (role != Qt::DisplayRole) return {};
+    switch (index.column()) {
+        case Cluster:
+            return QString::number(r->cluster);
+        case Size:
+            return QString::number(r->size);
+        case Representative:
+            return QString::fromStdString(r->representativeId);
+        case MinEstimated:
+            return similarity(r->minEstimated);
+        case MeanEstimated:
+            return similarity(r->meanEstimated);
+        case Exact:
+            return similarity(r->minExact);
+        case Pairs:
+            return QString::number(r->pairs);
+        default:
+            return {};
+    }
+}
+
+QVariant ClustersModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole && section == Exact)
+        return tr(
+            "Smallest exact Jaccard among the cluster's verified pairs (\u2014 when none "
+            "was verified)");
+    if (role != Qt::DisplayRole) return {};
+    static const char* const names[ColumnCount] = {
+        "Cluster", "Size", "Representative", "Min est. J", "Mean est. J", "Exact J (min)", "Pairs"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+}  // namespace neardup::ui

@@ -1,0 +1,69 @@
+// The clusters of a run as a table, over SQL (core/project_queries): rows arrive a page at a
+// time from the job queue as the view scrolls (canFetchMore/fetchMore), and sorting or
+// filtering re-queries instead of sorting in memory, so a million clusters cost what one page
+// costs.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "project_queries.h"
+
+namespace neardup::ui {
+
+class JobQueue;
+
+class ClustersModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Cluster,
+        Size,
+        Representative,
+        MinEstimated,
+        MeanEstimated,
+        Exact,
+        Pairs,
+        ColumnCount
+    };
+    static constexpr int kPageSize = 200;
+
+    explicit ClustersModel(JobQueue* jobs, QObject* parent = nullptr);
+
+    void setRun(qint64 runId);  // 0 = none
+    void setFilter(const QString& idSearch, int minSize);
+    qint64 runId() const { return runId_; }
+    quint64 totalCount() const { return total_; }
+    bool isLoading() const { return loading_; }
+    const ClusterRow* clusterAt(int row) const;
+    int rowOfCluster(qint64 cluster) const;  // among the rows loaded so far, -1 otherwise
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
+    void sort(int column, Qt::SortOrder order) override;
+
+  signals:
+    // After the first page of a new listing (run, filter or order) arrived.
+    void reloaded();
+    void failed(const QString& message);
+
+  private:
+    void reload();
+    void requestPage();
+
+    JobQueue* jobs_;
+    qint64 runId_ = 0;
+    ClusterFilter filter_;
+    ClusterSort sort_ = ClusterSort::Size;
+    bool descending_ = true;
+    std::vector<ClusterRow> rows_;
+    quint64 total_ = 0;
+    bool loading_ = false;
+    int generation_ = 0;  // results of an older listing are dropped
+};
+
+}  // namespace neardup::ui

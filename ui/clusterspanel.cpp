@@ -1,0 +1,318 @@
+#include "clusterspanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "clustersmodel.h"
+#include "comparisonview.h"
+#include "jobqueue.h"
+
+namespace neardup::ui {
+
+namespace {
+
+// Very long documents are shown shortened: the diff and the text widget stay responsive.
+constexpr std::size_t kDisplayBytes = 200 * 1024;
+// A giant cluster is browsed through its first members and pairs only.
+constexpr uint64_t kMaxMembersShown = 5000;
+constexpr uint64_t kMaxPairsBrowsed = 20000;
+
+bool shorten(std::string& s) {
+    if (s.size() <= kDisplayBytes) return false;
+    std::size_t cut = kDisplayBytes;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut;
+    s.resize(cut);
+    return true;
+}
+
+struct ClusterDetail {
+    std::vector<ClusterMember> members;
+    std::vector<PairRow> pairs;
+};
+
+}  // namespace
+
+ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
+    : QWidget(parent), jobs_(jobs), model_(new ClustersModel(jobs, this)) {
+    search_ = new QLineEdit;
+    search_->setObjectName(QStringLiteral("clusterSearch"));
+    search_->setPlaceholderText(tr("Search member ids\u2026"));
+    search_->setClearButtonEnabled(true);
+    minSize_ = new QSpinBox;
+    minSize_->setRange(0, 1000000);
+    minSize_->setSpecialValueText(tr("any size"));
+    minSize_->setPrefix(tr("size \u2265 "));
+    count_ = new QLabel;
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(search_, 1);
+    filterRow->addWidget(minSize_);
+    filterRow->addWidget(count_);
+
+    view_ = new QTableView;
+    view_->setObjectName(QStringLiteral("clustersView"));
+    view_->setModel(model_);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->setAlternatingRowColors(true);
+    view_->verticalHeader()->hide();
+    view_->verticalHeader()->setDefaultSectionSize(21);
+    view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->setSortingEnabled(true);
+    view_->sortByColumn(ClustersModel::Size, Qt::DescendingOrder);
+    const int widths[] = {56, 40, 110, 74, 80, 86};
+    for (int c = 0; c < 6; ++c)
+        view_->setColumnWidth(c, widths[c]);
+
+    members_ = new QTableWidget(0, 4);
+    members_->setObjectName(QStringLiteral("membersTable"));
+    members_->setHorizontalHeaderLabels({tr("Document"), tr("Id"), tr("Chars"), tr("Status")});
+    members_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    members_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    members_->setSelectionMode(QAbstractItemView::SingleSelection);
+    members_->verticalHeader()->hide();
+    members_->verticalHeader()->setDefaultSectionSize(20);
+    members_->horizontalHeader()->setStretchLastSection(true);
+    members_->setToolTip(tr("Click a member to compare it with the representative"));
+
+    comparison_ = new ComparisonView;
+
+    auto* leftBox = new QWidget;
+    auto* lv = new QVBoxLayout(leftBox);
+    lv->setContentsMargins(0, 0, 0, 0);
+    lv->addLayout(filterRow);
+    auto* leftSplit = new QSplitter(Qt::Vertical);
+    leftSplit->addWidget(view_);
+    leftSplit->addWidget(members_);
+    leftSplit->setStretchFactor(0, 3);
+    leftSplit->setStretchFactor(1, 1);
+    lv->addWidget(leftSplit, 1);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(leftBox);
+    split->addWidget(comparison_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({600, 800});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+
+    // Searching waits for a pause in typing: each search is a query over the cluster members.
+    auto* debounce = new QTimer(this);
+    debounce->setSingleShot(true);
+    debounce->setInterval(250);
+    connect(search_, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
+    connect(minSize_, &QSpinBox::valueChanged, debounce, qOverload<>(&QTimer::start));
+    connect(debounce, &QTimer::timeout, this,
+            [this] { model_->setFilter(search_->text().trimmed(), minSize_->value()); });
+    connect(model_, &ClustersModel::reloaded, this, [this] {
+        updateCount();
+        if (model_->rowCount() > 0)
+            selectClusterRow(0);
+        else
+            comparison_->clear(tr("No clusters match."));
+    });
+    connect(model_, &QAbstractItemModel::rowsInserted, this, &ClustersPanel::updateCount);
+    connect(model_, &ClustersModel::failed, this, [this](const QString& e) {
+        comparison_->clear(tr("Cannot list clusters: %1").arg(e));
+    });
+    connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &ClustersPanel::onClusterSelected);
+    connect(members_, &QTableWidget::cellClicked, this,
+            [this](int row, int) { onMemberActivated(row); });
+    connect(comparison_, &ComparisonView::nextRequested, this, &ClustersPanel::nextPair);
+    connect(comparison_, &ComparisonView::previousRequested, this, &ClustersPanel::previousPair);
+    auto shortcut = [this](QKeySequence keys, void (ClustersPanel::*slot)()) {
+        auto* s = new QShortcut(keys, this);
+        s->setContext(Qt::WindowShortcut);
+        connect(s, &QShortcut::activated, this, slot);
+    };
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_Down), &ClustersPanel::nextPair);
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_Up), &ClustersPanel::previousPair);
+}
+
+void ClustersPanel::setRun(const RunInfo& run) {
+    run_ = run;
+    cluster_ = -1;
+    pairs_.clear();
+    memberList_.clear();
+    members_->setRowCount(0);
+    comparison_->clear(run.runId ? tr("Loading clusters of run %1\u2026").arg(run.runId)
+                                 : tr("No run selected."));
+    model_->setRun(run.runId);
+    updateCount();
+}
+
+void ClustersPanel::clearRun() {
+    setRun(RunInfo{});
+}
+
+void ClustersPanel::updateCount() {
+    if (!model_->runId()) {
+        count_->clear();
+        return;
+    }
+    count_->setText(tr("%1 clusters").arg(model_->totalCount()));
+}
+
+void ClustersPanel::selectClusterRow(int row) {
+    if (row < 0 || row >= model_->rowCount()) return;
+    const QModelIndex index = model_->index(row, 0);
+    view_->selectionModel()->select(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    view_->setCurrentIndex(index);
+    view_->scrollTo(index);
+}
+
+void ClustersPanel::onClusterSelected() {
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const ClusterRow* c = rows.isEmpty() ? nullptr : model_->clusterAt(rows.front().row());
+    if (!c) return;
+    cluster_ = c->cluster;
+    const int serial = ++serial_;
+    const qint64 runId = run_.runId, cluster = c->cluster;
+    jobs_->submit<ClusterDetail>(
+        this,
+        [runId, cluster](JobContext& ctx) {
+            ClusterDetail d;
+            d.members = ctx.queries().clusterMembers(runId, cluster, kMaxMembersShown);
+            d.pairs = ctx.queries().clusterPairs(runId, cluster, kMaxPairsBrowsed);
+            return d;
+        },
+        [this, serial](ClusterDetail d) {
+            if (serial != serial_) return;
+            memberList_ = std::move(d.members);
+            pairs_ = std::move(d.pairs);
+            members_->setRowCount(int(memberList_.size()));
+            for (int i = 0; i < int(memberList_.size()); ++i) {
+                const ClusterMember& m = memberList_[std::size_t(i)];
+                members_->setItem(i, 0, new QTableWidgetItem(QString::number(m.docIndex)));
+                members_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.docId)));
+                members_->setItem(i, 2, new QTableWidgetItem(QString::number(m.chars)));
+                members_->setItem(
+                    i, 3, new QTableWidgetItem(m.representative ? tr("kept") : tr("removed")));
+            }
+            members_->resizeColumnsToContents();
+            pairIndex_ = 0;
+            const int start = wantLastPair_ ? int(pairs_.size()) - 1 : 0;
+            wantLastPair_ = false;
+            if (!pairs_.empty())
+                showPair(std::max(0, start));
+            else if (memberList_.size() >= 2)
+                compare(memberList_[0].docIndex, memberList_[1].docIndex, nullptr, {});
+            else
+                comparison_->clear(tr("This cluster has no stored pair."));
+        },
+        [this](const QString& e) { comparison_->clear(e); });
+}
+
+void ClustersPanel::onMemberActivated(int row) {
+    if (row < 0 || row >= int(memberList_.size())) return;
+    const ClusterMember& m = memberList_[std::size_t(row)];
+    uint32_t rep = m.docIndex;
+    for (const auto& x : memberList_)
+        if (x.representative) rep = x.docIndex;
+    if (rep == m.docIndex) {
+        // The representative itself: show its first pair.
+        for (int i = 0; i < int(pairs_.size()); ++i)
+            if (pairs_[std::size_t(i)].a == rep || pairs_[std::size_t(i)].b == rep)
+                return showPair(i);
+        return;
+    }
+    const uint32_t a = std::min(rep, m.docIndex), b = std::max(rep, m.docIndex);
+    for (int i = 0; i < int(pairs_.size()); ++i)
+        if (pairs_[std::size_t(i)].a == a && pairs_[std::size_t(i)].b == b) return showPair(i);
+    compare(a, b, nullptr, tr("representative and member %1 (no stored pair)").arg(m.docIndex));
+}
+
+void ClustersPanel::showPair(int index) {
+    if (index < 0 || index >= int(pairs_.size())) return;
+    pairIndex_ = index;
+    const PairRow& p = pairs_[std::size_t(index)];
+    compare(p.a, p.b, &p,
+            tr("pair %1 of %2 in cluster %3").arg(index + 1).arg(pairs_.size()).arg(cluster_));
+}
+
+void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
+                            const QString& position) {
+    const int serial = ++serial_;
+    const RunInfo run = run_;
+    const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan("")};
+    const bool haveStored = stored != nullptr;
+    bool repA = false, repB = false;
+    for (const auto& m : memberList_) {
+        if (m.docIndex == a) repA = m.representative;
+        if (m.docIndex == b) repB = m.representative;
+    }
+    jobs_->submit<ComparisonData>(
+        this,
+        [run, pair, haveStored, repA, repB, position](JobContext& ctx) {
+            ComparisonData d;
+            d.docA = pair.a;
+            d.docB = pair.b;
+            d.representativeA = repA;
+            d.representativeB = repB;
+            d.position = position;
+            d.hashes = run.params.signature.hashes;
+            d.matches = pair.matches;
+            d.estimated = haveStored ? pair.estimated : std::nan("");
+            ProjectQueries& q = ctx.queries();
+            DocumentFetcher& f = ctx.fetcher(run.datasetId);
+            const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a));
+            const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b));
+            d.idA = QString::fromStdString(x.ok ? x.id : q.documentId(run.datasetId, pair.a));
+            d.idB = QString::fromStdString(y.ok ? y.id : q.documentId(run.datasetId, pair.b));
+            d.errorA = QString::fromStdString(x.error);
+            d.errorB = QString::fromStdString(y.error);
+            if (x.ok && y.ok) {
+                d.exactStored = haveStored && !std::isnan(pair.exact);
+                d.exact = d.exactStored ? pair.exact
+                                        : exactTextJaccard(x.text, y.text, run.params.signature);
+            } else {
+                d.exact = std::nan("");
+            }
+            d.textA = x.text;
+            d.textB = y.text;
+            d.shortenedA = shorten(d.textA);
+            d.shortenedB = shorten(d.textB);
+            d.diff = diffWords(d.textA, d.textB);
+            return d;
+        },
+        [this, serial](ComparisonData d) {
+            if (serial != serial_) return;
+            comparison_->setComparison(d);
+            emit comparisonShown();
+        },
+        [this](const QString& e) { comparison_->clear(e); });
+}
+
+void ClustersPanel::nextPair() {
+    if (pairIndex_ + 1 < int(pairs_.size())) return showPair(pairIndex_ + 1);
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const int row = rows.isEmpty() ? -1 : rows.front().row();
+    if (row + 1 >= model_->rowCount() && model_->canFetchMore({})) model_->fetchMore({});
+    selectClusterRow(row + 1);
+}
+
+void ClustersPanel::previousPair() {
+    if (pairIndex_ > 0 && pairIndex_ - 1 < int(pairs_.size())) return showPair(pairIndex_ - 1);
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const int row = rows.isEmpty() ? 0 : rows.front().row();
+    if (row <= 0) return;
+    wantLastPair_ = true;
+    selectClusterRow(row - 1);
+}
+
+}  // namespace neardup::ui

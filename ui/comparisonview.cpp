@@ -1,0 +1,186 @@
+#include "comparisonview.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTextCursor>
+#include <QTextEdit>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace neardup::ui {
+
+namespace {
+
+enum class Side { A, B };
+
+// Fills `edit` with `text`, highlighting the words of every run that is not Equal on that side.
+void renderSide(QTextEdit* edit, const std::string& text, const WordDiff& diff, Side side,
+                const QColor& changed, const QColor& replaced) {
+    edit->clear();
+    QTextCursor cursor(edit->document());
+    cursor.beginEditBlock();
+    const QTextCharFormat plain;
+    QTextCharFormat changedFormat, replacedFormat;
+    changedFormat.setBackground(changed);
+    replacedFormat.setBackground(replaced);
+    const auto& tokens = side == Side::A ? diff.a : diff.b;
+    auto insert = [&](std::size_t from, std::size_t to, const QTextCharFormat& f) {
+        if (to > from)
+            cursor.insertText(QString::fromUtf8(text.data() + from, qsizetype(to - from)), f);
+    };
+    if (tokens.empty()) {
+        insert(0, text.size(), plain);
+    } else {
+        insert(0, tokens.front().begin, plain);
+        for (const DiffRun& run : diff.runs) {
+            const std::size_t first = side == Side::A ? run.aBegin : run.bBegin;
+            const std::size_t last = side == Side::A ? run.aEnd : run.bEnd;
+            if (last == first) continue;
+            const std::size_t bodyBegin = tokens[first].begin;
+            const std::size_t bodyEnd = tokens[last - 1].begin + tokens[last - 1].length;
+            const std::size_t gapEnd = last < tokens.size() ? tokens[last].begin : text.size();
+            const QTextCharFormat& f = run.kind == DiffKind::Equal     ? plain
+                                       : run.kind == DiffKind::Replace ? replacedFormat
+                                                                       : changedFormat;
+            insert(bodyBegin, bodyEnd, f);
+            insert(bodyEnd, gapEnd, plain);
+        }
+    }
+    cursor.endEditBlock();
+    edit->moveCursor(QTextCursor::Start);
+}
+
+QString header(uint32_t doc, const QString& id, bool representative, bool shortened) {
+    QString h = QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(id.toHtmlEscaped()).arg(doc);
+    h += representative ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept</span>")
+                        : QObject::tr(" &nbsp;<span style='color:#b71c1c'>removed</span>");
+    if (shortened) h += QObject::tr(" &nbsp;(shown shortened)");
+    return h;
+}
+
+}  // namespace
+
+ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
+    headerA_ = new QLabel;
+    headerB_ = new QLabel;
+    summary_ = new QLabel;
+    summary_->setObjectName(QStringLiteral("comparisonSummary"));
+    summary_->setWordWrap(true);
+    left_ = new QTextEdit;
+    right_ = new QTextEdit;
+    for (QTextEdit* e : {left_, right_}) {
+        e->setReadOnly(true);
+        e->setLineWrapMode(QTextEdit::WidgetWidth);
+    }
+    left_->setObjectName(QStringLiteral("leftDocument"));
+    right_->setObjectName(QStringLiteral("rightDocument"));
+    previous_ = new QPushButton(tr("\u25b2 Previous pair"));
+    previous_->setToolTip(tr("Previous pair, across clusters (Alt+Up)"));
+    next_ = new QPushButton(tr("Next pair \u25bc"));
+    next_->setToolTip(tr("Next pair, across clusters (Alt+Down)"));
+    connect(previous_, &QPushButton::clicked, this, &ComparisonView::previousRequested);
+    connect(next_, &QPushButton::clicked, this, &ComparisonView::nextRequested);
+
+    auto* leftBox = new QWidget;
+    auto* lv = new QVBoxLayout(leftBox);
+    lv->setContentsMargins(0, 0, 0, 0);
+    lv->addWidget(headerA_);
+    lv->addWidget(left_);
+    auto* rightBox = new QWidget;
+    auto* rv = new QVBoxLayout(rightBox);
+    rv->setContentsMargins(0, 0, 0, 0);
+    rv->addWidget(headerB_);
+    rv->addWidget(right_);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(leftBox);
+    split->addWidget(rightBox);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(summary_, 1);
+    bar->addWidget(previous_);
+    bar->addWidget(next_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, this,
+            [this] { syncScroll(left_, right_); });
+    connect(right_->verticalScrollBar(), &QScrollBar::valueChanged, this,
+            [this] { syncScroll(right_, left_); });
+    clear(tr("Select a cluster to compare its members."));
+}
+
+void ComparisonView::syncScroll(QTextEdit* from, QTextEdit* to) {
+    if (syncing_) return;
+    syncing_ = true;
+    // Proportional: the two texts differ in length, so equal offsets would drift apart.
+    const QScrollBar* a = from->verticalScrollBar();
+    QScrollBar* b = to->verticalScrollBar();
+    const double ratio = a->maximum() > 0 ? double(a->value()) / a->maximum() : 0.0;
+    b->setValue(int(std::lround(ratio * b->maximum())));
+    syncing_ = false;
+}
+
+void ComparisonView::setComparison(const ComparisonData& d) {
+    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.shortenedA));
+    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.shortenedB));
+    if (d.errorA.isEmpty())
+        renderSide(left_, d.textA, d.diff, Side::A, QColor(255, 205, 205), QColor(255, 225, 170));
+    else
+        left_->setPlainText(tr("Cannot show this document: %1").arg(d.errorA));
+    if (d.errorB.isEmpty())
+        renderSide(right_, d.textB, d.diff, Side::B, QColor(200, 240, 200), QColor(255, 225, 170));
+    else
+        right_->setPlainText(tr("Cannot show this document: %1").arg(d.errorB));
+    std::size_t removed = 0, added = 0;
+    for (const DiffRun& r : d.diff.runs) {
+        if (r.kind == DiffKind::Equal) continue;
+        removed += r.aEnd - r.aBegin;
+        added += r.bEnd - r.bBegin;
+    }
+    QStringList parts;
+    if (!d.position.isEmpty()) parts << d.position;
+    parts << (std::isnan(d.estimated) ? tr("estimated J: pair not stored")
+                                      : tr("estimated J %1 (%2/%3)")
+                                            .arg(d.estimated, 0, 'f', 3)
+                                            .arg(d.matches)
+                                            .arg(d.hashes));
+    if (!std::isnan(d.exact))
+        parts << tr("exact J %1 (%2)")
+                     .arg(d.exact, 0, 'f', 3)
+                     .arg(d.exactStored ? tr("verified by the run") : tr("computed now"));
+    parts << tr("%1 words equal, <span style='background:#ffcdcd'>%2 only left</span>, "
+                "<span style='background:#c8f0c8'>%3 only right</span>")
+                 .arg(d.diff.equalTokens)
+                 .arg(removed)
+                 .arg(added);
+    if (d.diff.truncated) parts << tr("too different for a word alignment");
+    summary_->setText(parts.join(QStringLiteral(" \u00b7 ")));
+    previous_->setEnabled(true);
+    next_->setEnabled(true);
+}
+
+void ComparisonView::clear(const QString& message) {
+    headerA_->clear();
+    headerB_->clear();
+    left_->clear();
+    right_->clear();
+    summary_->setText(message);
+}
+
+QString ComparisonView::leftText() const {
+    return left_->toPlainText();
+}
+QString ComparisonView::rightText() const {
+    return right_->toPlainText();
+}
+QString ComparisonView::summaryText() const {
+    return summary_->text();
+}
+
+}  // namespace neardup::ui

@@ -1,0 +1,78 @@
+// The inputs of the next run: files and folders, the text and id fields chosen from a preview of
+// the first records, and the Run button. After a run it also shows what the reader rejected.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <string>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+
+namespace neardup::ui {
+
+class JobQueue;
+
+// The first records of the first input file, parsed line by line.
+struct RecordPreview {
+    QStringList files;        // every input file after expanding folders
+    quint64 totalBytes = 0;   // on disk
+    QStringList fields;       // top-level fields, in order of first appearance
+    QList<QStringList> rows;  // one per record, values in `fields` order (shortened)
+    int unparsed = 0;         // lines that are not JSON objects
+    QString error;
+};
+
+// Reads up to `maxRecords` lines of the first input with the core reader (decompressing .gz and
+// .zst) and lists the fields found. Runs on a worker thread.
+RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords);
+
+class DatasetPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit DatasetPanel(JobQueue* jobs, QWidget* parent = nullptr);
+
+    QStringList inputs() const;
+    void setInputs(const QStringList& paths);
+    void addInputs(const QStringList& paths);
+    QString textField() const;
+    QString idField() const;
+    void setFields(const QString& textField, const QString& idField);
+    // Shown under the inputs: documents and rejected lines of the latest run's dataset.
+    void setDatasetInfo(const QString& text);
+    void setRunEnabled(bool enabled, const QString& why = {});
+
+    QPushButton* runButton() const { return run_; }
+    QTableWidget* previewTable() const { return preview_; }
+    QComboBox* textFieldBox() const { return textField_; }
+    const RecordPreview& preview() const { return lastPreview_; }
+
+  signals:
+    void runRequested();
+    void inputsChanged();
+    void previewReady();
+
+  private:
+    void addFiles();
+    void addFolder();
+    void removeSelected();
+    void refreshPreview();
+    void showPreview(const RecordPreview& p);
+
+    JobQueue* jobs_;
+    QListWidget* list_;
+    QLabel* summary_;
+    QComboBox* textField_;
+    QComboBox* idField_;
+    QTableWidget* preview_;
+    QLabel* datasetInfo_;
+    QPushButton* run_;
+    RecordPreview lastPreview_;
+    int previewSerial_ = 0;
+};
+
+}  // namespace neardup::ui

@@ -1,0 +1,81 @@
+// Runs jobs one after another on a worker thread and delivers their results on the GUI thread.
+// A job gets a JobContext with lazily opened connections to the current project: ProjectQueries
+// (read-only) for the views, ProjectStore for whole-run loads and exports. Results go back to a
+// receiver object; a receiver deleted in the meantime simply never hears back.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "document_fetcher.h"
+#include "project_queries.h"
+#include "project_store.h"
+
+namespace neardup::ui {
+
+// Worker-thread state shared by the jobs of one queue. Only jobs touch it.
+class JobContext {
+  public:
+    // The project the queue works on; changing it closes the old connections.
+    void setProject(const std::string& path);
+    const std::string& projectPath() const { return path_; }
+    bool hasProject() const { return !path_.empty(); }
+    ProjectQueries& queries();  // throws when no project is open
+    ProjectStore& store();
+    // A fetcher for a dataset's documents, kept while the same dataset is asked for.
+    DocumentFetcher& fetcher(int64_t datasetId);
+
+  private:
+    std::string path_;
+    std::unique_ptr<ProjectQueries> queries_;
+    std::unique_ptr<ProjectStore> store_;
+    std::unique_ptr<DocumentFetcher> fetcher_;
+    int64_t fetcherDataset_ = -1;
+};
+
+class JobQueue : public QObject {
+    Q_OBJECT
+  public:
+    explicit JobQueue(const QString& name, QObject* parent = nullptr);
+    ~JobQueue() override;
+
+    // Later jobs use `path` (empty: no project).
+    void setProject(const QString& path);
+
+    // Runs job(context) on the worker thread, then done(result) on the GUI thread if `receiver`
+    // still exists. An exception from the job calls failed(message) instead.
+    template <class R>
+    void submit(QObject* receiver, std::function<R(JobContext&)> job, std::function<void(R)> done,
+                std::function<void(const QString&)> failed = nullptr) {
+        auto result = std::make_shared<R>();
+        post(
+            receiver, [job = std::move(job), result](JobContext& c) { *result = job(c); },
+            [done = std::move(done), result] { done(std::move(*result)); }, std::move(failed));
+    }
+
+    // Jobs submitted and not yet delivered.
+    int pending() const { return pending_.load(); }
+
+  signals:
+    void busyChanged(bool busy);
+    void jobFailed(const QString& message);
+
+  private:
+    void post(QObject* receiver, std::function<void(JobContext&)> work,
+              std::function<void()> deliver, std::function<void(const QString&)> failed);
+    void delivered();
+
+    QThread thread_;
+    QObject* worker_ = nullptr;  // lives in thread_
+    JobContext context_;         // touched on thread_ only
+    std::atomic<int> pending_{0};
+};
+
+}  // namespace neardup::ui

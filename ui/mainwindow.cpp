@@ -1,0 +1,426 @@
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "backend_factory.h"
+#include "bucketspanel.h"
+#include "clusterspanel.h"
+#include "datasetpanel.h"
+#include "exportdialog.h"
+#include "jobqueue.h"
+#include "parameterspanel.h"
+#include "runcontroller.h"
+#include "runhistorymodel.h"
+#include "runhistorypanel.h"
+#include "runmonitor.h"
+#include "thresholdpanel.h"
+
+namespace neardup::ui {
+
+namespace {
+
+const QString kRecentKey = QStringLiteral("recentProjects");
+constexpr int kMaxRecent = 8;
+
+struct RunView {
+    RunInfo info;
+    DatasetRecord dataset;
+};
+
+QString rejectionText(const DatasetRecord& d) {
+    uint64_t rejected = 0;
+    for (const auto& r : d.rejections)
+        rejected += r.count;
+    QString text = QObject::tr("Dataset %1: %2 files, %3 lines, %4 blank, %5 rejected")
+                       .arg(d.id)
+                       .arg(d.files.size())
+                       .arg(d.linesRead)
+                       .arg(d.blankLines)
+                       .arg(rejected);
+    for (const auto& r : d.rejections)
+        text += QObject::tr("\n  %1 \u00d7 %2, first at %3:%4")
+                    .arg(r.count)
+                    .arg(QString::fromStdString(r.reason))
+                    .arg(QFileInfo(QString::fromStdString(r.firstFile)).fileName())
+                    .arg(r.firstLine);
+    return text;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      queries_(new JobQueue(QStringLiteral("neardup-queries"), this)),
+      background_(new JobQueue(QStringLiteral("neardup-background"), this)),
+      run_(new RunController(this)) {
+    setObjectName(QStringLiteral("mainWindow"));
+    dataset_ = new DatasetPanel(background_);
+    parameters_ = new ParametersPanel(background_);
+    history_ = new RunHistoryPanel;
+    monitor_ = new RunMonitor(run_);
+    clusters_ = new ClustersPanel(queries_);
+    buckets_ = new BucketsPanel(queries_);
+    threshold_ = new ThresholdPanel(background_);
+
+    tabs_ = new QTabWidget;
+    tabs_->addTab(clusters_, tr("Clusters"));
+    tabs_->addTab(buckets_, tr("Buckets"));
+    setCentralWidget(tabs_);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    parametersDock_ = dock(tr("Parameters"), QStringLiteral("parametersDock"), parameters_,
+                           Qt::LeftDockWidgetArea);
+    datasetDock_ =
+        dock(tr("Dataset"), QStringLiteral("datasetDock"), dataset_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(parametersDock_, datasetDock_);
+    parametersDock_->raise();
+    historyDock_ =
+        dock(tr("Run history"), QStringLiteral("historyDock"), history_, Qt::BottomDockWidgetArea);
+    auto* thresholdDock = dock(tr("Threshold"), QStringLiteral("thresholdDock"), threshold_,
+                               Qt::BottomDockWidgetArea);
+    splitDockWidget(historyDock_, thresholdDock, Qt::Horizontal);
+    monitorDock_ =
+        dock(tr("Run monitor"), QStringLiteral("monitorDock"), monitor_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(historyDock_, monitorDock_);
+    historyDock_->raise();
+    resizeDocks({parametersDock_}, {440}, Qt::Horizontal);
+    resizeDocks({historyDock_}, {250}, Qt::Vertical);
+    resizeDocks({historyDock_, thresholdDock}, {1200, 300}, Qt::Horizontal);
+
+    statusProject_ = new QLabel(tr("No project open"));
+    statusBusy_ = new QLabel;
+    statusBar()->addWidget(statusProject_, 1);
+    statusBar()->addPermanentWidget(statusBusy_);
+    for (JobQueue* q : {queries_, background_})
+        connect(q, &JobQueue::busyChanged, this, [this] {
+            statusBusy_->setText(
+                queries_->pending() + background_->pending() > 0 ? tr("working\u2026") : QString());
+        });
+    for (JobQueue* q : {queries_, background_})
+        connect(q, &JobQueue::jobFailed, this,
+                [this](const QString& e) { statusBar()->showMessage(e, 10000); });
+
+    buildMenus();
+    connect(history_, &RunHistoryPanel::currentRunChanged, this, &MainWindow::onCurrentRunChanged);
+    connect(dataset_, &DatasetPanel::runRequested, this, [this] { startRun(); });
+    connect(dataset_, &DatasetPanel::inputsChanged, this, &MainWindow::updateRunEnabled);
+    connect(parameters_, &ParametersPanel::changed, this, &MainWindow::updateRunEnabled);
+    connect(run_, &RunController::started, this, [this] {
+        monitorDock_->raise();
+        updateRunEnabled();
+    });
+    connect(run_, &RunController::finished, this, &MainWindow::onRunFinished);
+
+    background_->submit<GpuInventory>(
+        this, [](JobContext&) { return queryGpus(); },
+        [this](GpuInventory inv) {
+            QString text = tr("GPUs: %1").arg(QString::fromStdString(inv.status));
+            for (const GpuDevice& d : inv.devices)
+                text += tr("\n  %1: %2, %3 GiB")
+                            .arg(d.index)
+                            .arg(QString::fromStdString(d.name))
+                            .arg(double(d.totalMemory) / double(1ull << 30), 0, 'f', 1);
+            parameters_->setGpuInventory(text, inv.compiledIn && !inv.devices.empty());
+        });
+    updateTitle();
+    updateRunEnabled();
+    resize(1600, 1000);
+}
+
+MainWindow::~MainWindow() {
+    // The run thread stops first: it may still be emitting into the panels.
+    delete run_;
+    run_ = nullptr;
+}
+
+QDockWidget* MainWindow::dock(const QString& title, const QString& name, QWidget* widget,
+                              Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+    return d;
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAction =
+        file->addAction(tr("&New Project\u2026"), this, &MainWindow::newProjectDialog);
+    newAction->setShortcut(QKeySequence::New);
+    QAction* openAction =
+        file->addAction(tr("&Open Project\u2026"), this, &MainWindow::openProjectDialog);
+    openAction->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    exportAction_ = file->addAction(tr("&Export Run\u2026"), this, [this] { openExportDialog(); });
+    exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    runAction_ = run->addAction(tr("&Run"), this, [this] { startRun(); });
+    runAction_->setShortcut(QKeySequence(Qt::Key_F5));
+    cancelAction_ = run->addAction(tr("&Cancel"), run_, &RunController::cancel);
+    cancelAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    run->addSeparator();
+    run->addAction(tr("Use the Selected Run's &Parameters"), this, &MainWindow::useRunParameters)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        viewMenu_->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About"), this, [this] {
+        QMessageBox::about(this, tr("About NearDup Workbench"),
+                           tr("<b>NearDup Workbench %1</b><p>Near-duplicate detection with "
+                              "MinHash-LSH: tune, audit, export.</p>")
+                               .arg(QStringLiteral(NEARDUP_VERSION)));
+    });
+    rebuildRecentMenu();
+}
+
+QStringList MainWindow::recentProjects() const {
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList list = settings.value(kRecentKey).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    list.removeAll(abs);
+    list.prepend(abs);
+    while (list.size() > kMaxRecent)
+        list.removeLast();
+    settings.setValue(kRecentKey, list);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList list = recentProjects();
+    for (const QString& p : list)
+        recentMenu_->addAction(QFileInfo(p).fileName() + QStringLiteral("  \u2014  ") + p, this,
+                               [this, p] { openProject(p); });
+    recentMenu_->setEnabled(!list.isEmpty());
+}
+
+void MainWindow::newProjectDialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("New project"), QString(),
+                                                tr("NearDup projects (*.ndw)"));
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QLatin1String(".ndw"))) path += QStringLiteral(".ndw");
+    newProject(path);
+}
+
+void MainWindow::openProjectDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open project"), QString(), tr("NearDup projects (*.ndw);;All files (*)"));
+    if (!path.isEmpty()) openProject(path);
+}
+
+void MainWindow::newProject(const QString& path) {
+    const std::string p = path.toStdString();
+    background_->submit<bool>(
+        this,
+        [p](JobContext&) {
+            ProjectStore store(p);  // creates the schema
+            return true;
+        },
+        [this, path](bool) { openProject(path); },
+        [this](const QString& e) {
+            QMessageBox::warning(this, tr("New project"),
+                                 tr("Cannot create the project: %1").arg(e));
+        });
+}
+
+bool MainWindow::openProject(const QString& path, bool quiet) {
+    const QFileInfo info(path);
+    if (!info.isFile()) {
+        if (!quiet)
+            QMessageBox::warning(this, tr("Open project"), tr("%1 does not exist.").arg(path));
+        return false;
+    }
+    if (run_->isRunning()) {
+        if (!quiet)
+            QMessageBox::information(this, tr("Open project"),
+                                     tr("Wait for the run to finish or cancel it first."));
+        return false;
+    }
+    project_ = info.absoluteFilePath();
+    queries_->setProject(project_);
+    background_->setProject(project_);
+    rememberRecent(project_);
+    runInfo_ = RunInfo{};
+    runShownOnce_ = false;
+    loadParamsFromNextRun_ = true;
+    clusters_->clearRun();
+    threshold_->setRun(RunInfo{});
+    buckets_->setRun(RunInfo{});
+    dataset_->setInputs({});
+    updateTitle();
+    updateRunEnabled();
+    refreshRuns(0);
+    return true;
+}
+
+void MainWindow::refreshRuns(qint64 select) {
+    const QString project = project_;
+    queries_->submit<std::vector<RunSummary>>(
+        this, [](JobContext& c) { return c.store().listRuns(); },
+        [this, select, project](std::vector<RunSummary> runs) {
+            if (project != project_) return;
+            const auto n = runs.size();
+            history_->setRuns(std::move(runs), select);
+            statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
+            if (n == 0) runShownOnce_ = true;  // nothing to wait for
+            emit runsLoaded();
+        },
+        [this](const QString& e) {
+            QMessageBox::warning(this, tr("Open project"),
+                                 tr("Cannot read the project: %1").arg(e));
+        });
+}
+
+void MainWindow::onCurrentRunChanged(qint64 runId) {
+    const int serial = ++runSerial_;
+    if (!runId) {
+        runInfo_ = RunInfo{};
+        clusters_->clearRun();
+        buckets_->setRun(RunInfo{});
+        threshold_->setRun(RunInfo{});
+        return;
+    }
+    queries_->submit<RunView>(
+        this,
+        [runId](JobContext& c) {
+            RunView v;
+            v.info = c.queries().runInfo(runId);
+            v.dataset = c.store().loadDataset(v.info.datasetId, nullptr);
+            return v;
+        },
+        [this, serial](RunView v) {
+            if (serial != runSerial_) return;
+            runInfo_ = v.info;
+            clusters_->setRun(v.info);
+            buckets_->setRun(v.info);
+            threshold_->setRun(v.info);
+            dataset_->setDatasetInfo(rejectionText(v.dataset));
+            if (dataset_->inputs().isEmpty()) {
+                QStringList files;
+                for (const auto& f : v.dataset.files)
+                    files << QString::fromStdString(f.path);
+                dataset_->setInputs(files);
+                dataset_->setFields(QString::fromStdString(v.dataset.reader.textField),
+                                    QString::fromStdString(v.dataset.reader.idField));
+            }
+            if (loadParamsFromNextRun_) {
+                loadParamsFromNextRun_ = false;
+                parameters_->setParams(v.info.params);
+            }
+            runShownOnce_ = true;
+            updateRunEnabled();
+            emit runShown(v.info.runId);
+        });
+}
+
+void MainWindow::useRunParameters() {
+    if (!runInfo_.runId) return;
+    parameters_->setParams(runInfo_.params);
+    dataset_->setFields(QString::fromStdString(runInfo_.params.reader.textField),
+                        QString::fromStdString(runInfo_.params.reader.idField));
+}
+
+bool MainWindow::startRun() {
+    if (project_.isEmpty() || dataset_->inputs().isEmpty() || run_->isRunning()) return false;
+    RunRequest request;
+    request.project = project_;
+    request.params = parameters_->params();
+    request.params.reader.textField = dataset_->textField().toStdString();
+    request.params.reader.idField = dataset_->idField().toStdString();
+    if (const std::string problem = validate(request.params); !problem.empty()) {
+        statusBar()->showMessage(QString::fromStdString(problem), 10000);
+        return false;
+    }
+    for (const QString& in : dataset_->inputs())
+        request.inputs.push_back(in.toStdString());
+    return run_->start(request);
+}
+
+void MainWindow::onRunFinished(const QString& status, qint64 runId, const QString& message) {
+    statusBar()->showMessage(message, 15000);
+    updateRunEnabled();
+    refreshRuns(status == QLatin1String("ok") ? runId : 0);
+    if (status == QLatin1String("ok")) historyDock_->raise();
+}
+
+void MainWindow::updateRunEnabled() {
+    QString why;
+    if (project_.isEmpty())
+        why = tr("Open or create a project first.");
+    else if (dataset_->inputs().isEmpty())
+        why = tr("Add input files first.");
+    else if (run_ && run_->isRunning())
+        why = tr("A run is in progress.");
+    else if (!parameters_->isValid())
+        why = parameters_->validationMessage();
+    dataset_->setRunEnabled(why.isEmpty(), why);
+    if (runAction_) runAction_->setEnabled(why.isEmpty());
+    if (cancelAction_) cancelAction_->setEnabled(run_ && run_->isRunning());
+    if (exportAction_) exportAction_->setEnabled(runInfo_.runId != 0);
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(project_.isEmpty()
+                       ? tr("NearDup Workbench")
+                       : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project_).fileName()));
+    setWindowFilePath(project_);
+}
+
+ExportDialog* MainWindow::openExportDialog() {
+    if (!runInfo_.runId) return nullptr;
+    auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
+    dialog->show();
+    return dialog;
+}
+
+bool MainWindow::isSettled() const {
+    return queries_->pending() == 0 && background_->pending() == 0 && !run_->isRunning() &&
+           (project_.isEmpty() || runShownOnce_);
+}
+
+void MainWindow::whenSettled(std::function<void()> then, int timeoutMs) {
+    auto* timer = new QTimer(this);
+    auto clock = std::make_shared<QElapsedTimer>();
+    auto quietTicks = std::make_shared<int>(0);
+    clock->start();
+    timer->setInterval(100);
+    connect(timer, &QTimer::timeout, this, [this, timer, clock, quietTicks, then, timeoutMs] {
+        // Settled for several ticks in a row: chained jobs (run -> clusters -> comparison)
+        // start one another, so one idle moment is not enough.
+        *quietTicks = isSettled() ? *quietTicks + 1 : 0;
+        if (*quietTicks >= 5 || clock->elapsed() > timeoutMs) {
+            timer->stop();
+            timer->deleteLater();
+            then();
+        }
+    });
+    timer->start();
+}
+
+}  // namespace neardup::ui

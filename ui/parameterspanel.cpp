@@ -1,0 +1,304 @@
+#include "parameterspanel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
+
+#include "jobqueue.h"
+#include "lsh_tuning.h"
+#include "scurveplot.h"
+
+namespace neardup::ui {
+
+namespace {
+
+QComboBox* combo(std::initializer_list<const char*> items) {
+    auto* c = new QComboBox;
+    for (const char* i : items)
+        c->addItem(QString::fromLatin1(i));
+    return c;
+}
+
+QSpinBox* spin(int lo, int hi, int value) {
+    auto* s = new QSpinBox;
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setKeyboardTracking(true);
+    return s;
+}
+
+void setCombo(QComboBox* c, const char* text) {
+    const int i = c->findText(QString::fromLatin1(text));
+    if (i >= 0) c->setCurrentIndex(i);
+}
+
+}  // namespace
+
+ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), jobs_(jobs) {
+    const RunParams d;
+    shingle_ = combo({"char", "word"});
+    ngram_ = spin(1, 64, d.signature.ngram);
+    hashes_ = spin(1, 4096, d.signature.hashes);
+    hashes_->setObjectName(QStringLiteral("hashes"));
+    family_ = combo({"permute", "rolling"});
+    seed_ = new QLineEdit(QString::number(d.signature.seed));
+    seed_->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), seed_));
+    // No upper bound tied to H here: b x r > H must show up as a validation message.
+    bands_ = spin(1, 4096, d.lsh.bands);
+    bands_->setObjectName(QStringLiteral("bands"));
+    rows_ = spin(1, 4096, d.lsh.rows);
+    rows_->setObjectName(QStringLiteral("rows"));
+    threshold_ = new QDoubleSpinBox;
+    threshold_->setObjectName(QStringLiteral("threshold"));
+    threshold_->setRange(0.01, 1.0);
+    threshold_->setDecimals(3);
+    threshold_->setSingleStep(0.01);
+    threshold_->setValue(d.compare.threshold);
+    storeFloor_ = new QDoubleSpinBox;
+    storeFloor_->setRange(0.01, 1.0);
+    storeFloor_->setDecimals(3);
+    storeFloor_->setSingleStep(0.05);
+    storeFloor_->setValue(d.compare.storeFloor);
+    storeFloor_->setToolTip(
+        tr("Pairs at or above this estimated Jaccard are stored, so the "
+           "threshold slider can re-cluster down to it without comparing "
+           "again."));
+    bucketMode_ = combo({"exact", "auto", "number"});
+    bucketMode_->setToolTip(
+        tr("Buckets per band K: exact keys (classic LSH), auto (2\u221aN, as "
+           "FED) or a fixed number"));
+    buckets_ = spin(1, std::numeric_limits<int>::max(), 1000);
+    buckets_->setEnabled(false);
+    scheme_ = combo({"hash", "sum"});
+    scheme_->setToolTip(
+        tr("Band key: a hash of the r values (classic), or their sum mod K "
+           "(FED/SEDD)"));
+    verify_ = combo({"none", "borderline", "exact"});
+    setCombo(verify_, toString(d.compare.verify));
+    keep_ = combo({"first", "longest", "max:FIELD"});
+    keepField_ = new QLineEdit;
+    keepField_->setPlaceholderText(tr("numeric field"));
+    keepField_->setEnabled(false);
+    threads_ = spin(0, 1024, 0);
+    threads_->setSpecialValueText(tr("all cores"));
+    backend_ = combo({"auto", "cpu", "cuda"});
+    gpus_ = new QLabel(tr("GPUs: querying\u2026"));
+    gpus_->setWordWrap(true);
+
+    auto* sig = new QGroupBox(tr("Shingles and signatures"));
+    auto* sf = new QFormLayout(sig);
+    auto* shRow = new QHBoxLayout;
+    shRow->addWidget(shingle_);
+    shRow->addWidget(new QLabel(tr("k")));
+    shRow->addWidget(ngram_);
+    sf->addRow(tr("Shingles"), shRow);
+    auto* hRow = new QHBoxLayout;
+    hRow->addWidget(hashes_);
+    hRow->addWidget(family_);
+    sf->addRow(tr("Hashes H"), hRow);
+    sf->addRow(tr("Seed"), seed_);
+
+    auto* lsh = new QGroupBox(tr("LSH and comparison"));
+    auto* lf = new QFormLayout(lsh);
+    auto* brRow = new QHBoxLayout;
+    brRow->addWidget(bands_);
+    brRow->addWidget(new QLabel(QStringLiteral("\u00d7")));
+    brRow->addWidget(rows_);
+    suggest_ = new QPushButton(tr("Suggest b, r"));
+    suggest_->setObjectName(QStringLiteral("suggestButton"));
+    suggest_->setToolTip(
+        tr("Minimize the weighted false-positive and false-negative areas "
+           "under the S-curve over b\u00b7r \u2264 H (datasketch's method)"));
+    brRow->addWidget(suggest_);
+    lf->addRow(tr("Bands \u00d7 rows"), brRow);
+    auto* tRow = new QHBoxLayout;
+    tRow->addWidget(threshold_);
+    tRow->addWidget(new QLabel(tr("store \u2265")));
+    tRow->addWidget(storeFloor_);
+    lf->addRow(tr("Threshold \u03b8"), tRow);
+    auto* kRow = new QHBoxLayout;
+    kRow->addWidget(bucketMode_);
+    kRow->addWidget(buckets_);
+    kRow->addWidget(scheme_);
+    lf->addRow(tr("Buckets K, key"), kRow);
+    lf->addRow(tr("Verify"), verify_);
+    auto* keepRow = new QHBoxLayout;
+    keepRow->addWidget(keep_);
+    keepRow->addWidget(keepField_);
+    lf->addRow(tr("Keep"), keepRow);
+    auto* exRow = new QHBoxLayout;
+    exRow->addWidget(threads_);
+    exRow->addWidget(backend_);
+    lf->addRow(tr("Threads, backend"), exRow);
+    lf->addRow(gpus_);
+
+    validation_ = new QLabel;
+    validation_->setObjectName(QStringLiteral("validationLabel"));
+    validation_->setWordWrap(true);
+    suggestion_ = new QLabel;
+    suggestion_->setObjectName(QStringLiteral("suggestionLabel"));
+    suggestion_->setWordWrap(true);
+    plot_ = new SCurvePlot;
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(sig);
+    layout->addWidget(lsh);
+    layout->addWidget(validation_);
+    layout->addWidget(plot_, 1);
+    layout->addWidget(suggestion_);
+
+    auto onEdit = [this] { refresh(); };
+    for (QSpinBox* s : {ngram_, hashes_, bands_, rows_, buckets_, threads_})
+        connect(s, &QSpinBox::valueChanged, this, onEdit);
+    for (QDoubleSpinBox* s : {threshold_, storeFloor_})
+        connect(s, &QDoubleSpinBox::valueChanged, this, onEdit);
+    for (QComboBox* c : {shingle_, family_, bucketMode_, scheme_, verify_, keep_, backend_})
+        connect(c, &QComboBox::currentIndexChanged, this, onEdit);
+    for (QLineEdit* e : {seed_, keepField_})
+        connect(e, &QLineEdit::textChanged, this, onEdit);
+    connect(suggest_, &QPushButton::clicked, this, &ParametersPanel::suggestBandsAndRows);
+    refresh();
+}
+
+RunParams ParametersPanel::params() const {
+    RunParams p;
+    p.signature.shingle =
+        parseShingleKind(shingle_->currentText().toStdString()).value_or(ShingleKind::Char);
+    p.signature.ngram = ngram_->value();
+    p.signature.hashes = hashes_->value();
+    p.signature.family =
+        parseHashFamily(family_->currentText().toStdString()).value_or(HashFamily::Permute);
+    p.signature.seed = seed_->text().toULongLong();
+    p.lsh.bands = bands_->value();
+    p.lsh.rows = rows_->value();
+    p.lsh.scheme =
+        parseBandKeyScheme(scheme_->currentText().toStdString()).value_or(BandKeyScheme::Hash);
+    switch (bucketMode_->currentIndex()) {
+        case 1:
+            p.lsh.bucketMode = BucketMode::Auto;
+            break;
+        case 2:
+            p.lsh.bucketMode = BucketMode::Fixed;
+            p.lsh.buckets = static_cast<uint64_t>(buckets_->value());
+            break;
+        default:
+            p.lsh.bucketMode = BucketMode::Exact;
+    }
+    p.compare.threshold = threshold_->value();
+    p.compare.storeFloor = storeFloor_->value();
+    p.compare.verify =
+        parseVerifyMode(verify_->currentText().toStdString()).value_or(VerifyMode::None);
+    p.keep = keep_->currentIndex() == 1   ? KeepPolicy::Longest
+             : keep_->currentIndex() == 2 ? KeepPolicy::MaxField
+                                          : KeepPolicy::First;
+    if (p.keep == KeepPolicy::MaxField) p.reader.keepField = keepField_->text().toStdString();
+    p.threads = threads_->value();
+    p.backend = backend_->currentText().toStdString();
+    return p;
+}
+
+void ParametersPanel::setParams(const RunParams& p) {
+    loading_ = true;
+    setCombo(shingle_, toString(p.signature.shingle));
+    ngram_->setValue(p.signature.ngram);
+    hashes_->setValue(p.signature.hashes);
+    setCombo(family_, toString(p.signature.family));
+    seed_->setText(QString::number(p.signature.seed));
+    bands_->setValue(p.lsh.bands);
+    rows_->setValue(p.lsh.rows);
+    setCombo(scheme_, toString(p.lsh.scheme));
+    bucketMode_->setCurrentIndex(p.lsh.bucketMode == BucketMode::Auto    ? 1
+                                 : p.lsh.bucketMode == BucketMode::Fixed ? 2
+                                                                         : 0);
+    if (p.lsh.bucketMode == BucketMode::Fixed)
+        buckets_->setValue(static_cast<int>(std::min<uint64_t>(p.lsh.buckets, INT32_MAX)));
+    threshold_->setValue(p.compare.threshold);
+    storeFloor_->setValue(p.compare.storeFloor);
+    setCombo(verify_, toString(p.compare.verify));
+    keep_->setCurrentIndex(p.keep == KeepPolicy::Longest    ? 1
+                           : p.keep == KeepPolicy::MaxField ? 2
+                                                            : 0);
+    keepField_->setText(QString::fromStdString(p.reader.keepField));
+    threads_->setValue(p.threads);
+    setCombo(backend_, p.backend.c_str());
+    loading_ = false;
+    refresh();
+}
+
+QString ParametersPanel::validationMessage() const {
+    return QString::fromStdString(validate(params()));
+}
+
+void ParametersPanel::setGpuInventory(const QString& summary, bool usable) {
+    gpus_->setText(summary);
+    // "cuda" stays selectable only where it can work.
+    if (auto* model = qobject_cast<QStandardItemModel*>(backend_->model()))
+        if (QStandardItem* item = model->item(2)) item->setEnabled(usable);
+}
+
+void ParametersPanel::refresh() {
+    buckets_->setEnabled(bucketMode_->currentIndex() == 2);
+    keepField_->setEnabled(keep_->currentIndex() == 2);
+    const QString problem = validationMessage();
+    if (problem.isEmpty()) {
+        validation_->setText(tr("\u2714 Parameters are valid (b\u00b7r = %1 of H = %2 hashes)")
+                                 .arg(bands_->value() * rows_->value())
+                                 .arg(hashes_->value()));
+        validation_->setStyleSheet(QStringLiteral("color: #1b6e20;"));
+    } else {
+        validation_->setText(QStringLiteral("\u2716 ") + problem);
+        validation_->setStyleSheet(QStringLiteral("color: #b71c1c; font-weight: bold;"));
+    }
+    plot_->setCurve(bands_->value(), rows_->value(), threshold_->value());
+    if (!loading_) emit changed();
+}
+
+void ParametersPanel::suggestBandsAndRows() {
+    const double threshold = threshold_->value();
+    const int hashes = hashes_->value();
+    suggest_->setEnabled(false);
+    suggestion_->setText(tr("Searching b\u00b7r \u2264 %1\u2026").arg(hashes));
+    jobs_->submit<LshSuggestion>(
+        this, [threshold, hashes](JobContext&) { return suggestBandsRows(threshold, hashes); },
+        [this, threshold, hashes](LshSuggestion s) {
+            suggest_->setEnabled(true);
+            if (s.bands == 0) {
+                suggestion_->setText(tr("No suggestion for these values."));
+                return;
+            }
+            const int oldB = bands_->value(), oldR = rows_->value();
+            bands_->setValue(s.bands);
+            rows_->setValue(s.rows);
+            suggestion_->setText(
+                tr("Suggested for \u03b8 = %1, H = %2: b = %3, r = %4 (was %5\u00d7%6). "
+                   "False-positive area %7, false-negative area %8.")
+                    .arg(threshold, 0, 'f', 3)
+                    .arg(hashes)
+                    .arg(s.bands)
+                    .arg(s.rows)
+                    .arg(oldB)
+                    .arg(oldR)
+                    .arg(s.falsePositiveArea, 0, 'f', 4)
+                    .arg(s.falseNegativeArea, 0, 'f', 4));
+            emit suggestionApplied(s.bands, s.rows);
+        },
+        [this](const QString& error) {
+            suggest_->setEnabled(true);
+            suggestion_->setText(error);
+        });
+}
+
+}  // namespace neardup::ui

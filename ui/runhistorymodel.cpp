@@ -1,0 +1,138 @@
+#include "runhistorymodel.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+
+namespace neardup::ui {
+
+double phaseSeconds(const RunSummary& run, const char* phase) {
+    double s = 0;
+    for (const auto& p : run.phases)
+        if (p.name == phase) s += p.seconds;
+    return s;
+}
+
+namespace {
+
+double totalSeconds(const RunSummary& run) {
+    double s = 0;
+    for (const auto& p : run.phases)
+        s += p.seconds;
+    return s;
+}
+
+QString count(uint64_t v) {
+    return QLocale().toString(static_cast<qulonglong>(v));
+}
+
+QString seconds(double s) {
+    return QString::number(s, 'f', s < 10 ? 3 : 1);
+}
+
+}  // namespace
+
+QString RunHistoryModel::parameterSummary(const std::string& paramsJson) {
+    const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(paramsJson)).object();
+    if (o.isEmpty()) return QString::fromStdString(paramsJson);
+    return QStringLiteral("%1 k=%2, H=%3 %4, %5\u00d7%6 %7, K=%8, \u03b8=%9")
+        .arg(o.value(QLatin1String("shingle")).toString())
+        .arg(o.value(QLatin1String("ngram")).toInt())
+        .arg(o.value(QLatin1String("hashes")).toInt())
+        .arg(o.value(QLatin1String("hash")).toString())
+        .arg(o.value(QLatin1String("bands")).toInt())
+        .arg(o.value(QLatin1String("rows")).toInt())
+        .arg(o.value(QLatin1String("bucket_key")).toString())
+        .arg(o.value(QLatin1String("buckets")).toString())
+        .arg(o.value(QLatin1String("threshold")).toDouble());
+}
+
+void RunHistoryModel::setRuns(std::vector<RunSummary> runs) {
+    beginResetModel();
+    runs_ = std::move(runs);
+    endResetModel();
+}
+
+const RunSummary* RunHistoryModel::runAt(int row) const {
+    return row >= 0 && row < static_cast<int>(runs_.size()) ? &runs_[std::size_t(row)] : nullptr;
+}
+
+int RunHistoryModel::rowOfRun(qint64 runId) const {
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].runId == runId) return static_cast<int>(i);
+    return -1;
+}
+
+int RunHistoryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(runs_.size());
+}
+
+int RunHistoryModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
+    const RunSummary* r = runAt(index.row());
+    if (!r) return {};
+    const RunCounts& c = r->counts;
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Documents ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                           : QVariant();
+    if (role == Qt::ToolTipRole && index.column() == Parameters)
+        return QString::fromStdString(r->paramsJson);
+    if (role == Qt::ToolTipRole && index.column() == Status)
+        return QString::fromStdString(r->backend);
+    const bool sortRole = role == Qt::UserRole;
+    if (role != Qt::DisplayRole && !sortRole) return {};
+    auto num = [&](uint64_t v) -> QVariant {
+        return sortRole ? QVariant(static_cast<qulonglong>(v)) : QVariant(count(v));
+    };
+    auto secs = [&](double v) -> QVariant { return sortRole ? QVariant(v) : QVariant(seconds(v)); };
+    switch (index.column()) {
+        case Run:
+            return sortRole ? QVariant(qlonglong(r->runId)) : QVariant(QString::number(r->runId));
+        case Status:
+            return QString::fromStdString(r->status);
+        case Started:
+            return QString::fromStdString(r->startedAt)
+                .left(19)
+                .replace(QLatin1Char('T'), QLatin1Char(' '));
+        case Parameters:
+            return parameterSummary(r->paramsJson);
+        case Documents:
+            return num(c.documents);
+        case Candidates:
+            return num(c.candidatePairs);
+        case DuplicatePairs:
+            return num(c.duplicatePairs);
+        case Clusters:
+            return num(c.clusters);
+        case Removed:
+            return num(c.removed);
+        case ReadSeconds:
+            return secs(phaseSeconds(*r, "read"));
+        case SignatureSeconds:
+            return secs(phaseSeconds(*r, "signatures"));
+        case BucketSeconds:
+            return secs(phaseSeconds(*r, "buckets"));
+        case CompareSeconds:
+            return secs(phaseSeconds(*r, "compare"));
+        case UnionSeconds:
+            return secs(phaseSeconds(*r, "union"));
+        case TotalSeconds:
+            return secs(totalSeconds(*r));
+        default:
+            return {};
+    }
+}
+
+QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* const names[ColumnCount] = {
+        "Run",        "Status",     "Started",   "Parameters", "Documents",
+        "Candidates", "Dup. pairs", "Clusters",  "Removed",    "Read s",
+        "Sign s",     "Buckets s",  "Compare s", "Union s",    "Total s"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+}  // namespace neardup::ui

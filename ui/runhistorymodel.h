@@ -1,0 +1,56 @@
+// The project's runs as a table (one row per run, oldest first): parameters in brief, counts and
+// per-phase seconds. Sorting happens in a QSortFilterProxyModel on Qt::UserRole values.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "project_store.h"
+
+namespace neardup::ui {
+
+class RunHistoryModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Run,
+        Status,
+        Started,
+        Parameters,
+        Documents,
+        Candidates,
+        DuplicatePairs,
+        Clusters,
+        Removed,
+        ReadSeconds,
+        SignatureSeconds,
+        BucketSeconds,
+        CompareSeconds,
+        UnionSeconds,
+        TotalSeconds,
+        ColumnCount
+    };
+
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setRuns(std::vector<RunSummary> runs);
+    const std::vector<RunSummary>& runs() const { return runs_; }
+    const RunSummary* runAt(int row) const;
+    int rowOfRun(qint64 runId) const;  // -1 when absent
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    // "char k=5, H=128 permute, 16x8 hash, K=exact, t=0.8" from a run's params_json.
+    static QString parameterSummary(const std::string& paramsJson);
+
+  private:
+    std::vector<RunSummary> runs_;
+};
+
+// Seconds of one phase of a run, 0 when it did not run.
+double phaseSeconds(const RunSummary& run, const char* phase);
+
+}  // namespace neardup::ui

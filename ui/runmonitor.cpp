@@ -1,0 +1,193 @@
+#include "runmonitor.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTime>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "runcontroller.h"
+
+namespace neardup::ui {
+
+namespace {
+
+bool countsBytes(const QString& phase) {
+    return phase == QLatin1String("read") || phase == QLatin1String("signatures");
+}
+
+QString formatSeconds(double s) {
+    if (s < 60) return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    return QStringLiteral("%1 min %2 s").arg(int(s) / 60).arg(int(s) % 60);
+}
+
+QString formatRate(const QString& phase, double perSecond) {
+    if (countsBytes(phase)) return QStringLiteral("%1 MB/s").arg(perSecond / 1e6, 0, 'f', 1);
+    const QString unit = phase == QLatin1String("compare") || phase == QLatin1String("buckets")
+                             ? QObject::tr("bands/s")
+                             : QObject::tr("items/s");
+    return QStringLiteral("%1 %2").arg(perSecond, 0, 'f', perSecond < 100 ? 1 : 0).arg(unit);
+}
+
+}  // namespace
+
+RunMonitor::RunMonitor(RunController* run, QWidget* parent) : QWidget(parent), run_(run) {
+    status_ = new QLabel(tr("No run in progress."));
+    status_->setObjectName(QStringLiteral("runStatus"));
+    cancel_ = new QPushButton(tr("Cancel run"));
+    cancel_->setObjectName(QStringLiteral("cancelButton"));
+    cancel_->setEnabled(false);
+    connect(cancel_, &QPushButton::clicked, run_, &RunController::cancel);
+    auto* top = new QHBoxLayout;
+    top->addWidget(status_, 1);
+    top->addWidget(cancel_);
+
+    grid_ = new QGridLayout;
+    const QStringList headers = {tr("Phase"), tr("Progress"), tr("Elapsed"), tr("Throughput"),
+                                 tr("ETA")};
+    for (int c = 0; c < headers.size(); ++c) {
+        auto* h = new QLabel(QStringLiteral("<b>%1</b>").arg(headers[c]));
+        grid_->addWidget(h, 0, c);
+    }
+    grid_->setColumnStretch(1, 1);
+    log_ = new QPlainTextEdit;
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(500);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addLayout(grid_);
+    layout->addWidget(log_, 1);
+
+    timer_ = new QTimer(this);
+    timer_->setInterval(200);
+    connect(timer_, &QTimer::timeout, this, &RunMonitor::tick);
+    connect(run_, &RunController::started, this, &RunMonitor::onStarted);
+    connect(run_, &RunController::phaseStarted, this, &RunMonitor::onPhaseStarted);
+    connect(run_, &RunController::progress, this, &RunMonitor::onProgress);
+    connect(run_, &RunController::phaseFinished, this, &RunMonitor::onPhaseFinished);
+    connect(run_, &RunController::info, this, &RunMonitor::log);
+    connect(run_, &RunController::finished, this, &RunMonitor::onFinished);
+}
+
+QString RunMonitor::phaseState(const QString& phase) const {
+    const auto it = rows_.constFind(phase);
+    return it == rows_.constEnd() ? QString() : it->state;
+}
+
+QString RunMonitor::statusText() const {
+    return status_->text();
+}
+
+RunMonitor::Row& RunMonitor::row(const QString& phase) {
+    auto it = rows_.find(phase);
+    if (it != rows_.end()) return *it;
+    Row r;
+    const int line = int(order_.size()) + 1;
+    r.name = new QLabel(phase);
+    r.bar = new QProgressBar;
+    r.bar->setRange(0, 0);  // busy until a total is known
+    r.bar->setTextVisible(true);
+    r.elapsed = new QLabel;
+    r.rate = new QLabel;
+    r.eta = new QLabel;
+    grid_->addWidget(r.name, line, 0);
+    grid_->addWidget(r.bar, line, 1);
+    grid_->addWidget(r.elapsed, line, 2);
+    grid_->addWidget(r.rate, line, 3);
+    grid_->addWidget(r.eta, line, 4);
+    order_ << phase;
+    return *rows_.insert(phase, r);
+}
+
+void RunMonitor::onStarted() {
+    for (Row& r : rows_) {
+        for (QWidget* w : std::initializer_list<QWidget*>{r.name, r.bar, r.elapsed, r.rate, r.eta})
+            delete w;
+    }
+    rows_.clear();
+    order_.clear();
+    log_->clear();
+    total_.start();
+    timer_->start();
+    cancel_->setEnabled(true);
+    status_->setText(tr("Running\u2026"));
+    log(tr("run started"));
+}
+
+void RunMonitor::onPhaseStarted(const QString& phase) {
+    Row& r = row(phase);
+    r.clock.start();
+    r.state = QStringLiteral("running");
+    r.done = r.total = 0;
+    r.bar->setRange(0, 0);
+}
+
+void RunMonitor::onProgress(const QString& phase, quint64 done, quint64 total) {
+    Row& r = row(phase);
+    if (!r.clock.isValid()) r.clock.start();
+    r.done = done;
+    r.total = total;
+    if (total > 0) {
+        r.bar->setRange(0, 1000);
+        r.bar->setValue(int(1000.0 * double(std::min(done, total)) / double(total)));
+    }
+    const double elapsed = double(r.clock.elapsed()) / 1000.0;
+    if (elapsed > 0.05 && done > 0) {
+        const double rate = double(done) / elapsed;
+        r.rate->setText(formatRate(phase, rate));
+        r.eta->setText(total > done ? formatSeconds(double(total - done) / rate) : QString());
+    }
+}
+
+void RunMonitor::onPhaseFinished(const QString& phase, double seconds, quint64 items, quint64 bytes,
+                                 bool reused) {
+    Row& r = row(phase);
+    r.state = reused ? QStringLiteral("reused") : QStringLiteral("done");
+    r.bar->setRange(0, 1000);
+    r.bar->setValue(1000);
+    r.bar->setFormat(reused ? tr("reused from the project") : tr("done"));
+    r.elapsed->setText(formatSeconds(seconds));
+    r.eta->clear();
+    if (seconds > 0) {
+        const double per = double(countsBytes(phase) ? bytes : items) / seconds;
+        r.rate->setText(countsBytes(phase) ? formatRate(phase, per)
+                                           : tr("%1 items/s").arg(per, 0, 'f', 0));
+    } else {
+        r.rate->clear();
+    }
+}
+
+void RunMonitor::onFinished(const QString& status, qint64 runId, const QString& message) {
+    timer_->stop();
+    cancel_->setEnabled(false);
+    for (Row& r : rows_) {
+        if (r.state == QLatin1String("running")) {
+            r.state = status;
+            r.bar->setRange(0, 1000);
+            r.bar->setFormat(status);
+        }
+    }
+    const double secs = double(total_.elapsed()) / 1000.0;
+    status_->setText(status == QLatin1String("ok")
+                         ? tr("Run %1 finished in %2.").arg(runId).arg(formatSeconds(secs))
+                         : tr("Run %1 after %2: %3").arg(status, formatSeconds(secs), message));
+    log(message);
+}
+
+void RunMonitor::tick() {
+    for (Row& r : rows_)
+        if (r.state == QLatin1String("running") && r.clock.isValid())
+            r.elapsed->setText(formatSeconds(double(r.clock.elapsed()) / 1000.0));
+    status_->setText(tr("Running\u2026 %1").arg(formatSeconds(double(total_.elapsed()) / 1000.0)));
+}
+
+void RunMonitor::log(const QString& line) {
+    log_->appendPlainText(QTime::currentTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
+}
+
+}  // namespace neardup::ui

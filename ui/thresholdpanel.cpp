@@ -1,0 +1,188 @@
+#include "thresholdpanel.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <chrono>
+#include <cmath>
+
+#include "clustering.h"
+#include "jobqueue.h"
+
+namespace neardup::ui {
+
+struct ReclusterState {
+    qint64 runId = 0;
+    int hashes = 0;
+    KeepPolicy keep = KeepPolicy::First;
+    std::vector<ScoredPair> pairs;
+    DocumentTable docs;
+    RunResult scratch;
+};
+
+namespace {
+
+constexpr int kSteps = 1000;
+
+QString count(quint64 v) {
+    return QLocale().toString(static_cast<qulonglong>(v));
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ThresholdPanel::ThresholdPanel(JobQueue* jobs, QWidget* parent)
+    : QWidget(parent), jobs_(jobs), state_(std::make_shared<ReclusterState>()) {
+    slider_ = new QSlider(Qt::Horizontal);
+    slider_->setObjectName(QStringLiteral("thresholdSlider"));
+    slider_->setRange(0, kSteps);
+    slider_->setEnabled(false);
+    slider_->setTickPosition(QSlider::TicksBelow);
+    slider_->setTickInterval(kSteps / 10);
+    value_ = new QLabel;
+    value_->setMinimumWidth(70);
+    result_ = new QLabel(tr("Select a run."));
+    result_->setObjectName(QStringLiteral("thresholdResult"));
+    result_->setWordWrap(true);
+    baseline_ = new QLabel;
+    baseline_->setWordWrap(true);
+    baseline_->setStyleSheet(QStringLiteral("color: #555;"));
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("\u03b8")));
+    row->addWidget(slider_, 1);
+    row->addWidget(value_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(row);
+    layout->addWidget(result_);
+    layout->addWidget(baseline_);
+    layout->addStretch();
+    connect(slider_, &QSlider::valueChanged, this, [this] {
+        value_->setText(QString::number(threshold(), 'f', 3));
+        request(threshold());
+    });
+}
+
+ThresholdPanel::~ThresholdPanel() = default;
+
+double ThresholdPanel::threshold() const {
+    const double floor = run_.params.compare.storeFloor;
+    return floor + (1.0 - floor) * double(slider_->value()) / kSteps;
+}
+
+void ThresholdPanel::setThreshold(double t) {
+    const double floor = run_.params.compare.storeFloor;
+    if (!(floor < 1.0)) return;
+    const double clamped = std::clamp(t, floor, 1.0);
+    slider_->setValue(int(std::lround((clamped - floor) / (1.0 - floor) * kSteps)));
+}
+
+void ThresholdPanel::setRun(const RunInfo& run) {
+    run_ = run;
+    last_.reset();
+    queued_.reset();
+    const bool usable = run.runId != 0 && run.status == "ok" && run.params.compare.storeFloor < 1.0;
+    slider_->setEnabled(usable);
+    if (!usable) {
+        result_->setText(run.runId ? tr("Run %1 is %2: nothing to re-cluster.")
+                                         .arg(run.runId)
+                                         .arg(QString::fromStdString(run.status))
+                                   : tr("Select a run."));
+        baseline_->clear();
+        return;
+    }
+    baseline_->setText(tr("Run %1 at \u03b8 = %2: %3 clusters, %4 removed. The slider covers the "
+                          "run's stored pairs (\u2265 %5).")
+                           .arg(run.runId)
+                           .arg(run.params.compare.threshold, 0, 'f', 3)
+                           .arg(count(run.clusters), count(run.removed))
+                           .arg(run.params.compare.storeFloor, 0, 'f', 3));
+    result_->setText(tr("Loading the stored pairs\u2026"));
+    {
+        const QSignalBlocker block(slider_);
+        setThreshold(run.params.compare.threshold);
+    }
+    value_->setText(QString::number(threshold(), 'f', 3));
+    // Loads the pairs now, so that the first move of the slider is as quick as the next ones.
+    request(threshold());
+}
+
+void ThresholdPanel::request(double t) {
+    if (!run_.runId) return;
+    if (inFlight_) {
+        queued_ = t;
+        return;
+    }
+    inFlight_ = true;
+    const RunInfo run = run_;
+    auto state = state_;
+    jobs_->submit<ReclusterResult>(
+        this,
+        [run, state, t](JobContext& ctx) {
+            ReclusterResult r;
+            r.runId = run.runId;
+            r.threshold = t;
+            if (state->runId != run.runId) {
+                const auto t0 = std::chrono::steady_clock::now();
+                state->runId = 0;
+                state->pairs = ctx.store().loadPairs(run.runId);
+                ctx.store().loadDataset(run.datasetId, &state->docs);
+                state->hashes = run.params.signature.hashes;
+                state->keep = run.params.keep;
+                state->runId = run.runId;
+                r.loadMilliseconds = millisecondsSince(t0);
+            }
+            const auto t0 = std::chrono::steady_clock::now();
+            state->scratch = RunResult{};
+            clusterDocuments(state->pairs, state->hashes, t, state->keep, state->docs,
+                             state->scratch);
+            r.milliseconds = millisecondsSince(t0);
+            const RunCounts& c = state->scratch.counts;
+            r.clusters = c.clusters;
+            r.removed = c.removed;
+            r.duplicatePairs = c.duplicatePairs;
+            r.pairs = state->pairs.size();
+            return r;
+        },
+        [this](ReclusterResult r) {
+            inFlight_ = false;
+            if (r.runId == run_.runId) show(r);
+            if (queued_) {
+                const double next = *queued_;
+                queued_.reset();
+                request(next);
+            }
+        },
+        [this](const QString& e) {
+            inFlight_ = false;
+            queued_.reset();
+            result_->setText(tr("Cannot re-cluster: %1").arg(e));
+        });
+}
+
+void ThresholdPanel::show(const ReclusterResult& r) {
+    last_ = r;
+    result_->setText(resultText());
+    emit reclustered(r);
+}
+
+QString ThresholdPanel::resultText() const {
+    if (!last_) return {};
+    const ReclusterResult& r = *last_;
+    QString text =
+        tr("At \u03b8 = %1: <b>%2 clusters, %3 removed</b> (%4 duplicate pairs of %5 "
+           "stored), re-clustered in %6 ms")
+            .arg(r.threshold, 0, 'f', 3)
+            .arg(count(r.clusters), count(r.removed), count(r.duplicatePairs), count(r.pairs))
+            .arg(r.milliseconds, 0, 'f', 1);
+    if (r.loadMilliseconds > 0)
+        text += tr(" (pairs and documents loaded in %1 ms)").arg(r.loadMilliseconds, 0, 'f', 0);
+    return text;
+}
+
+}  // namespace neardup::ui

@@ -1,0 +1,61 @@
+// The interactive threshold: re-clusters the selected run from its stored pairs (every pair at
+// or above the run's store floor) at the slider's threshold, on a worker thread, and shows the
+// resulting counts. Slider moves during a computation are coalesced into one more request.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+#include "project_queries.h"
+
+class QLabel;
+class QSlider;
+
+namespace neardup::ui {
+
+class JobQueue;
+struct ReclusterState;
+
+struct ReclusterResult {
+    qint64 runId = 0;
+    double threshold = 0;
+    quint64 clusters = 0, removed = 0, duplicatePairs = 0, pairs = 0;
+    double milliseconds = 0;      // clusterDocuments alone
+    double loadMilliseconds = 0;  // loading pairs and documents, first time for a run only
+};
+
+class ThresholdPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ThresholdPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    ~ThresholdPanel() override;
+
+    void setRun(const RunInfo& run);
+    void setThreshold(double threshold);  // moves the slider (clamped to [floor, 1])
+    double threshold() const;
+
+    QSlider* slider() const { return slider_; }
+    const std::optional<ReclusterResult>& lastResult() const { return last_; }
+    QString resultText() const;
+
+  signals:
+    void reclustered(const ReclusterResult& result);
+
+  private:
+    void request(double threshold);
+    void show(const ReclusterResult& r);
+
+    JobQueue* jobs_;
+    RunInfo run_;
+    std::shared_ptr<ReclusterState> state_;  // touched by jobs only
+    QSlider* slider_;
+    QLabel* value_;
+    QLabel* result_;
+    QLabel* baseline_;
+    bool inFlight_ = false;
+    std::optional<double> queued_;
+    std::optional<ReclusterResult> last_;
+};
+
+}  // namespace neardup::ui
