@@ -3,8 +3,12 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "hash_math.h"
+#include "signatures.h"
+#include "simd_minhash.h"
+#include "simd_text.h"
 
 namespace neardup {
 
@@ -91,9 +95,225 @@ void collapseAndTrim(std::vector<uint32_t>& v, bool collapse, bool trim) {
     }
 }
 
+// ---- Fast path --------------------------------------------------------------------------------
+// One pass from UTF-8 to normalized code points for text whose NFC form is itself: decode,
+// lowercase and collapse whitespace fused, no allocation once the buffer has grown. Code points
+// below U+0300 (Latin, IPA, spacing modifiers), the CJK unified ideographs and U+FFFD have
+// canonical combining class 0, no canonical decomposition, and never compose with a neighbour,
+// so a text made of them only is already in NFC. Any other code point sends the document to
+// the general path (when NFC is on); the tests check both paths agree.
+
+constexpr uint32_t kTableSize = 0x300;
+
+bool nfcInert(uint32_t c) {
+    return c < kTableSize || c - 0x4E00u < 0x5200u || c == kReplacement;
+}
+
+// utf8proc_tolower for the code points below kTableSize, computed once.
+const uint32_t* lowerTable() {
+    static const auto table = [] {
+        std::vector<uint32_t> t(kTableSize);
+        for (uint32_t c = 0; c < kTableSize; ++c)
+            t[c] = static_cast<uint32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
+        return t;
+    }();
+    return table.data();
+}
+
+// Decodes the multi-byte sequence at s[0] (s[0] >= 0x80) exactly as decodeUtf8 does and
+// returns the number of bytes consumed.
+std::size_t decodeMultiByte(const uint8_t* s, std::size_t left, uint32_t& cp) {
+    const uint8_t b = s[0];
+    std::size_t len = 0;
+    uint32_t c = 0, min = 0;
+    if ((b & 0xE0) == 0xC0) {
+        len = 2, c = b & 0x1Fu, min = 0x80;
+    } else if ((b & 0xF0) == 0xE0) {
+        len = 3, c = b & 0x0Fu, min = 0x800;
+    } else if ((b & 0xF8) == 0xF0) {
+        len = 4, c = b & 0x07u, min = 0x10000;
+    }
+    bool ok = len > 0 && len <= left;
+    for (std::size_t j = 1; ok && j < len; ++j) {
+        const uint8_t t = s[j];
+        if ((t & 0xC0) != 0x80) ok = false;
+        c = (c << 6) | (t & 0x3Fu);
+    }
+    if (ok && (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))) ok = false;
+    cp = ok ? c : kReplacement;
+    return ok ? len : 1;
+}
+
+// Returns false (leaving `out` unspecified) when the text needs the general path. With
+// collapse, a whitespace character is written as one space unless the previous character was
+// whitespace too; `pending` starts true under trim so that leading whitespace is dropped, and a
+// trailing space is removed at the end.
+template <bool kLower, bool kCollapse>
+bool fastNormalize(std::string_view in, bool nfc, bool trim, std::vector<uint32_t>& out,
+                   std::size_t& segment) {
+    const auto* s = reinterpret_cast<const uint8_t*>(in.data());
+    const std::size_t n = in.size();
+    if (out.size() < n + simd::kAsciiRunSlack) out.resize(n + simd::kAsciiRunSlack);
+    uint32_t* const begin = out.data();
+    uint32_t* o = begin;
+    const uint32_t* lower = lowerTable();
+    bool previousSpace = trim;
+    std::size_t i = 0;
+    std::size_t last = 0;  // where the last decoded character starts
+    while (i < n) {
+        if (s[i] < 0x80) {
+            const simd::AsciiRun run =
+                simd::asciiRun(s + i, n - i, o, kLower, kCollapse, previousSpace);
+            i += run.consumed;
+            o += run.written;
+            last = i - 1;
+            continue;
+        }
+        uint32_t c = 0;
+        const std::size_t start = i;
+        i += decodeMultiByte(s + i, n - i, c);
+        if (nfc && !nfcInert(c)) {
+            // NFC may change this character's segment, which starts at the (inert) character
+            // before it.
+            segment = start == 0 ? 0 : last;
+            return false;
+        }
+        last = start;
+        const bool space = isSpace(c);
+        if constexpr (kLower)
+            c = c < kTableSize
+                    ? lower[c]
+                    : static_cast<uint32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
+        if constexpr (kCollapse) {
+            *o = space ? 0x20u : c;
+            o += !(space && previousSpace);
+            previousSpace = space;
+        } else {
+            *o++ = c;
+        }
+    }
+    if (kCollapse && trim && previousSpace && o != begin) --o;
+    out.resize(static_cast<std::size_t>(o - begin));
+    return true;
+}
+
+// False when NFC is on and `in` has a character that is not NFC-inert; `segment` is then the
+// byte offset of the first NFC segment that needs normalizing.
+bool fastNormalize(std::string_view in, const NormalizeOptions& o, std::vector<uint32_t>& out,
+                   std::size_t& segment) {
+    if (o.lowercase)
+        return o.collapseWhitespace ? fastNormalize<true, true>(in, o.nfc, o.trim, out, segment)
+                                    : fastNormalize<true, false>(in, o.nfc, o.trim, out, segment);
+    return o.collapseWhitespace ? fastNormalize<false, true>(in, o.nfc, o.trim, out, segment)
+                                : fastNormalize<false, false>(in, o.nfc, o.trim, out, segment);
+}
+
+// ---- NFC by segments ------------------------------------------------------------------------
+// An NFC-inert character has combining class 0 and never composes with what precedes it, so
+// nothing before it interacts with anything after it: NFC of a text is the concatenation of NFC
+// of its segments, each an inert character (or the text's start) followed by the non-inert
+// characters up to the next inert one. Only the segments holding a non-inert character go
+// through utf8proc; the rest is copied. The result is NFC UTF-8, which the fast path then
+// lowercases and collapses.
+
+std::size_t decodeAt(const uint8_t* s, std::size_t n, std::size_t i, uint32_t& cp) {
+    if (s[i] < 0x80) {
+        cp = s[i];
+        return 1;
+    }
+    return decodeMultiByte(s + i, n - i, cp);
+}
+
+void appendUtf8(std::string& out, uint32_t c) {
+    utf8proc_uint8_t buf[4];
+    const auto len = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), buf);
+    out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(len));
+}
+
+// Appends NFC of the valid UTF-8 `segment`; false if utf8proc fails.
+bool appendNfc(std::string_view segment, std::string& out, std::vector<uint32_t>& work) {
+    work.resize(std::max<std::size_t>(work.size(), segment.size() * 3 + 16));
+    for (;;) {
+        const utf8proc_ssize_t n =
+            utf8proc_decompose(reinterpret_cast<const utf8proc_uint8_t*>(segment.data()),
+                               static_cast<utf8proc_ssize_t>(segment.size()),
+                               reinterpret_cast<utf8proc_int32_t*>(work.data()),
+                               static_cast<utf8proc_ssize_t>(work.size()), kNfc);
+        if (n < 0) return false;
+        if (static_cast<std::size_t>(n) > work.size()) {
+            work.resize(static_cast<std::size_t>(n));
+            continue;
+        }
+        const utf8proc_ssize_t m =
+            utf8proc_normalize_utf32(reinterpret_cast<utf8proc_int32_t*>(work.data()), n, kNfc);
+        if (m < 0) return false;
+        for (utf8proc_ssize_t j = 0; j < m; ++j)
+            appendUtf8(out, work[static_cast<std::size_t>(j)]);
+        return true;
+    }
+}
+
+// NFC of `in` into `out` (UTF-8; invalid sequences stay as they are, and still decode to U+FFFD
+// later), given that everything before byte `from` is inert and copied as is.
+bool nfcBySegments(std::string_view in, std::size_t from, std::string& out,
+                   std::vector<uint32_t>& work) {
+    const auto* s = reinterpret_cast<const uint8_t*>(in.data());
+    const std::size_t n = in.size();
+    out.assign(in.data(), from);
+    std::size_t i = from;
+    while (i < n) {
+        // The segment: the character at i, then every non-inert character after it.
+        uint32_t c = 0;
+        std::size_t len = decodeAt(s, n, i, c);
+        if (c == kReplacement && len == 1) {
+            out.push_back(in[i]);  // an invalid byte is inert (U+FFFD) and composes with nothing
+            i += 1;
+            continue;
+        }
+        std::size_t end = i + len;
+        while (end < n) {
+            len = decodeAt(s, n, end, c);
+            if (nfcInert(c)) break;
+            end += len;
+        }
+        if (!appendNfc(in.substr(i, end - i), out, work)) return false;
+        // Copy the inert run after it, up to the character before the next non-inert one.
+        i = end;
+        std::size_t last = i;
+        std::size_t j = i;
+        while (j < n) {
+            len = decodeAt(s, n, j, c);
+            if (!nfcInert(c)) break;
+            last = j;
+            j += len;
+        }
+        if (j >= n) {
+            out.append(in.data() + i, n - i);
+            break;
+        }
+        out.append(in.data() + i, last - i);
+        i = last;
+    }
+    return true;
+}
+
 }  // namespace
 
 const std::vector<uint32_t>& Normalizer::run(std::string_view utf8) {
+    // Trim without collapse keeps inner whitespace as it is; that rare setting takes the
+    // general path below.
+    if (!options_.trim || options_.collapseWhitespace) {
+        std::size_t segment = 0;
+        if (fastNormalize(utf8, options_, out_, segment)) return out_;
+        // One buffer per thread for the NFC text: the Normalizer's own buffers hold code points.
+        thread_local std::string nfcText;
+        if (nfcBySegments(utf8, segment, nfcText, work_)) {
+            NormalizeOptions composed = options_;
+            composed.nfc = false;
+            fastNormalize(nfcText, composed, out_, segment);
+            return out_;
+        }
+    }
     const DecodeResult decoded = decodeUtf8(utf8, decoded_);
     const bool ascii = decoded.ascii;
     std::vector<uint32_t>* cps = &decoded_;
@@ -166,6 +386,42 @@ void toSymbols(ShingleKind kind, const std::vector<uint32_t>& codepoints,
     if (inWord) symbols.push_back(hashmath::reduce31(hashmath::mix64(h) >> 2));
 }
 
+namespace {
+
+// Sorts fingerprints, which are uniformly distributed (mix64 output): one distribution pass on
+// the top bits leaves about one element per bucket, in bucket order, and an insertion sort
+// finishes each bucket. Linear time in practice, several times faster than std::sort on the
+// few thousand shingles of a document; equal values (repeated shingles) never move.
+void sortFingerprints(std::vector<uint64_t>& v) {
+    const std::size_t n = v.size();
+    if (n < 256) {
+        std::sort(v.begin(), v.end());
+        return;
+    }
+    const int bits = std::clamp(static_cast<int>(std::bit_width(n)), 8, 16);
+    const int shift = 64 - bits;
+    thread_local std::vector<uint32_t> starts;
+    thread_local std::vector<uint64_t> sorted;
+    starts.assign((std::size_t{1} << bits) + 1, 0);
+    sorted.resize(n);
+    for (const uint64_t x : v)
+        ++starts[(x >> shift) + 1];
+    for (std::size_t b = 1; b < starts.size(); ++b)
+        starts[b] += starts[b - 1];
+    for (const uint64_t x : v)
+        sorted[starts[x >> shift]++] = x;
+    for (std::size_t i = 1; i < n; ++i) {
+        const uint64_t x = sorted[i];
+        std::size_t j = i;
+        for (; j > 0 && x < sorted[j - 1]; --j)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = x;
+    }
+    v.swap(sorted);
+}
+
+}  // namespace
+
 void shingleSet(const uint32_t* symbols, std::size_t count, int k, std::vector<uint64_t>& out) {
     using namespace hashmath;
     // Fixed (seed-independent) fingerprint: exact sets must not depend on the MinHash seed.
@@ -173,25 +429,17 @@ void shingleSet(const uint32_t* symbols, std::size_t count, int k, std::vector<u
     constexpr uint64_t kSalt = 0xA0761D6478BD642Full;
     out.clear();
     if (count == 0) return;
-    const auto window = static_cast<std::size_t>(k);
-    if (count < window) {
-        uint64_t poly = 0;
-        for (std::size_t j = 0; j < count; ++j)
-            poly = fingerprintAppend(poly, kBase, symbols[j]);
-        out.push_back(fingerprintFinish(poly, kSalt));
-        return;
-    }
-    const uint64_t top = powmod61(kBase, static_cast<uint32_t>(k - 1));
-    out.reserve(count - window + 1);
-    uint64_t poly = 0;
-    for (std::size_t j = 0; j < window; ++j)
-        poly = fingerprintAppend(poly, kBase, symbols[j]);
-    out.push_back(fingerprintFinish(poly, kSalt));
-    for (std::size_t j = window; j < count; ++j) {
-        poly = fingerprintStep(poly, kBase, top, symbols[j - window], symbols[j]);
-        out.push_back(fingerprintFinish(poly, kSalt));
-    }
-    std::sort(out.begin(), out.end());
+    // The permutation family's roll with these constants (no drop table: computed, not looked
+    // up), so the same fingerprints as fingerprintAppend over every window.
+    HashConstants c;
+    c.ngram = k;
+    c.fpBase = kBase;
+    c.fpTop = powmod61(kBase, static_cast<uint32_t>(k - 1));
+    c.fpSalt = kSalt;
+    const simd::FingerprintRoll roll(c);
+    out.resize(simd::shingleCount(count, static_cast<std::size_t>(k)));
+    roll.all(symbols, count, out.data());
+    sortFingerprints(out);
     out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "hash_math.h"
+#include "oph_sketch.h"
+#include "simd_minhash.h"
 
 namespace neardup {
 
@@ -11,6 +13,7 @@ using namespace hashmath;
 HashConstants HashConstants::derive(const SignatureParams& params) {
     HashConstants c;
     c.family = params.family;
+    c.sketch = params.sketch;
     c.ngram = params.ngram;
     c.hashes = params.hashes;
     const auto h = static_cast<std::size_t>(params.hashes);
@@ -39,25 +42,22 @@ HashConstants HashConstants::derive(const SignatureParams& params) {
         c.permA[i] = splitmix64(permute) | 1u;
         c.permB[i] = splitmix64(permute);
     }
+    const uint64_t baseK = mulmod61(c.fpTop, c.fpBase);
+    c.fpNegDrop.resize(kDropTableSize);
+    for (uint32_t sym = 0; sym < kDropTableSize; ++sym)
+        c.fpNegDrop[sym] = kPrime61 - mulmod61(sym, baseK);
+    uint64_t oph = params.seed ^ 0x4F4E455045524D21ull;
+    c.ophSalt = splitmix64(oph);
     return c;
 }
 
-namespace {
-
-// Number of shingles of a stream: every window of k, or one shingle for a short non-empty one.
-std::size_t shingleCount(std::size_t count, std::size_t k) {
-    if (count == 0) return 0;
-    return count < k ? 1 : count - k + 1;
-}
-
-}  // namespace
-
 void signatureDirect(const uint32_t* symbols, std::size_t count, const HashConstants& c,
                      uint32_t* out) {
+    if (c.sketch == SketchKind::Oph) return ophSketchDirect(symbols, count, c, out);
     const auto h = static_cast<std::size_t>(c.hashes);
     std::fill(out, out + h, kEmptySlot);
     const auto k = static_cast<std::size_t>(c.ngram);
-    const std::size_t shingles = shingleCount(count, k);
+    const std::size_t shingles = simd::shingleCount(count, k);
     const std::size_t width = std::min(count, k);
     for (std::size_t s = 0; s < shingles; ++s) {
         const uint32_t* w = symbols + s;
@@ -89,16 +89,6 @@ namespace {
 #else
 #define NEARDUP_MULTIVERSION
 #endif
-
-NEARDUP_MULTIVERSION
-void permuteMinima(const uint64_t* fingerprints, std::size_t count, const uint64_t* a,
-                   const uint64_t* b, std::size_t h, uint32_t* out) {
-    for (std::size_t s = 0; s < count; ++s) {
-        const uint64_t f = fingerprints[s];
-        for (std::size_t i = 0; i < h; ++i)
-            out[i] = std::min(out[i], permute(f, a[i], b[i]));
-    }
-}
 
 NEARDUP_MULTIVERSION
 void rollingUpdate(uint32_t* poly, uint32_t* out, const uint32_t* base, const uint32_t* top,
@@ -134,25 +124,6 @@ void rollingFamily(const uint32_t* symbols, std::size_t count, const HashConstan
         rollingUpdate(poly, out, base, top, mul, add, h, symbols[j - k], symbols[j]);
 }
 
-void permuteFamily(const uint32_t* symbols, std::size_t count, const HashConstants& c,
-                   uint32_t* out, std::vector<uint64_t>& fingerprints) {
-    const auto h = static_cast<std::size_t>(c.hashes);
-    const auto k = static_cast<std::size_t>(c.ngram);
-    const std::size_t shingles = shingleCount(count, k);
-    fingerprints.resize(shingles);
-    const std::size_t width = std::min(count, k);
-    uint64_t poly = 0;
-    for (std::size_t j = 0; j < width; ++j)
-        poly = fingerprintAppend(poly, c.fpBase, symbols[j]);
-    fingerprints[0] = fingerprintFinish(poly, c.fpSalt);
-    for (std::size_t j = k; j < count; ++j) {
-        poly = fingerprintStep(poly, c.fpBase, c.fpTop, symbols[j - k], symbols[j]);
-        fingerprints[j - k + 1] = fingerprintFinish(poly, c.fpSalt);
-    }
-    std::fill(out, out + h, kEmptySlot);
-    permuteMinima(fingerprints.data(), shingles, c.permA.data(), c.permB.data(), h, out);
-}
-
 }  // namespace
 
 void signatureRolling(const uint32_t* symbols, std::size_t count, const HashConstants& c,
@@ -161,10 +132,12 @@ void signatureRolling(const uint32_t* symbols, std::size_t count, const HashCons
         std::fill(out, out + c.hashes, kEmptySlot);
         return;
     }
-    if (c.family == HashFamily::Rolling)
+    if (c.sketch == SketchKind::Oph)
+        ophSketch(symbols, count, c, out, scratch);
+    else if (c.family == HashFamily::Rolling)
         rollingFamily(symbols, count, c, out, scratch);
     else
-        permuteFamily(symbols, count, c, out, scratch);
+        simd::classicPermute(symbols, count, c, out, scratch);
 }
 
 int matchingPositions(const uint32_t* a, const uint32_t* b, int hashes) {

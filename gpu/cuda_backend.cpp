@@ -50,6 +50,9 @@ void CudaBackend::computeSignatures(const SymbolBatch& batch, const HashConstant
                                     uint32_t* out) {
     const std::size_t n = batch.size();
     if (n == 0) return;
+    // The kernel computes the classic sketch only; one-permutation hashing is one hash per
+    // shingle and runs at memory speed on the CPU, so it stays there.
+    if (c.sketch == SketchKind::Oph) return cpu_->computeSignatures(batch, c, out);
     requireConstants(c);
     const auto h = static_cast<std::size_t>(c.hashes);
     const uint64_t symbols = batch.docEnd.back();

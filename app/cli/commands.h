@@ -22,5 +22,6 @@ Command addInfoCommand(CLI::App& app);
 Command addGenCommand(CLI::App& app);
 Command addEvalCommand(CLI::App& app);
 Command addTruthCommand(CLI::App& app);
+Command addBenchCommand(CLI::App& app);
 
 }  // namespace neardup::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     add(addGenCommand);
     add(addEvalCommand);
     add(addTruthCommand);
+    add(addBenchCommand);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

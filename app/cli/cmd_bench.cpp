@@ -1,0 +1,136 @@
+// `neardup bench`: the benchmark suite (generated corpora, whole runs, kernels) as a table and
+// JSON. See docs/performance.md for how the published numbers were taken.
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "atomic_file.h"
+#include "backend_factory.h"
+#include "benchmark.h"
+#include "commands.h"
+
+namespace neardup::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> parts;
+    std::stringstream in(s);
+    for (std::string part; std::getline(in, part, ',');)
+        if (!part.empty()) parts.push_back(part);
+    return parts;
+}
+
+}  // namespace
+
+Command addBenchCommand(CLI::App& app) {
+    struct Options {
+        std::string sizes = "10M,100M", corpora = "web", threads = "0";
+        std::string sketch = "classic", hash = "permute", verify = "borderline", backend = "cpu";
+        std::string workDir, json;
+        int repeat = 1;
+        bool noKernels = false, quiet = false;
+        uint64_t seed = 1;
+    };
+    auto opt = std::make_shared<Options>();
+    CLI::App* cmd =
+        app.add_subcommand("bench",
+                           "Benchmark: generate corpora of given sizes, run the pipeline on each, "
+                           "report per-phase throughput, peak memory and the machine");
+    cmd->add_option("--sizes", opt->sizes,
+                    "Corpus sizes, comma-separated (K, M, G: binary multiples)")
+        ->capture_default_str();
+    cmd->add_option("--corpora", opt->corpora,
+                    "Corpus kinds: web (~2.6 KB documents), long (~25 KB documents)")
+        ->capture_default_str();
+    cmd->add_option("-j,--threads", opt->threads,
+                    "Thread counts to run each corpus with, comma-separated (0 = all cores)")
+        ->capture_default_str();
+    cmd->add_option("--repeat", opt->repeat, "Runs per case; the median by wall time is reported")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 99));
+    cmd->add_option("--sketch", opt->sketch, "classic or oph")
+        ->check(CLI::IsMember({"classic", "oph"}))
+        ->capture_default_str();
+    cmd->add_option("--hash", opt->hash, "permute or rolling")
+        ->check(CLI::IsMember({"permute", "rolling"}))
+        ->capture_default_str();
+    cmd->add_option("--verify", opt->verify, "none, borderline or exact")
+        ->check(CLI::IsMember({"none", "borderline", "exact"}))
+        ->capture_default_str();
+    cmd->add_option("--backend", opt->backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+    cmd->add_option("--seed", opt->seed, "Generator seed")->capture_default_str();
+    cmd->add_option("--work-dir", opt->workDir,
+                    "Where corpora are generated (and kept for the next benchmark); default: "
+                    "$TMPDIR/neardup-bench");
+    cmd->add_option("--json", opt->json, "Also write the report as JSON");
+    cmd->add_flag("--no-kernels", opt->noKernels, "Skip the single-thread kernel measurements");
+    cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr");
+    return [opt]() -> int {
+        BenchmarkOptions o;
+        o.sizes.clear();
+        for (const std::string& s : split(opt->sizes)) {
+            const auto size = parseByteSize(s);
+            if (!size) {
+                std::fprintf(stderr, "neardup bench: bad size '%s' (e.g. 10M, 1G)\n", s.c_str());
+                return kExitUsage;
+            }
+            o.sizes.push_back(*size);
+        }
+        o.corpora.clear();
+        for (const std::string& s : split(opt->corpora)) {
+            const auto kind = benchmarkCorpusKind(s);
+            if (!kind) {
+                std::fprintf(stderr, "neardup bench: unknown corpus kind '%s' (web, long)\n",
+                             s.c_str());
+                return kExitUsage;
+            }
+            o.corpora.push_back(*kind);
+        }
+        o.threads.clear();
+        for (const std::string& s : split(opt->threads)) {
+            if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 4) {
+                std::fprintf(stderr, "neardup bench: bad thread count '%s'\n", s.c_str());
+                return kExitUsage;
+            }
+            o.threads.push_back(std::stoi(s));
+        }
+        if (o.sizes.empty() || o.corpora.empty() || o.threads.empty()) {
+            std::fprintf(stderr,
+                         "neardup bench: --sizes, --corpora and --threads must not be empty\n");
+            return kExitUsage;
+        }
+        o.params.signature.sketch = *parseSketchKind(opt->sketch);
+        o.params.signature.family = *parseHashFamily(opt->hash);
+        o.params.compare.verify = *parseVerifyMode(opt->verify);
+        o.params.backend = opt->backend;
+        if (const std::string problem = validate(o.params); !problem.empty()) {
+            std::fprintf(stderr, "neardup bench: %s\n", problem.c_str());
+            return kExitUsage;
+        }
+        o.repeat = opt->repeat;
+        o.kernels = !opt->noKernels;
+        o.seed = opt->seed;
+        o.workDir = opt->workDir.empty()
+                        ? (std::filesystem::temp_directory_path() / "neardup-bench").string()
+                        : opt->workDir;
+        o.makeBackend = [](const std::string& name, int threads) {
+            return makeBackend(name, threads);
+        };
+        const bool quiet = opt->quiet;
+        const BenchmarkReport report = runBenchmark(o, [quiet](const std::string& line) {
+            if (!quiet) std::fprintf(stderr, "bench: %s\n", line.c_str());
+        });
+        std::fputs(toTable(report).c_str(), stdout);
+        if (!opt->json.empty()) {
+            AtomicFile out(opt->json);
+            out.write(toJson(report) + "\n");
+            out.commit();
+        }
+        return kExitOk;
+    };
+}
+
+}  // namespace neardup::cli

@@ -1,0 +1,562 @@
+#include "benchmark.h"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "corpus_generator.h"
+#include "json_text.h"
+#include "jsonl_reader.h"
+#include "pipeline.h"
+#include "shingles.h"
+#include "signatures.h"
+#include "simd.h"
+
+namespace neardup {
+
+namespace fs = std::filesystem;
+
+std::optional<BenchmarkCorpusKind> benchmarkCorpusKind(const std::string& name) {
+    if (name == "web") return BenchmarkCorpusKind{"web", 2600};
+    if (name == "long") return BenchmarkCorpusKind{"long", 25000};
+    return std::nullopt;
+}
+
+std::optional<uint64_t> parseByteSize(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    std::size_t digits = 0;
+    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9')
+        ++digits;
+    if (digits == 0 || digits > 15) return std::nullopt;
+    uint64_t value = std::stoull(s.substr(0, digits));
+    const std::string unit = s.substr(digits);
+    int shift = 0;
+    if (unit == "K" || unit == "k" || unit == "KB" || unit == "KiB")
+        shift = 10;
+    else if (unit == "M" || unit == "MB" || unit == "MiB")
+        shift = 20;
+    else if (unit == "G" || unit == "GB" || unit == "GiB")
+        shift = 30;
+    else if (!unit.empty() && unit != "B")
+        return std::nullopt;
+    if (value == 0 || value > (uint64_t{1} << (50 - shift))) return std::nullopt;
+    return value << shift;
+}
+
+std::string formatByteSize(uint64_t bytes) {
+    const char* units[] = {"B", "K", "M", "G", "T"};
+    int u = 0;
+    while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        ++u;
+    }
+    return std::to_string(bytes) + units[u];
+}
+
+BenchmarkMachine describeMachine() {
+    BenchmarkMachine m;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) m.cpu = line.substr(line.find_first_not_of(' ', colon + 1));
+        break;
+    }
+    m.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pageSize > 0) m.memoryBytes = uint64_t(pages) * uint64_t(pageSize);
+    m.simd = toString(detectedSimdLevel());
+    utsname u{};
+    if (uname(&u) == 0) m.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+#if defined(__clang__)
+    m.compiler = std::string("Clang ") + __clang_version__;
+#elif defined(__GNUC__)
+    m.compiler = std::string("GCC ") + __VERSION__;
+#endif
+    return m;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double threadCpuSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+double seconds(const timeval& t) {
+    return double(t.tv_sec) + double(t.tv_usec) * 1e-6;
+}
+
+struct ChildResult {
+    std::string output;
+    rusage usage{};
+};
+
+// Runs `work` in a forked child and returns what it wrote. The parent never starts engine
+// threads (TBB) itself, so forking is safe, and the child's rusage is the case's alone.
+ChildResult inChild(const std::string& workDir, const std::function<std::string()>& work) {
+    static int counter = 0;
+    const std::string path = (fs::path(workDir) / ("child-" + std::to_string(getpid()) + "-" +
+                                                   std::to_string(counter++) + ".out"))
+                                 .string();
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("bench: fork failed");
+    if (pid == 0) {
+        int code = 0;
+        std::string out;
+        try {
+            out = work();
+        } catch (const std::exception& e) {
+            out = e.what();
+            code = 1;
+        }
+        {
+            std::ofstream f(path, std::ios::binary | std::ios::trunc);
+            f << out;
+        }
+        _exit(code);  // no destructors or atexit handlers of the parent's state
+    }
+    ChildResult r;
+    int status = 0;
+    if (wait4(pid, &status, 0, &r.usage) < 0) throw std::runtime_error("bench: wait failed");
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    r.output = s.str();
+    fs::remove(path);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("bench: " +
+                                 (r.output.empty() ? std::string("child failed") : r.output));
+    return r;
+}
+
+std::string corpusPath(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64_t size) {
+    return (fs::path(o.workDir) /
+            (kind.name + "-" + formatByteSize(size) + "-seed" + std::to_string(o.seed) + ".jsonl"))
+        .string();
+}
+
+void generate(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64_t size,
+              const std::string& path) {
+    inChild(o.workDir, [&] {
+        GeneratorOptions gen;
+        gen.seed = o.seed;
+        gen.meanChars = kind.meanChars;
+        // Each JSON line carries about 30 bytes besides the text (id, keys, escapes).
+        gen.documents = std::max<uint64_t>(
+            1, static_cast<uint64_t>(std::llround(double(size) / (kind.meanChars + 30.0))));
+        const std::string temp = path + ".tmp";
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            if (!out) throw std::runtime_error("cannot write " + temp);
+            GroundTruth truth;
+            generateCorpus(gen, out, truth);
+            out.flush();
+            if (!out) throw std::runtime_error("cannot write " + temp);
+        }
+        fs::rename(temp, path);
+        return std::string();
+    });
+}
+
+// One pipeline run in a child; its result as "key value" lines.
+std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int threads) {
+    const fs::path base = fs::path(o.workDir) / ("run-" + std::to_string(getpid()));
+    const std::string project = base.string() + ".ndw";
+    ExportOptions exports;
+    exports.kept = base.string() + ".kept.txt";
+    exports.jsonl = base.string() + ".dedup.jsonl";
+    auto cleanup = [&] {
+        std::error_code ec;
+        fs::remove(project, ec);
+        fs::remove_all(project + ".d", ec);
+        fs::remove(exports.kept, ec);
+        fs::remove(exports.jsonl, ec);
+    };
+    cleanup();
+    RunParams params = o.params;
+    params.threads = threads;
+    std::unique_ptr<Backend> backend =
+        o.makeBackend ? o.makeBackend(params.backend, threads) : makeCpuBackend(threads);
+    RunResult run;
+    double wall = 0;
+    {
+        ProjectStore store(project);
+        Pipeline pipeline(store, *backend);
+        const auto start = Clock::now();
+        run = pipeline.run({corpus}, params, exports);
+        wall = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    cleanup();
+    std::ostringstream out;
+    out.precision(17);
+    out << "wall " << wall << "\n"
+        << "documents " << run.counts.documents << "\n"
+        << "bytes " << run.counts.inputBytes << "\n"
+        << "candidates " << run.counts.candidatePairs << "\n"
+        << "duplicates " << run.counts.duplicatePairs << "\n"
+        << "removed " << run.counts.removed << "\n"
+        << "threads " << run.threads << "\n";
+    for (const PhaseTiming& p : run.phases)
+        out << "phase " << p.name << " " << p.seconds << " " << p.items << " " << p.bytes << "\n";
+    return out.str();
+}
+
+BenchmarkCase parseCase(const std::string& text) {
+    BenchmarkCase c;
+    std::istringstream in(text);
+    for (std::string key; in >> key;) {
+        if (key == "phase") {
+            BenchmarkPhase p;
+            in >> p.name >> p.seconds >> p.items >> p.bytes;
+            if (p.seconds > 0) {
+                p.mbPerSecond = double(p.bytes) / 1e6 / p.seconds;
+                p.itemsPerSecond = double(p.items) / p.seconds;
+            }
+            c.phases.push_back(p);
+        } else if (key == "wall") {
+            in >> c.wallSeconds;
+        } else if (key == "documents") {
+            in >> c.documents;
+        } else if (key == "bytes") {
+            in >> c.bytes;
+        } else if (key == "candidates") {
+            in >> c.candidatePairs;
+        } else if (key == "duplicates") {
+            in >> c.duplicatePairs;
+        } else if (key == "removed") {
+            in >> c.removed;
+        } else if (key == "threads") {
+            in >> c.threads;
+        }
+    }
+    return c;
+}
+
+// Single-thread kernels on the first `limit` bytes of texts of `corpus`, thread CPU time.
+std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
+    constexpr uint64_t kLimit = uint64_t{64} << 20;
+    constexpr int kRepeat = 3;
+    const ReaderOptions reader = o.params.reader;
+    const std::vector<InputFile> files = expandInputs({corpus});
+    LineChunkSource source(files, reader.chunkBytes);
+    ChunkParser parser(files, reader);
+    LineChunk chunk;
+    ParsedChunk parsed;
+    std::vector<std::string> texts;
+    uint64_t bytes = 0;
+    while (bytes < kLimit && source.next(chunk)) {
+        parser.parse(chunk, parsed);
+        for (const ParsedDocument& d : parsed.docs) {
+            texts.emplace_back(parsed.text(d));
+            bytes += texts.back().size();
+        }
+    }
+    std::ostringstream out;
+    out.precision(17);
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    const SimdLevel detected = detectedSimdLevel();
+    std::vector<SimdLevel> levels;
+    for (const SimdLevel l : {SimdLevel::Avx512, SimdLevel::Avx2, SimdLevel::Scalar})
+        if (l <= detected) levels.push_back(l);
+    // Symbols as the pipeline makes them, for the signature kernels.
+    std::vector<uint32_t> symbols, words;
+    std::vector<uint64_t> ends;
+    const SignatureParams& sp = o.params.signature;
+    for (const SimdLevel level : levels) {
+        overrideSimdLevel(level);
+        Normalizer normalizer(sp.normalize);
+        std::vector<double> times;
+        for (int r = 0; r < kRepeat; ++r) {
+            symbols.clear();
+            ends.clear();
+            const double t0 = threadCpuSeconds();
+            for (const std::string& t : texts) {
+                const auto& cps = normalizer.run(t);
+                if (sp.shingle == ShingleKind::Char) {
+                    symbols.insert(symbols.end(), cps.begin(), cps.end());
+                } else {
+                    toSymbols(sp.shingle, cps, words);
+                    symbols.insert(symbols.end(), words.begin(), words.end());
+                }
+                ends.push_back(symbols.size());
+            }
+            times.push_back(threadCpuSeconds() - t0);
+        }
+        out << "kernel normalize(" << toString(level) << ") " << bytes << " " << median(times)
+            << "\n";
+    }
+    auto sign = [&](const SignatureParams& p, const std::string& name) {
+        const HashConstants c = HashConstants::derive(p);
+        std::vector<uint32_t> sig(static_cast<std::size_t>(p.hashes));
+        std::vector<uint64_t> scratch;
+        std::vector<double> times;
+        for (int r = 0; r < kRepeat; ++r) {
+            const double t0 = threadCpuSeconds();
+            uint64_t begin = 0;
+            for (const uint64_t end : ends) {
+                signatureRolling(symbols.data() + begin, end - begin, c, sig.data(), scratch);
+                begin = end;
+            }
+            times.push_back(threadCpuSeconds() - t0);
+        }
+        out << "kernel " << name << " " << bytes << " " << median(times) << "\n";
+    };
+    for (const SimdLevel level : levels) {
+        overrideSimdLevel(level);
+        SignatureParams p = sp;
+        p.sketch = SketchKind::Classic;
+        sign(p,
+             std::string("signatures-classic-") + toString(p.family) + "(" + toString(level) + ")");
+    }
+    overrideSimdLevel(detected);
+    SignatureParams p = sp;
+    p.sketch = SketchKind::Oph;
+    p.family = HashFamily::Permute;
+    sign(p, "signatures-oph");
+    return out.str();
+}
+
+}  // namespace
+
+BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog& log) {
+    if (options.workDir.empty()) throw std::runtime_error("bench: no work directory");
+    if (const std::string problem = validate(options.params); !problem.empty())
+        throw std::runtime_error("bench: " + problem);
+    fs::create_directories(options.workDir);
+    auto say = [&](const std::string& s) {
+        if (log) log(s);
+    };
+    BenchmarkReport report;
+    report.version = NEARDUP_VERSION;
+    report.startedAt = utcNow();
+    report.machine = describeMachine();
+    report.parametersJson = toJson(options.params);
+
+    std::vector<std::pair<BenchmarkCorpusKind, uint64_t>> corpora;
+    for (const BenchmarkCorpusKind& kind : options.corpora)
+        for (const uint64_t size : options.sizes)
+            corpora.emplace_back(kind, size);
+    for (const auto& [kind, size] : corpora) {
+        const std::string path = corpusPath(options, kind, size);
+        if (fs::exists(path)) continue;
+        say("generating " + kind.name + " corpus of " + formatByteSize(size) + " -> " + path);
+        generate(options, kind, size, path);
+    }
+    if (options.kernels && !corpora.empty()) {
+        const std::string path = corpusPath(options, corpora.front().first, corpora.front().second);
+        say("single-thread kernels on " + path);
+        std::istringstream in(
+            inChild(options.workDir, [&] { return runKernels(options, path); }).output);
+        for (std::string key; in >> key;) {
+            BenchmarkKernel k;
+            in >> k.name >> k.bytes >> k.cpuSeconds;
+            k.mbPerSecond = k.cpuSeconds > 0 ? double(k.bytes) / 1e6 / k.cpuSeconds : 0;
+            report.kernels.push_back(k);
+        }
+    }
+    for (const auto& [kind, size] : corpora) {
+        const std::string path = corpusPath(options, kind, size);
+        for (const int threads : options.threads) {
+            std::vector<BenchmarkCase> runs;
+            for (int r = 0; r < std::max(1, options.repeat); ++r) {
+                say("running " + kind.name + " " + formatByteSize(size) + " on " +
+                    (threads > 0 ? std::to_string(threads) : std::string("all")) + " thread(s)" +
+                    (options.repeat > 1
+                         ? " (" + std::to_string(r + 1) + "/" + std::to_string(options.repeat) + ")"
+                         : std::string()));
+                const ChildResult child =
+                    inChild(options.workDir, [&] { return runCase(options, path, threads); });
+                BenchmarkCase c = parseCase(child.output);
+                c.peakRssBytes = uint64_t(child.usage.ru_maxrss) * 1024;
+                c.userSeconds = seconds(child.usage.ru_utime);
+                c.systemSeconds = seconds(child.usage.ru_stime);
+                const double cpu = c.userSeconds + c.systemSeconds;
+                c.cpuMBps = cpu > 0 ? double(c.bytes) / 1e6 / cpu : 0;
+                runs.push_back(std::move(c));
+            }
+            std::vector<double> walls;
+            for (const BenchmarkCase& c : runs)
+                walls.push_back(c.wallSeconds);
+            std::vector<std::size_t> order(runs.size());
+            for (std::size_t i = 0; i < order.size(); ++i)
+                order[i] = i;
+            std::sort(order.begin(), order.end(),
+                      [&](std::size_t a, std::size_t b) { return walls[a] < walls[b]; });
+            BenchmarkCase c = runs[order[order.size() / 2]];
+            c.repeatWallSeconds = walls;
+            c.corpus = kind.name;
+            c.path = path;
+            c.targetBytes = size;
+            c.meanChars = kind.meanChars;
+            if (c.wallSeconds > 0) {
+                c.endToEndMBps = double(c.bytes) / 1e6 / c.wallSeconds;
+                c.documentsPerSecond = double(c.documents) / c.wallSeconds;
+            }
+            for (const BenchmarkPhase& p : c.phases)
+                if (p.name == "compare" && p.seconds > 0)
+                    c.comparisonsPerSecond = double(c.candidatePairs) / p.seconds;
+            report.cases.push_back(std::move(c));
+        }
+    }
+    return report;
+}
+
+namespace {
+
+void field(std::string& o, const char* name, double v, bool comma = true) {
+    json::appendString(o, name);
+    o += ':';
+    json::appendNumber(o, std::isfinite(v) ? v : 0.0);
+    if (comma) o += ',';
+}
+
+void field(std::string& o, const char* name, const std::string& v, bool comma = true) {
+    json::appendString(o, name);
+    o += ':';
+    json::appendString(o, v);
+    if (comma) o += ',';
+}
+
+}  // namespace
+
+std::string toJson(const BenchmarkReport& r) {
+    std::string o = "{";
+    field(o, "neardup_version", r.version);
+    field(o, "started_at", r.startedAt);
+    o += "\"machine\":{";
+    field(o, "cpu", r.machine.cpu);
+    field(o, "logical_cores", r.machine.logicalCores);
+    field(o, "memory_bytes", double(r.machine.memoryBytes));
+    field(o, "simd", r.machine.simd);
+    field(o, "os", r.machine.os);
+    field(o, "compiler", r.machine.compiler, false);
+    o += "},\"parameters\":" + r.parametersJson + ",\"kernels\":[";
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+        const BenchmarkKernel& k = r.kernels[i];
+        o += i ? ",{" : "{";
+        field(o, "name", k.name);
+        field(o, "threads", 1);
+        field(o, "bytes", double(k.bytes));
+        field(o, "cpu_seconds", k.cpuSeconds);
+        field(o, "mb_per_s", k.mbPerSecond, false);
+        o += "}";
+    }
+    o += "],\"cases\":[";
+    for (std::size_t i = 0; i < r.cases.size(); ++i) {
+        const BenchmarkCase& c = r.cases[i];
+        o += i ? ",{" : "{";
+        field(o, "corpus", c.corpus);
+        field(o, "path", c.path);
+        field(o, "target_bytes", double(c.targetBytes));
+        field(o, "bytes", double(c.bytes));
+        field(o, "documents", double(c.documents));
+        field(o, "mean_chars", c.meanChars);
+        field(o, "threads", c.threads);
+        field(o, "wall_seconds", c.wallSeconds);
+        field(o, "end_to_end_mb_per_s", c.endToEndMBps);
+        field(o, "docs_per_s", c.documentsPerSecond);
+        field(o, "candidate_pairs", double(c.candidatePairs));
+        field(o, "comparisons_per_s", c.comparisonsPerSecond);
+        field(o, "duplicate_pairs", double(c.duplicatePairs));
+        field(o, "removed", double(c.removed));
+        field(o, "peak_rss_bytes", double(c.peakRssBytes));
+        field(o, "user_seconds", c.userSeconds);
+        field(o, "system_seconds", c.systemSeconds);
+        field(o, "cpu_mb_per_s", c.cpuMBps);
+        o += "\"repeat_wall_seconds\":[";
+        for (std::size_t j = 0; j < c.repeatWallSeconds.size(); ++j) {
+            if (j) o += ',';
+            json::appendNumber(o, c.repeatWallSeconds[j]);
+        }
+        o += "],\"phases\":[";
+        for (std::size_t j = 0; j < c.phases.size(); ++j) {
+            const BenchmarkPhase& p = c.phases[j];
+            o += j ? ",{" : "{";
+            field(o, "name", p.name);
+            field(o, "seconds", p.seconds);
+            field(o, "items", double(p.items));
+            field(o, "bytes", double(p.bytes));
+            field(o, "mb_per_s", p.mbPerSecond);
+            field(o, "items_per_s", p.itemsPerSecond, false);
+            o += "}";
+        }
+        o += "]}";
+    }
+    o += "]}";
+    return o;
+}
+
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+const BenchmarkPhase* phase(const BenchmarkCase& c, const char* name) {
+    for (const BenchmarkPhase& p : c.phases)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+}  // namespace
+
+std::string toTable(const BenchmarkReport& r) {
+    std::ostringstream o;
+    const BenchmarkMachine& m = r.machine;
+    o << "Machine: " << m.cpu << ", " << m.logicalCores << " logical cores, "
+      << fixed(double(m.memoryBytes) / double(uint64_t{1} << 30), 1) << " GiB, SIMD " << m.simd
+      << ", " << m.os << ", " << m.compiler << "\n\n";
+    if (!r.kernels.empty()) {
+        o << "| kernel (1 thread, CPU time) | MB/s |\n|---|---:|\n";
+        for (const BenchmarkKernel& k : r.kernels)
+            o << "| " << k.name << " | " << fixed(k.mbPerSecond, 1) << " |\n";
+        o << "\n";
+    }
+    if (!r.cases.empty()) {
+        o << "| corpus | size | docs | threads | read MB/s | signatures MB/s | buckets s | "
+             "compare pairs/s | verify s | export s | end-to-end MB/s | docs/s | MB per CPU s | "
+             "peak RSS MiB |\n"
+          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        for (const BenchmarkCase& c : r.cases) {
+            auto seconds = [&](const char* name) {
+                const BenchmarkPhase* p = phase(c, name);
+                return p ? fixed(p->seconds, 2) : std::string("-");
+            };
+            const BenchmarkPhase* read = phase(c, "read");
+            const BenchmarkPhase* sign = phase(c, "signatures");
+            o << "| " << c.corpus << " | " << fixed(double(c.bytes) / 1e6, 1) << " MB | "
+              << c.documents << " | " << c.threads << " | "
+              << (read ? fixed(read->mbPerSecond, 1) : "-") << " | "
+              << (sign ? fixed(sign->mbPerSecond, 1) : "-") << " | " << seconds("buckets") << " | "
+              << fixed(c.comparisonsPerSecond, 0) << " | " << seconds("verify") << " | "
+              << seconds("export") << " | " << fixed(c.endToEndMBps, 1) << " | "
+              << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
+              << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " |\n";
+        }
+    }
+    return o.str();
+}
+
+}  // namespace neardup

@@ -1,0 +1,121 @@
+// `neardup bench` end to end on a tiny corpus: it runs, prints the table and writes JSON with
+// every documented field. No timing assertions: speed is measured by the suite, not tested.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "benchmark.h"
+
+using namespace neardup;
+
+class TestBench : public QObject {
+    Q_OBJECT
+  private slots:
+    void byteSizes() {
+        QCOMPARE(parseByteSize("10M"), std::optional<uint64_t>(uint64_t{10} << 20));
+        QCOMPARE(parseByteSize("1G"), std::optional<uint64_t>(uint64_t{1} << 30));
+        QCOMPARE(parseByteSize("512K"), std::optional<uint64_t>(uint64_t{512} << 10));
+        QCOMPARE(parseByteSize("1234"), std::optional<uint64_t>(1234));
+        QVERIFY(!parseByteSize(""));
+        QVERIFY(!parseByteSize("M"));
+        QVERIFY(!parseByteSize("10X"));
+        QVERIFY(!parseByteSize("0M"));
+        QCOMPARE(QString::fromStdString(formatByteSize(uint64_t{100} << 20)),
+                 QStringLiteral("100M"));
+        QCOMPARE(QString::fromStdString(formatByteSize(1500)), QStringLiteral("1500B"));
+        QVERIFY(benchmarkCorpusKind("web") && benchmarkCorpusKind("long"));
+        QVERIFY(!benchmarkCorpusKind("tweets"));
+    }
+
+    void machineIsDescribed() {
+        const BenchmarkMachine m = describeMachine();
+        QVERIFY(m.logicalCores >= 1);
+        QVERIFY(!m.simd.empty());
+        QVERIFY(!m.os.empty());
+    }
+
+    void cliWritesTableAndJson() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString json = dir.filePath(QStringLiteral("bench.json"));
+        QProcess p;
+        p.start(QStringLiteral(NEARDUP_CLI_PATH),
+                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("1M"),
+                 QStringLiteral("-j"), QStringLiteral("1,2"), QStringLiteral("--json"), json,
+                 QStringLiteral("--work-dir"), dir.filePath(QStringLiteral("work")),
+                 QStringLiteral("--quiet")});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        QVERIFY(out.contains(QStringLiteral("Machine: ")));
+        QVERIFY(out.contains(QStringLiteral("| web | ")));
+
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+        for (const char* key :
+             {"neardup_version", "started_at", "machine", "parameters", "kernels", "cases"})
+            QVERIFY2(root.contains(QLatin1String(key)), key);
+        const QJsonObject machine = root[QStringLiteral("machine")].toObject();
+        for (const char* key : {"cpu", "logical_cores", "memory_bytes", "simd", "os", "compiler"})
+            QVERIFY2(machine.contains(QLatin1String(key)), key);
+        QCOMPARE(root[QStringLiteral("parameters")].toObject()[QStringLiteral("hashes")].toInt(),
+                 128);
+
+        const QJsonArray kernels = root[QStringLiteral("kernels")].toArray();
+        QVERIFY(kernels.size() >= 3);  // normalize, classic signatures, oph at least
+        bool sawOph = false;
+        for (const auto& k : kernels) {
+            const QJsonObject o = k.toObject();
+            QVERIFY(o[QStringLiteral("mb_per_s")].toDouble() > 0);
+            QCOMPARE(o[QStringLiteral("threads")].toInt(), 1);
+            sawOph =
+                sawOph || o[QStringLiteral("name")].toString() == QStringLiteral("signatures-oph");
+        }
+        QVERIFY(sawOph);
+
+        const QJsonArray cases = root[QStringLiteral("cases")].toArray();
+        QCOMPARE(cases.size(), 2);  // one corpus, two thread counts
+        int expectedThreads = 1;
+        for (const auto& value : cases) {
+            const QJsonObject c = value.toObject();
+            for (const char* key :
+                 {"corpus", "bytes", "documents", "threads", "wall_seconds", "end_to_end_mb_per_s",
+                  "docs_per_s", "candidate_pairs", "comparisons_per_s", "peak_rss_bytes", "phases"})
+                QVERIFY2(c.contains(QLatin1String(key)), key);
+            QCOMPARE(c[QStringLiteral("corpus")].toString(), QStringLiteral("web"));
+            QCOMPARE(c[QStringLiteral("threads")].toInt(), expectedThreads++);
+            QVERIFY(c[QStringLiteral("bytes")].toDouble() > 0.5e6 &&
+                    c[QStringLiteral("bytes")].toDouble() < 2e6);
+            QVERIFY(c[QStringLiteral("documents")].toDouble() > 100);
+            QVERIFY(c[QStringLiteral("peak_rss_bytes")].toDouble() > 1e6);
+            QStringList names;
+            for (const auto& ph : c[QStringLiteral("phases")].toArray()) {
+                const QJsonObject o = ph.toObject();
+                names << o[QStringLiteral("name")].toString();
+                QVERIFY(o.contains(QStringLiteral("mb_per_s")) &&
+                        o.contains(QStringLiteral("items_per_s")));
+            }
+            for (const char* phase :
+                 {"read", "signatures", "buckets", "compare", "union", "export"})
+                QVERIFY2(names.contains(QLatin1String(phase)), phase);
+        }
+        // The corpus stays in the work directory for the next benchmark.
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("work/web-1M-seed1.jsonl"))));
+    }
+
+    void badArgumentsAreUsageErrors() {
+        QProcess p;
+        p.start(QStringLiteral(NEARDUP_CLI_PATH),
+                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBench)
+#include "test_bench.moc"
