@@ -9,14 +9,92 @@
 
 namespace neardup {
 
+namespace {
+
+// Output order of outliers (size descending, then key); as a heap order, the top is the bucket
+// to drop first when a larger one arrives.
+bool ranksBefore(const OutlierBucket& x, const OutlierBucket& y) {
+    return x.size != y.size ? x.size > y.size : x.key < y.key;
+}
+
+}  // namespace
+
 double candidateProbability(double s, int bands, int rows) {
     return 1.0 - std::pow(1.0 - std::pow(s, rows), bands);
 }
 
+BandStatsBuilder::BandStatsBuilder(int band) {
+    stats_.band = band;
+}
+
+void BandStatsBuilder::add(uint64_t key, uint64_t size) {
+    ++stats_.buckets;
+    sum_ += size;
+    sumSquares_ += size * size;
+    stats_.maxSize = std::max(stats_.maxSize, size);
+    const auto bin = static_cast<std::size_t>(std::bit_width(size) - 1);
+    if (stats_.histogram.size() <= bin) stats_.histogram.resize(bin + 1, 0);
+    ++stats_.histogram[bin];
+    if (size >= 2) {
+        ++stats_.multiBuckets;
+        stats_.comparisons += size * (size - 1) / 2;
+    }
+    ++sizeCounts_[size];
+    const OutlierBucket candidate{key, size, size * (size - 1) / 2};
+    if (largest_.size() < BandStats::kMaxOutliersStored) {
+        largest_.push_back(candidate);
+        std::push_heap(largest_.begin(), largest_.end(), ranksBefore);
+    } else if (ranksBefore(candidate, largest_.front())) {
+        std::pop_heap(largest_.begin(), largest_.end(), ranksBefore);
+        largest_.back() = candidate;
+        std::push_heap(largest_.begin(), largest_.end(), ranksBefore);
+    }
+}
+
+BandStats BandStatsBuilder::finish() const {
+    BandStats stats = stats_;
+    if (stats.buckets == 0) return stats;
+    // The sums are exact integers, so the result does not depend on the order buckets came in.
+    const double n = static_cast<double>(stats.buckets);
+    stats.meanSize = static_cast<double>(sum_) / n;
+    stats.stddevSize = std::sqrt(
+        std::max(0.0, static_cast<double>(sumSquares_) / n - stats.meanSize * stats.meanSize));
+    // SEDD appendix G: a bucket is an outlier when larger than mean + 2 sigma. The outliers are
+    // a prefix of the buckets ordered by size, so the largest buckets kept hold the ones listed.
+    const double limit = stats.meanSize + 2.0 * stats.stddevSize;
+    for (auto it = sizeCounts_.rbegin(); it != sizeCounts_.rend(); ++it) {
+        if (static_cast<double>(it->first) <= limit) break;
+        stats.outlierCount += it->second;
+    }
+    std::vector<OutlierBucket> outliers;
+    for (const OutlierBucket& b : largest_)
+        if (static_cast<double>(b.size) > limit) outliers.push_back(b);
+    std::sort(outliers.begin(), outliers.end(), ranksBefore);
+    stats.outliers = std::move(outliers);
+    return stats;
+}
+
+void groupBuckets(const BucketEntry* entries, std::size_t count, BandStatsBuilder& stats,
+                  BucketBatch& batch) {
+    for (std::size_t i = 0; i < count;) {
+        std::size_t j = i + 1;
+        while (j < count && entries[j].first == entries[i].first)
+            ++j;
+        const uint64_t size = j - i;
+        stats.add(entries[i].first, size);
+        if (size >= 2) {
+            if (batch.bucketBegin.empty()) batch.bucketBegin.push_back(batch.members.size());
+            for (std::size_t m = i; m < j; ++m)
+                batch.members.push_back(entries[m].second);
+            batch.bucketBegin.push_back(batch.members.size());
+        }
+        i = j;
+    }
+}
+
 void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int band,
                   const std::vector<uint8_t>& eligible, int threads,
-                  std::vector<std::pair<uint64_t, uint32_t>>& entries, BucketBatch& batch,
-                  BandStats& stats) {
+                  std::vector<BucketEntry>& entries, BucketBatch& batch, BandStats& stats) {
     entries.clear();
     for (std::size_t i = 0; i < documents; ++i)
         if (eligible[i])
@@ -29,54 +107,9 @@ void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int ba
     batch.band = band;
     batch.members.clear();
     batch.bucketBegin.clear();
-    stats = BandStats{};
-    stats.band = band;
-    double sum = 0, sumSquares = 0;
-    std::vector<OutlierBucket> all;
-    std::vector<uint64_t> sizes;  // size of each bucket, for the outlier pass
-    std::vector<uint64_t> keysOfBuckets;
-    for (std::size_t i = 0; i < entries.size();) {
-        std::size_t j = i + 1;
-        while (j < entries.size() && entries[j].first == entries[i].first)
-            ++j;
-        const uint64_t size = j - i;
-        ++stats.buckets;
-        sum += static_cast<double>(size);
-        sumSquares += static_cast<double>(size) * static_cast<double>(size);
-        stats.maxSize = std::max(stats.maxSize, size);
-        const auto bin = static_cast<std::size_t>(std::bit_width(size) - 1);
-        if (stats.histogram.size() <= bin) stats.histogram.resize(bin + 1, 0);
-        ++stats.histogram[bin];
-        if (size >= 2) {
-            ++stats.multiBuckets;
-            stats.comparisons += size * (size - 1) / 2;
-            batch.bucketBegin.push_back(batch.members.size());
-            for (std::size_t m = i; m < j; ++m)
-                batch.members.push_back(entries[m].second);
-        }
-        sizes.push_back(size);
-        keysOfBuckets.push_back(entries[i].first);
-        i = j;
-    }
-    if (!batch.bucketBegin.empty()) batch.bucketBegin.push_back(batch.members.size());
-    if (stats.buckets == 0) return;
-    const double n = static_cast<double>(stats.buckets);
-    stats.meanSize = sum / n;
-    stats.stddevSize = std::sqrt(std::max(0.0, sumSquares / n - stats.meanSize * stats.meanSize));
-    // SEDD appendix G: a bucket is an outlier when larger than mean + 2 sigma.
-    const double limit = stats.meanSize + 2.0 * stats.stddevSize;
-    for (std::size_t b = 0; b < sizes.size(); ++b) {
-        if (static_cast<double>(sizes[b]) <= limit) continue;
-        ++stats.outlierCount;
-        all.push_back({keysOfBuckets[b], sizes[b], sizes[b] * (sizes[b] - 1) / 2});
-    }
-    const std::size_t keep = std::min(all.size(), BandStats::kMaxOutliersStored);
-    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(),
-                      [](const OutlierBucket& x, const OutlierBucket& y) {
-                          return x.size != y.size ? x.size > y.size : x.key < y.key;
-                      });
-    all.resize(keep);
-    stats.outliers = std::move(all);
+    BandStatsBuilder builder(band);
+    groupBuckets(entries.data(), entries.size(), builder, batch);
+    stats = builder.finish();
 }
 
 }  // namespace neardup

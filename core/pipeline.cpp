@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -17,8 +18,13 @@
 #include "hash_math.h"
 #include "jsonl_reader.h"
 #include "lsh_buckets.h"
+#include "memory_budget.h"
 #include "pair_verifier.h"
+#include "run_failures.h"
 #include "shingles.h"
+#include "spill_compare.h"
+#include "spill_files.h"
+#include "spill_signatures.h"
 
 namespace neardup {
 
@@ -66,11 +72,39 @@ struct WorkerState {
     std::vector<uint32_t> words;
 };
 
+// Bytes per document that the in-memory bucket and compare phases add to the signature matrix:
+// band keys, one band's bucket entry and member index, and room for stored pairs.
+uint64_t inMemoryBytesPerDocument(const RunParams& params) {
+    return 8 * static_cast<uint64_t>(params.lsh.bands) + sizeof(BucketEntry) + 4 + 8;
+}
+
+// Bytes of one signature row.
+uint64_t rowBytes(const RunParams& params) {
+    return 4 * static_cast<uint64_t>(params.signature.hashes);
+}
+
+// Rows moved to the spill file at a time when a run starts spilling.
+constexpr std::size_t kSpillBlockRows = 8192;
+// Input chunks in flight take about this many times their size (text, parsed text, symbols,
+// and the parsers' buffers), measured on short English-like documents.
+constexpr uint64_t kBytesPerChunkByte = 9;
+// The project store's SQLite page cache (PRAGMA cache_size in project_schema.cpp) fills while
+// a large dataset is saved and stays resident: counted as part of the budget.
+constexpr uint64_t kStoreCacheBytes = uint64_t{64} << 20;
+constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
+
 class RunContext {
   public:
     RunContext(ProjectStore& store, Backend& backend, PipelineObserver* observer,
-               const std::atomic<bool>* cancel, const RunParams& params)
-        : store_(store), backend_(backend), observer_(observer), cancel_(cancel), params_(params) {}
+               const std::atomic<bool>* cancel, const RunParams& params, uint64_t budget,
+               WorkDir& work)
+        : store_(store),
+          backend_(backend),
+          observer_(observer),
+          cancel_(cancel),
+          params_(params),
+          budget_(budget),
+          work_(work) {}
 
     void checkCancel() const {
         if (cancel_ && cancel_->load(std::memory_order_relaxed)) throw Cancelled();
@@ -89,8 +123,20 @@ class RunContext {
         if (observer_) observer_->info(message);
     }
 
+    bool spilled() const { return spill_ != nullptr; }
+
+    // Whether the in-memory path (signature matrix, band keys, one band's entries) fits the
+    // budget for `n` documents next to the document table.
+    bool fitsInMemory(const DocumentTable& docs, std::size_t n) const {
+        const uint64_t need = documentTableBytes(docs) + kStoreCacheBytes +
+                              n * (rowBytes(params_) + 9 + inMemoryBytesPerDocument(params_));
+        return need <= budget_;
+    }
+
     // read + signatures, streamed: chunks are cut sequentially, parsed and normalized in
-    // parallel, then signed in order by the backend.
+    // parallel, then signed in order by the backend. The serial stage keeps the signature
+    // matrix in memory while the budget allows and appends rows (with their raw band keys) to
+    // the spill files from the chunk where it no longer does.
     void readAndSign(const std::vector<InputFile>& files, DatasetRecord& dataset,
                      DocumentTable& docs, SignatureMatrix& sigs, RunResult& run) {
         const auto& sp = params_.signature;
@@ -103,10 +149,16 @@ class RunContext {
             totalBytes += f.size;
             sizesKnown = sizesKnown && f.compression == InputFile::Compression::None;
         }
-        LineChunkSource source(files, params_.reader.chunkBytes);
+        const std::size_t tokens = static_cast<std::size_t>(threads) * 2 + 2;
+        // Chunks in flight get at most a quarter of the budget (never below kMinChunkBytes):
+        // the reading stage's memory does not grow with the corpus, only with the threads.
+        const auto chunkCap = static_cast<std::size_t>(budget_ / 4 / tokens / kBytesPerChunkByte);
+        const std::size_t chunkBytes =
+            std::min(params_.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
+        readBuffers_ = tokens * chunkBytes * kBytesPerChunkByte;
+        LineChunkSource source(files, chunkBytes, OnError::Skip);
         tbb::enumerable_thread_specific<WorkerState> workers(
             [&] { return WorkerState(files, params_.reader, sp.normalize); });
-        const std::size_t tokens = static_cast<std::size_t>(threads) * 2 + 2;
         std::vector<std::unique_ptr<ChunkToken>> pool(tokens);
         tbb::concurrent_queue<ChunkToken*> freeTokens;
         for (auto& t : pool) {
@@ -145,6 +197,7 @@ class RunContext {
                     tbb::make_filter<ChunkToken*, ChunkToken*>(
                         tbb::filter_mode::parallel,
                         [&](ChunkToken* token) {
+                            if (cancel_ && cancel_->load()) return token;  // drain at once
                             WorkerState& w = workers.local();
                             const auto t0 = Clock::now();
                             w.parser.parse(token->chunk, token->parsed);
@@ -171,26 +224,38 @@ class RunContext {
                         }) &
                     tbb::make_filter<ChunkToken*, void>(
                         tbb::filter_mode::serial_in_order, [&](ChunkToken* token) {
+                            if (cancel_ && cancel_->load()) return freeTokens.push(token);
+                            failOnRejection(params_.reader.onError, token->parsed.rejections,
+                                            files);
                             const auto t0 = Clock::now();
                             const ParsedChunk& p = token->parsed;
                             const std::size_t first = docs.size();
                             const std::size_t n = p.docs.size();
-                            sigs.values.resize((first + n) * h);
+                            if (!spill_ && !reserveRows(docs, sigs, first + n))
+                                startSpill(sigs, first, run);
                             sigs.digests.resize(first + n);
                             sigs.eligible.resize(first + n);
-                            backend_.computeSignatures(token->symbols, constants,
-                                                       sigs.values.data() + first * h);
+                            uint32_t* rows = nullptr;
+                            if (spill_) {
+                                block_.resize(n, sp.hashes);
+                                rows = block_.values.data();
+                            } else {
+                                sigs.values.resize((first + n) * h);
+                                rows = sigs.values.data() + first * h;
+                            }
+                            backend_.computeSignatures(token->symbols, constants, rows);
                             for (std::size_t i = 0; i < n; ++i) {
                                 const ParsedDocument& d = p.docs[i];
                                 docs.append(p.file, d.line, d.offset, d.length, token->chars[i],
                                             d.keepValue, p.id(d));
                                 const std::size_t row = first + i;
                                 sigs.digests[row] =
-                                    hashmath::signatureDigest(sigs.row(row), sp.hashes);
+                                    hashmath::signatureDigest(rows + i * h, sp.hashes);
                                 const uint64_t count =
                                     token->symbols.docEnd[i] - token->symbols.docBegin(i);
                                 sigs.eligible[row] = count >= static_cast<uint64_t>(sp.ngram);
                             }
+                            if (spill_) spillBlock();
                             for (const Rejection& r : p.rejections)
                                 rejections.add(r);
                             dataset.linesRead += p.lines;
@@ -201,6 +266,10 @@ class RunContext {
                         }));
         });
         checkCancel();
+        readBuffers_ = 0;
+        // The document table kept growing after the matrix last grew: check once more.
+        if (!spill_ && !fitsInMemory(docs, docs.size())) startSpill(sigs, docs.size(), run);
+        block_ = SignatureMatrix{};
         const double wall = secondsSince(start);
         dataset.inputBytes = source.bytesRead();
         for (int r = 0; r < kRejectReasonCount; ++r) {
@@ -221,24 +290,22 @@ class RunContext {
                  {"signatures", wall * (1.0 - readShare), docs.size(), dataset.inputBytes, false});
     }
 
-    std::vector<ScoredPair> bucketAndCompare(const SignatureMatrix& sigs, std::size_t n,
-                                             uint64_t modulus, RunResult& run) {
+    std::vector<ScoredPair> bucketAndCompare(const DocumentTable& docs, const SignatureMatrix& sigs,
+                                             std::size_t n, uint64_t modulus, RunResult& run) {
+        if (spill_) return bucketAndCompareSpilled(docs, sigs, modulus, run);
         const auto& lsh = params_.lsh;
         const int threads = resolveThreads(params_.threads);
-        const int hashes = params_.signature.hashes;
-        const auto minMatches =
-            static_cast<int>(std::ceil(params_.compare.storeFloor * hashes - 1e-9));
         std::vector<uint64_t> keys(n * static_cast<std::size_t>(lsh.bands));
         started("buckets");
         auto t0 = Clock::now();
         backend_.computeBandKeys(sigs, lsh, modulus, keys.data());
         double bucketSeconds = secondsSince(t0), compareSeconds = 0;
         uint64_t entries = 0;
-        std::vector<std::pair<uint64_t, uint32_t>> scratch;
+        std::vector<BucketEntry> scratch;
         BucketBatch batch;
         std::vector<ScoredPair> pairs;
         uint64_t decided = 0;
-        CompareRequest req{&sigs, keys.data(), lsh.bands, minMatches};
+        CompareRequest req{&sigs, keys.data(), lsh.bands, minMatches()};
         started("compare");
         for (int band = 0; band < lsh.bands; ++band) {
             checkCancel();
@@ -266,13 +333,171 @@ class RunContext {
         return pairs;
     }
 
+    // Memory left for working sets next to what stays resident (document table, digests and
+    // flags, stored pairs counted twice for their growth).
+    uint64_t workingBytes(const DocumentTable& docs, const SignatureMatrix& sigs,
+                          const std::vector<ScoredPair>& pairs) const {
+        const uint64_t resident = documentTableBytes(docs) + capacityBytes(sigs.digests) +
+                                  capacityBytes(sigs.eligible) + 2 * capacityBytes(pairs) +
+                                  kStoreCacheBytes;
+        return budget_ > resident ? budget_ - resident : 0;
+    }
+
+    // The spill files are closed (their space returned) once the comparison is done.
+    void releaseSpill() {
+        spill_.reset();
+        block_ = SignatureMatrix{};
+        blockKeys_ = {};
+    }
+
   private:
+    int minMatches() const {
+        return static_cast<int>(
+            std::ceil(params_.compare.storeFloor * params_.signature.hashes - 1e-9));
+    }
+
+    // Makes room for `rows` signature rows in memory, or returns false when the matrix (with
+    // what the in-memory comparison adds later, and the copy made while growing) would no
+    // longer fit the budget.
+    bool reserveRows(const DocumentTable& docs, SignatureMatrix& sigs, std::size_t rows) {
+        const auto h = static_cast<std::size_t>(params_.signature.hashes);
+        if (rows * h <= sigs.values.capacity()) return true;
+        const uint64_t capacityRows = sigs.values.capacity() / h;
+        const uint64_t newRows =
+            std::max<uint64_t>({rows, capacityRows + capacityRows / 2, uint64_t{4096}});
+        const uint64_t newBytes = newRows * rowBytes(params_);
+        const uint64_t resident =
+            documentTableBytes(docs) + capacityBytes(sigs.digests) + capacityBytes(sigs.eligible);
+        // While reading, the chunks in flight; later, the store's cache.
+        const uint64_t growing = resident + readBuffers_ + capacityBytes(sigs.values) + newBytes;
+        const uint64_t comparing =
+            resident + kStoreCacheBytes + newBytes + newRows * inMemoryBytesPerDocument(params_);
+        if (std::max(growing, comparing) > budget_) return false;
+        sigs.values.reserve(static_cast<std::size_t>(newRows) * h);
+        return true;
+    }
+
+    // Moves the first `rows` rows of the in-memory matrix to the spill files and frees it.
+    void startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run) {
+        spill_ =
+            std::make_unique<SignatureSpill>(work_, params_.signature.hashes, params_.lsh.bands);
+        run.spilled = true;
+        info("signatures exceed the memory budget of " + formatBytes(budget_) +
+             ": spilling signatures and band keys to " + work_.path());
+        const auto h = static_cast<std::size_t>(params_.signature.hashes);
+        for (std::size_t first = 0; first < rows; first += kSpillBlockRows) {
+            const std::size_t count = std::min(kSpillBlockRows, rows - first);
+            block_.resize(count, params_.signature.hashes);
+            std::copy(sigs.values.begin() + static_cast<std::ptrdiff_t>(first * h),
+                      sigs.values.begin() + static_cast<std::ptrdiff_t>((first + count) * h),
+                      block_.values.begin());
+            spillBlock();
+        }
+        std::vector<uint32_t>().swap(sigs.values);
+    }
+
+    // Appends the rows in block_ with their raw band keys (K is applied when reading them).
+    void spillBlock() {
+        const std::size_t n = block_.size();
+        blockKeys_.resize(n * static_cast<std::size_t>(params_.lsh.bands));
+        backend_.computeBandKeys(block_, params_.lsh, 0, blockKeys_.data());
+        spill_->append(block_.values.data(), blockKeys_.data(), n);
+    }
+
+    std::vector<ScoredPair> bucketAndCompareSpilled(const DocumentTable& docs,
+                                                    const SignatureMatrix& sigs, uint64_t modulus,
+                                                    RunResult& run) {
+        const auto& lsh = params_.lsh;
+        const int threads = resolveThreads(params_.threads);
+        SpilledComparison spilled(backend_, work_, *spill_, sigs.digests, sigs.eligible, lsh,
+                                  modulus, minMatches(), threads);
+        std::vector<ScoredPair> pairs;
+        uint64_t decided = 0;
+        started("buckets");
+        started("compare");
+        for (int band = 0; band < lsh.bands; ++band) {
+            checkCancel();
+            BandStats stats;
+            decided += spilled.runBand(band, workingBytes(docs, sigs, pairs), stats, pairs,
+                                       [this] { checkCancel(); });
+            run.bands.push_back(std::move(stats));
+            releaseFreedMemory();
+            progress("compare", static_cast<uint64_t>(band + 1), static_cast<uint64_t>(lsh.bands));
+        }
+        const auto t0 = Clock::now();
+        tbb::task_arena arena(threads);
+        arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
+        const double sortSeconds = secondsSince(t0);
+        info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
+             " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
+             " rows per pass");
+        run.counts.candidatePairs = decided;
+        finished(run, {"buckets", spilled.bucketSeconds(), spilled.entries(), 0, false});
+        finished(run, {"compare", spilled.compareSeconds() + sortSeconds, decided, 0, false});
+        return pairs;
+    }
+
     ProjectStore& store_;
     Backend& backend_;
     PipelineObserver* observer_;
     const std::atomic<bool>* cancel_;
     const RunParams& params_;
+    uint64_t budget_;
+    WorkDir& work_;
+    std::unique_ptr<SignatureSpill> spill_;
+    uint64_t readBuffers_ = 0;  // estimated bytes of the chunks in flight while reading
+    SignatureMatrix block_;     // rows on their way to the spill files
+    std::vector<uint64_t> blockKeys_;
 };
+
+// verifyPairs holds every involved document's line and shingle set at once; where that would
+// exceed the budget, the pairs are verified in consecutive slices that each fit (a document
+// shared by two slices is read twice). Each pair's result does not depend on the slicing.
+std::size_t verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
+                               const DocumentTable& docs, const RunParams& params, int threads,
+                               uint64_t allowance, const std::function<void()>& checkCancel) {
+    const VerifyMode mode = params.compare.verify;
+    auto cost = [&](const ScoredPair& p) -> uint64_t {
+        const bool wanted =
+            mode == VerifyMode::Exact ||
+            (mode == VerifyMode::Borderline &&
+             isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
+        if (!wanted || p.exact >= 0.0f) return 0;
+        // Line, its parsed copy and 8 bytes a shingle, for both documents.
+        return 2 * uint64_t{docs.length[p.a]} + 8 * uint64_t{docs.chars[p.a]} + 96 +
+               2 * uint64_t{docs.length[p.b]} + 8 * uint64_t{docs.chars[p.b]} + 96;
+    };
+    uint64_t total = 0;
+    for (const ScoredPair& p : pairs)
+        total += cost(p);
+    if (total <= allowance) return verifyPairs(pairs, files, docs, params, threads, checkCancel);
+    std::size_t verified = 0;
+    std::vector<ScoredPair> slice;
+    for (std::size_t i = 0; i < pairs.size();) {
+        std::size_t j = i;
+        uint64_t used = 0;
+        while (j < pairs.size() && (j == i || used + cost(pairs[j]) <= allowance))
+            used += cost(pairs[j++]);
+        slice.assign(pairs.begin() + static_cast<std::ptrdiff_t>(i),
+                     pairs.begin() + static_cast<std::ptrdiff_t>(j));
+        verified += verifyPairs(slice, files, docs, params, threads, checkCancel);
+        std::copy(slice.begin(), slice.end(), pairs.begin() + static_cast<std::ptrdiff_t>(i));
+        i = j;
+    }
+    return verified;
+}
+
+// Verification slices never get less than this, whatever the budget.
+constexpr uint64_t kMinVerifyBytes = uint64_t{8} << 20;
+
+// Spill files go next to the project unless the run names a directory; in-memory projects
+// use the system's temporary directory.
+std::string workParent(const ProjectStore& store, const RunParams& params) {
+    if (!params.workDir.empty()) return params.workDir;
+    const std::string& path = store.path();
+    if (path.empty() || path == ":memory:") return std::filesystem::temp_directory_path().string();
+    return path + ".d";
+}
 
 void checkAccounting(const RunResult& run) {
     const RunCounts& c = run.counts;
@@ -295,14 +520,24 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
                         const ExportOptions& exports) {
     if (const std::string problem = validate(params); !problem.empty())
         throw std::invalid_argument(problem);
-    RunContext ctx(store_, backend_, observer_, cancel_, params);
     RunResult run;
+    run.memoryBudget = resolveMemoryBudget(params.memoryBudget);
+    // Declared before the context, which holds spill files inside it: the directory goes last,
+    // however the run ends.
+    WorkDir work(workParent(store_, params));
+    RunContext ctx(store_, backend_, observer_, cancel_, params, run.memoryBudget, work);
     run.params = params;
     run.backend = backend_.description();
     run.threads = resolveThreads(params.threads);
     run.startedAt = utcNow();
 
-    const std::vector<InputFile> files = expandInputs(inputs);
+    std::vector<InputFile> files;
+    try {
+        files = expandInputs(inputs, OnError::Skip);  // unreadable ones fail in input order
+    } catch (...) {
+        recordUnfinishedRun(store_, run, std::nullopt, {}, 0, std::current_exception());
+        throw;
+    }
     const std::string cacheKey = signatureCacheKey(params.signature, params.reader);
     DocumentTable docs;
     SignatureMatrix sigs;
@@ -311,8 +546,15 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     bool haveSignatures = false;
     if (datasetId) {
         dataset = store_.loadDataset(*datasetId, &docs);
-        haveSignatures = store_.loadSignatures(*datasetId, cacheKey, sigs) &&
-                         sigs.size() == docs.size() && sigs.hashes == params.signature.hashes;
+        failOnStoredRejections(store_, run, *datasetId, dataset, docs.size());
+        if (ctx.fitsInMemory(docs, docs.size())) {
+            haveSignatures = store_.loadSignatures(*datasetId, cacheKey, sigs) &&
+                             sigs.size() == docs.size() && sigs.hashes == params.signature.hashes;
+        } else {
+            ctx.info(
+                "the project's signatures for this dataset exceed the memory budget; "
+                "computing them again, out of core");
+        }
     }
     if (haveSignatures) {
         run.signaturesReused = true;
@@ -323,7 +565,15 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         DatasetRecord fresh;
         fresh.files = files;
         fresh.reader = params.reader;
-        ctx.readAndSign(files, fresh, docs, sigs, run);
+        try {
+            ctx.readAndSign(files, fresh, docs, sigs, run);
+        } catch (...) {
+            recordUnfinishedRun(store_, run, datasetId, fresh, docs.size(),
+                                std::current_exception());
+            throw;
+        }
+        // The reading stage's buffers are gone; give their pages back before the next phases.
+        releaseFreedMemory();
         if (datasetId) {
             fresh.id = *datasetId;
         } else {
@@ -331,7 +581,10 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             datasetId = fresh.id;
         }
         dataset = std::move(fresh);
-        store_.saveSignatures(*datasetId, cacheKey, sigs);
+        if (ctx.spilled())
+            ctx.info("signatures not cached in the project: they exceed the memory budget");
+        else
+            store_.saveSignatures(*datasetId, cacheKey, sigs);
     }
     run.datasetId = *datasetId;
     run.rejections = dataset.rejections;
@@ -362,13 +615,19 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             ctx.finished(run, {"buckets", 0, 0, 0, true});
             ctx.finished(run, {"compare", 0, c.candidatePairs, 0, true});
         } else {
-            pairs = ctx.bucketAndCompare(sigs, n, run.resolvedBuckets, run);
+            pairs = ctx.bucketAndCompare(docs, sigs, n, run.resolvedBuckets, run);
         }
+        // Nothing after this point reads signatures.
+        sigs = SignatureMatrix{};
+        ctx.releaseSpill();
+        releaseFreedMemory();
         if (params.compare.verify != VerifyMode::None || run.pairsReused) {
             ctx.started("verify");
             const auto t0 = Clock::now();
             const std::size_t verified =
-                verifyPairs(pairs, files, docs, params, run.threads, [&] { ctx.checkCancel(); });
+                verifyWithinBudget(pairs, files, docs, params, run.threads,
+                                   std::max(ctx.workingBytes(docs, sigs, pairs), kMinVerifyBytes),
+                                   [&] { ctx.checkCancel(); });
             ctx.finished(run, {"verify", secondsSince(t0), verified, 0, false});
         }
         ctx.checkCancel();
@@ -390,6 +649,8 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         }
         run.status = "ok";
         run.finishedAt = utcNow();
+        run.spillBytes = work.bytesWritten();
+        run.peakRssBytes = peakRssBytes();
         store_.finishRun(run);
         if (!exports.summaryJson.empty()) {
             ExportOptions summaryOnly;

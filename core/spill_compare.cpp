@@ -1,0 +1,402 @@
+#include "spill_compare.h"
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "bucket_compare.h"
+#include "hash_math.h"
+
+namespace neardup {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Keys read at once from a band file while loading or partitioning its entries.
+constexpr std::size_t kKeyBlock = std::size_t{1} << 16;
+// Floors that keep the work going, slowly, when the budget is already spent on what must stay
+// resident (the document table): entries per partition and rows per pass.
+constexpr uint64_t kMinPartitionBytes = uint64_t{16} << 10;
+constexpr std::size_t kMinPassRows = 2 * kCompareTile;
+// More partition files than this would run into descriptor limits; partitions then exceed
+// their share of the budget instead.
+constexpr std::size_t kMaxPartitions = 256;
+// Rows read per call to the spill file on one thread.
+constexpr std::size_t kReadBlock = 512;
+
+// Every bucket lands whole in one partition, and a hash spreads the keys of every scheme
+// (sum keys cluster around r * 2^31) evenly.
+std::size_t partitionOf(uint64_t key, std::size_t partitions) {
+    return static_cast<std::size_t>(((hashmath::mix64(key) >> 32) * partitions) >> 32);
+}
+
+}  // namespace
+
+struct SpilledComparison::Arena {
+    explicit Arena(int threads) : arena(threads) {}
+    tbb::task_arena arena;
+};
+
+SpilledComparison::SpilledComparison(Backend& backend, WorkDir& dir, const SignatureSpill& spill,
+                                     const std::vector<uint64_t>& digests,
+                                     const std::vector<uint8_t>& eligible, const LshParams& lsh,
+                                     uint64_t modulus, int minMatches, int threads)
+    : backend_(backend),
+      dir_(dir),
+      spill_(spill),
+      digests_(digests),
+      eligible_(eligible),
+      lsh_(lsh),
+      modulus_(modulus),
+      minMatches_(minMatches),
+      threads_(threads),
+      arena_(std::make_unique<Arena>(threads)) {
+    for (const uint8_t e : eligible)
+        eligibleCount_ += e ? 1 : 0;
+}
+
+SpilledComparison::~SpilledComparison() = default;
+
+uint64_t SpilledComparison::bytesPerPassRow() const {
+    // Row and keys read, digest and flag of the small matrix, its id, and the member entries of
+    // the pass (global, local, sorted copy, and at most one bucket start per two members).
+    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 4 + 4 + 4;
+}
+
+uint64_t SpilledComparison::runBand(int band, uint64_t workingBytes, BandStats& stats,
+                                    std::vector<ScoredPair>& pairs,
+                                    const std::function<void()>& checkCancel) {
+    const auto start = Clock::now();
+    const double compareBefore = compareSeconds_;
+    decided_ = 0;
+    BandStatsBuilder builder(band);
+    // Half of the working memory holds the band's entries (or one partition of them), the rest
+    // the rows of a pass: C buckets per pass with C as large as the rows allow (SEDD app. C).
+    const uint64_t entryBytes = eligibleCount_ * sizeof(BucketEntry);
+    const uint64_t entryShare = std::max(workingBytes / 2, kMinPartitionBytes);
+    std::size_t partitions = 1;
+    if (entryBytes > entryShare)
+        partitions = std::min<std::size_t>(
+            kMaxPartitions, static_cast<std::size_t>((entryBytes + entryShare - 1) / entryShare));
+    const uint64_t held = std::min(entryBytes, entryShare);
+    const uint64_t passBytes = workingBytes > held ? workingBytes - held : 0;
+    const std::size_t passRows = std::max<std::size_t>(
+        kMinPassRows, static_cast<std::size_t>(passBytes / bytesPerPassRow()));
+    reservePass(passRows);
+    maxPartitions_ = std::max(maxPartitions_, partitions);
+    minPassRows_ = minPassRows_ == 0 ? passRows : std::min(minPassRows_, passRows);
+
+    std::vector<BucketEntry> entries;
+    if (partitions == 1) {
+        loadEntries(band, entries);
+        processEntries(band, entries, passRows, builder, pairs, checkCancel);
+    } else {
+        loadPartitions(band, partitions, workingBytes, checkCancel);
+        for (std::size_t p = 0; p < partitions; ++p) {
+            checkCancel();
+            SpillFile& file = *partitions_[p];
+            entries.resize(static_cast<std::size_t>(file.size() / sizeof(BucketEntry)));
+            if (!entries.empty())
+                file.readAt(0, entries.data(), entries.size() * sizeof(BucketEntry));
+            partitions_[p].reset();  // its disk space is returned at once
+            processEntries(band, entries, passRows, builder, pairs, checkCancel);
+        }
+        partitions_.clear();
+    }
+    stats = builder.finish();
+    entries_ += eligibleCount_;
+    bucketSeconds_ += secondsSince(start) - (compareSeconds_ - compareBefore);
+    return decided_;
+}
+
+void SpilledComparison::loadEntries(int band, std::vector<BucketEntry>& entries) {
+    entries.clear();
+    entries.reserve(static_cast<std::size_t>(eligibleCount_));
+    std::vector<uint64_t> keys(kKeyBlock);
+    const std::size_t n = spill_.size();
+    for (std::size_t first = 0; first < n; first += kKeyBlock) {
+        const std::size_t count = std::min(kKeyBlock, n - first);
+        spill_.readBandKeys(band, first, count, keys.data());
+        for (std::size_t i = 0; i < count; ++i)
+            if (eligible_[first + i])
+                entries.emplace_back(modulus_ ? keys[i] % modulus_ : keys[i],
+                                     static_cast<uint32_t>(first + i));
+    }
+}
+
+void SpilledComparison::loadPartitions(int band, std::size_t partitions, uint64_t workingBytes,
+                                       const std::function<void()>& checkCancel) {
+    partitions_.clear();
+    for (std::size_t p = 0; p < partitions; ++p)
+        partitions_.push_back(std::make_unique<SpillFile>(
+            dir_, "band-" + std::to_string(band) + "-part-" + std::to_string(p) + ".bin"));
+    // Write buffers share a quarter of the working memory.
+    const std::size_t perBuffer = std::clamp<std::size_t>(
+        static_cast<std::size_t>(workingBytes / 4 / partitions / sizeof(BucketEntry)), 256,
+        std::size_t{1} << 16);
+    std::vector<std::vector<BucketEntry>> buffers(partitions);
+    for (auto& b : buffers)
+        b.reserve(perBuffer);
+    std::vector<uint64_t> keys(kKeyBlock);
+    const std::size_t n = spill_.size();
+    for (std::size_t first = 0; first < n; first += kKeyBlock) {
+        checkCancel();
+        const std::size_t count = std::min(kKeyBlock, n - first);
+        spill_.readBandKeys(band, first, count, keys.data());
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!eligible_[first + i]) continue;
+            const uint64_t key = modulus_ ? keys[i] % modulus_ : keys[i];
+            const std::size_t p = partitionOf(key, partitions);
+            buffers[p].emplace_back(key, static_cast<uint32_t>(first + i));
+            if (buffers[p].size() == perBuffer) {
+                partitions_[p]->append(buffers[p].data(), perBuffer * sizeof(BucketEntry));
+                buffers[p].clear();
+            }
+        }
+    }
+    for (std::size_t p = 0; p < partitions; ++p)
+        if (!buffers[p].empty())
+            partitions_[p]->append(buffers[p].data(), buffers[p].size() * sizeof(BucketEntry));
+}
+
+void SpilledComparison::processEntries(int band, std::vector<BucketEntry>& entries,
+                                       std::size_t passRows, BandStatsBuilder& stats,
+                                       std::vector<ScoredPair>& pairs,
+                                       const std::function<void()>& checkCancel) {
+    arena_->arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+    pass_.band = band;
+    pass_.members.clear();
+    pass_.bucketBegin.clear();
+    std::vector<uint32_t> large;
+    for (std::size_t i = 0; i < entries.size();) {
+        std::size_t j = i + 1;
+        while (j < entries.size() && entries[j].first == entries[i].first)
+            ++j;
+        const std::size_t size = j - i;
+        stats.add(entries[i].first, size);
+        if (size >= 2 && size > passRows) {
+            large.clear();
+            for (std::size_t m = i; m < j; ++m)
+                large.push_back(entries[m].second);
+            checkCancel();
+            compareLarge(large.data(), size, band, passRows, pairs, checkCancel);
+        } else if (size >= 2) {
+            if (pass_.members.size() + size > passRows) {
+                checkCancel();
+                flushPass(band, pairs);
+            }
+            if (pass_.bucketBegin.empty()) pass_.bucketBegin.push_back(0);
+            for (std::size_t m = i; m < j; ++m)
+                pass_.members.push_back(entries[m].second);
+            pass_.bucketBegin.push_back(pass_.members.size());
+        }
+        i = j;
+    }
+    checkCancel();
+    flushPass(band, pairs);
+}
+
+void SpilledComparison::reservePass(std::size_t rows) {
+    // Full size once per band: a buffer growing from pass to pass would hold its old and its
+    // new copy at once, up to twice its share of the budget.
+    if (rows == reservedRows_) return;
+    auto fit = [](auto& v, std::size_t n) {
+        std::remove_reference_t<decltype(v)>().swap(v);
+        v.reserve(n);
+    };
+    const auto h = static_cast<std::size_t>(spill_.hashes());
+    const auto b = static_cast<std::size_t>(lsh_.bands);
+    fit(pass_.members, rows);
+    fit(pass_.bucketBegin, rows / 2 + 2);
+    fit(passDocs_, rows);
+    fit(loaded_.ids, rows);
+    fit(loaded_.sigs.values, rows * h);
+    fit(loaded_.sigs.digests, rows);
+    fit(loaded_.sigs.eligible, rows);
+    fit(loaded_.keys, rows * b);
+    fit(localBatch_.members, rows);
+    fit(localBatch_.bucketBegin, rows / 2 + 2);
+    reservedRows_ = rows;
+}
+
+void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, Loaded& out) {
+    const auto h = static_cast<std::size_t>(spill_.hashes());
+    out.ids.assign(docs, docs + count);
+    out.sigs.hashes = spill_.hashes();
+    out.sigs.values.resize(count * h);
+    out.sigs.digests.resize(count);
+    out.sigs.eligible.assign(count, 1);
+    for (std::size_t i = 0; i < count; ++i)
+        out.sigs.digests[i] = digests_[docs[i]];
+    arena_->arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, (count + kReadBlock - 1) / kReadBlock,
+                          [&](std::size_t block) {
+                              const std::size_t first = block * kReadBlock;
+                              spill_.readRows(docs + first, std::min(kReadBlock, count - first),
+                                              out.sigs.values.data() + first * h);
+                          });
+    });
+    // Keys of earlier bands, for the first-collision rule; none are read in band 0.
+    out.keys.resize(count * static_cast<std::size_t>(lsh_.bands));
+    if (band > 0 && count > 0) backend_.computeBandKeys(out.sigs, lsh_, modulus_, out.keys.data());
+}
+
+void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
+    if (pass_.members.empty()) return;
+    const auto start = Clock::now();
+    // Members of one band are distinct (a document has one key per band).
+    passDocs_ = pass_.members;
+    std::sort(passDocs_.begin(), passDocs_.end());
+    load(passDocs_.data(), passDocs_.size(), band, loaded_);
+    localBatch_.band = band;
+    localBatch_.bucketBegin = pass_.bucketBegin;
+    localBatch_.members.resize(pass_.members.size());
+    for (std::size_t i = 0; i < pass_.members.size(); ++i)
+        localBatch_.members[i] = static_cast<uint32_t>(
+            std::lower_bound(passDocs_.begin(), passDocs_.end(), pass_.members[i]) -
+            passDocs_.begin());
+    const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
+    localPairs_.clear();
+    decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);
+    for (const ScoredPair& p : localPairs_)
+        pairs.push_back({passDocs_[p.a], passDocs_[p.b], p.matches, p.exact});
+    pass_.members.clear();
+    pass_.bucketBegin.clear();
+    compareSeconds_ += secondsSince(start);
+}
+
+uint64_t SpilledComparison::compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
+                                          std::vector<ScoredPair>& pairs) {
+    const auto h = static_cast<std::size_t>(spill_.hashes());
+    const auto bands = static_cast<std::size_t>(lsh_.bands);
+    auto pointers = [&](const Loaded& l, std::vector<const uint32_t*>& rows,
+                        std::vector<const uint64_t*>& keys) {
+        rows.resize(l.ids.size());
+        keys.resize(l.ids.size());
+        for (std::size_t i = 0; i < l.ids.size(); ++i) {
+            rows[i] = l.sigs.values.data() + i * h;
+            keys[i] = l.keys.data() + i * bands;
+        }
+    };
+    std::vector<const uint32_t*> rowsA, rowsB;
+    std::vector<const uint64_t*> keysA, keysB;
+    pointers(a, rowsA, keysA);
+    if (!same) pointers(b, rowsB, keysB);
+    const auto& rb = same ? rowsA : rowsB;
+    const auto& kb = same ? keysA : keysB;
+    const Loaded& lb = same ? a : b;
+    const CompareRule rule{band, spill_.hashes(), minMatches_};
+    struct Local {
+        std::vector<ScoredPair> pairs;
+        uint64_t decided = 0;
+    };
+    tbb::enumerable_thread_specific<Local> locals;
+    const std::size_t tilesA = tileCount(a.ids.size()), tilesB = tileCount(lb.ids.size());
+    auto tile = [](const Loaded& l, const std::vector<const uint32_t*>& rows,
+                   const std::vector<const uint64_t*>& keys, std::size_t t) {
+        const std::size_t first = t * kCompareTile;
+        return CompareTile{l.ids.data() + first, rows.data() + first, keys.data() + first,
+                           std::min(kCompareTile, l.ids.size() - first)};
+    };
+    arena_->arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, tilesA, [&](std::size_t ta) {
+            Local& local = locals.local();
+            const CompareTile x = tile(a, rowsA, keysA, ta);
+            for (std::size_t tb = same ? ta : 0; tb < tilesB; ++tb)
+                local.decided +=
+                    compareTiles(x, tile(lb, rb, kb, tb), same && ta == tb, rule, local.pairs);
+        });
+    });
+    uint64_t decided = 0;
+    for (Local& local : locals) {
+        decided += local.decided;
+        pairs.insert(pairs.end(), local.pairs.begin(), local.pairs.end());
+    }
+    return decided;
+}
+
+void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, int band,
+                                     std::size_t passRows, std::vector<ScoredPair>& pairs,
+                                     const std::function<void()>& checkCancel) {
+    const auto start = Clock::now();
+    const int hashes = spill_.hashes();
+    const auto h = static_cast<std::size_t>(hashes);
+    const auto bands = static_cast<std::size_t>(lsh_.bands);
+    // Step one, as collapseCopies does it: members grouped by digest; within a group, members
+    // equal to the group's first member are joined to it, the others become leaders.
+    std::vector<std::pair<uint64_t, uint32_t>> byDigest(size);
+    for (std::size_t i = 0; i < size; ++i)
+        byDigest[i] = {digests_[members[i]], members[i]};
+    std::sort(byDigest.begin(), byDigest.end());
+    std::vector<uint32_t> leaders, group;
+    std::vector<uint32_t> leaderRow(h);
+    std::vector<uint64_t> leaderKeys(bands);
+    Loaded& rows = loaded_;
+    for (std::size_t i = 0; i < size;) {
+        std::size_t j = i + 1;
+        while (j < size && byDigest[j].first == byDigest[i].first)
+            ++j;
+        const uint32_t leader = byDigest[i].second;
+        leaders.push_back(leader);
+        if (j - i > 1) {
+            load(&leader, 1, band, rows);
+            std::copy(rows.sigs.values.begin(), rows.sigs.values.begin() + static_cast<long>(h),
+                      leaderRow.begin());
+            std::copy(rows.keys.begin(), rows.keys.begin() + static_cast<long>(bands),
+                      leaderKeys.begin());
+            // The group's members after the leader are in document order: read in passes.
+            for (std::size_t g = i + 1; g < j; g += passRows) {
+                checkCancel();
+                group.clear();
+                for (std::size_t m = g; m < std::min(j, g + passRows); ++m)
+                    group.push_back(byDigest[m].second);
+                load(group.data(), group.size(), band, rows);
+                for (std::size_t k = 0; k < group.size(); ++k) {
+                    const uint32_t* row = rows.sigs.values.data() + k * h;
+                    if (std::memcmp(row, leaderRow.data(), h * sizeof(uint32_t)) != 0) {
+                        leaders.push_back(group[k]);
+                        continue;
+                    }
+                    if (band > 0 &&
+                        sharesEarlierKey(leaderKeys.data(), rows.keys.data() + k * bands, band))
+                        continue;
+                    ++decided_;
+                    if (hashes >= minMatches_)
+                        pairs.push_back({leader, group[k], static_cast<uint32_t>(hashes), -1.0f});
+                }
+            }
+        }
+        i = j;
+    }
+    std::sort(leaders.begin(), leaders.end());
+    // Step two: leaders in tiles of `tile` rows, two tiles in memory at a time; each pair of
+    // tiles is compared in kCompareTile sub-tiles that stay in cache.
+    const std::size_t tile = std::max(kCompareTile, passRows / 2 / kCompareTile * kCompareTile);
+    const std::size_t count = leaders.size();
+    Loaded other;
+    for (std::size_t ti = 0; ti < count; ti += tile) {
+        checkCancel();
+        load(leaders.data() + ti, std::min(tile, count - ti), band, rows);
+        decided_ += compareLoaded(rows, rows, true, band, pairs);
+        for (std::size_t tj = ti + tile; tj < count; tj += tile) {
+            checkCancel();
+            load(leaders.data() + tj, std::min(tile, count - tj), band, other);
+            decided_ += compareLoaded(rows, other, false, band, pairs);
+        }
+    }
+    compareSeconds_ += secondsSince(start);
+}
+
+}  // namespace neardup

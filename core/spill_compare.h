@@ -1,0 +1,107 @@
+// Buckets and comparison for signatures spilled to disk: the "C buckets per pass" scheme of
+// FED/SEDD (SEDD appendix C), sized from the memory budget.
+//
+// Per band, the band's (key, document) entries are loaded from its key file; when they do not
+// fit, they are first split by a hash of the key into P partition files, so every bucket lies
+// whole in one partition. The buckets of a partition are then taken in key order, C at a time:
+// as many as the budget's rows allow. For each such pass the members' signature rows are read
+// from the signature file (sorted by document, so consecutive rows come in one read) into a
+// small matrix with local indices, and the backend compares that batch as it would in memory.
+// A bucket larger than a pass is compared tile by tile (two tiles of rows in memory at once).
+//
+// Results are identical to the in-memory path:
+// - local indices are assigned in document order, so the order-dependent choices inside a
+//   bucket (digest groups, their leaders, pair orientation) come out the same;
+// - the first-collision rule needs each member's keys of earlier bands. They are recomputed
+//   from the rows read for the pass with the backend's own band-key function (a key is a pure
+//   function of the band's r values and K), which is exact, where a compact summary of earlier
+//   keys would let key collisions skip pairs, and costs b key evaluations per row read
+//   instead of a second random-access file;
+// - bucket statistics are accumulated bucket by bucket with exact integer sums
+//   (BandStatsBuilder), so partitioning does not change them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "backend.h"
+#include "lsh_buckets.h"
+#include "run_result.h"
+#include "spill_signatures.h"
+
+namespace neardup {
+
+class SpilledComparison {
+  public:
+    SpilledComparison(Backend& backend, WorkDir& dir, const SignatureSpill& spill,
+                      const std::vector<uint64_t>& digests, const std::vector<uint8_t>& eligible,
+                      const LshParams& lsh, uint64_t modulus, int minMatches, int threads);
+    ~SpilledComparison();
+
+    // Buckets and compares band `band` using at most about `workingBytes` for entries, rows
+    // and keys; appends the pairs decided in this band to `pairs` and returns their number.
+    uint64_t runBand(int band, uint64_t workingBytes, BandStats& stats,
+                     std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
+
+    double bucketSeconds() const { return bucketSeconds_; }
+    double compareSeconds() const { return compareSeconds_; }
+    uint64_t entries() const { return entries_; }
+    // Largest partition count and smallest pass size used so far (for the run's messages).
+    std::size_t maxPartitions() const { return maxPartitions_; }
+    std::size_t minPassRows() const { return minPassRows_; }
+    // Bytes a pass needs per row read: signature, band keys, digest and index bookkeeping.
+    uint64_t bytesPerPassRow() const;
+
+  private:
+    struct Loaded {  // rows read from the spill, with local indices 0 .. ids.size()
+        std::vector<uint32_t> ids;
+        SignatureMatrix sigs;
+        std::vector<uint64_t> keys;  // ids.size() x bands, only for bands > 0
+    };
+
+    void loadEntries(int band, std::vector<BucketEntry>& entries);
+    void loadPartitions(int band, std::size_t partitions, uint64_t workingBytes,
+                        const std::function<void()>& checkCancel);
+    void processEntries(int band, std::vector<BucketEntry>& entries, std::size_t passRows,
+                        BandStatsBuilder& stats, std::vector<ScoredPair>& pairs,
+                        const std::function<void()>& checkCancel);
+    void reservePass(std::size_t rows);
+    void load(const uint32_t* docs, std::size_t count, int band, Loaded& out);
+    void flushPass(int band, std::vector<ScoredPair>& pairs);
+    void compareLarge(const uint32_t* members, std::size_t size, int band, std::size_t passRows,
+                      std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
+    uint64_t compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
+                           std::vector<ScoredPair>& pairs);
+
+    Backend& backend_;
+    WorkDir& dir_;
+    const SignatureSpill& spill_;
+    const std::vector<uint64_t>& digests_;
+    const std::vector<uint8_t>& eligible_;
+    LshParams lsh_;
+    uint64_t modulus_;
+    int minMatches_;
+    int threads_;
+    uint64_t eligibleCount_ = 0;
+    struct Arena;  // keeps TBB out of this header (Qt's `emit` clashes with it in tests)
+    std::unique_ptr<Arena> arena_;
+
+    // Current pass: buckets of global document ids, and everything reused between passes.
+    BucketBatch pass_;
+    std::vector<uint32_t> passDocs_;
+    Loaded loaded_;
+    BucketBatch localBatch_;
+    std::vector<ScoredPair> localPairs_;
+    uint64_t decided_ = 0;
+    std::vector<std::unique_ptr<SpillFile>> partitions_;
+    std::size_t reservedRows_ = 0;
+
+    double bucketSeconds_ = 0, compareSeconds_ = 0;
+    uint64_t entries_ = 0;
+    std::size_t maxPartitions_ = 1;
+    std::size_t minPassRows_ = 0;
+};
+
+}  // namespace neardup

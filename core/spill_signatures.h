@@ -1,0 +1,50 @@
+// Signatures of a run that does not fit its memory budget, on disk.
+//
+// Rows go to one file in document order, so the comparison can fetch the rows of the members
+// of the buckets it is about to compare with a few sorted reads. Band keys go to one file per
+// band, raw (not reduced modulo K: with --buckets auto, K depends on the document count, known
+// only once everything is read), so bucketing streams one band at a time. Digests and
+// eligibility flags, 9 bytes a document, stay in memory with the caller.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "spill_files.h"
+
+namespace neardup {
+
+class SignatureSpill {
+  public:
+    SignatureSpill(WorkDir& dir, int hashes, int bands);
+    ~SignatureSpill();
+    SignatureSpill(const SignatureSpill&) = delete;
+    SignatureSpill& operator=(const SignatureSpill&) = delete;
+
+    // Appends `count` rows (count x hashes values, row-major) and their raw band keys
+    // (count x bands, row-major).
+    void append(const uint32_t* rows, const uint64_t* rawKeys, std::size_t count);
+
+    std::size_t size() const { return size_; }
+    int hashes() const { return hashes_; }
+    int bands() const { return bands_; }
+    uint64_t rowBytes() const { return uint64_t{4} * static_cast<uint64_t>(hashes_); }
+
+    // Rows of `docs` (ascending, distinct) into out (count x hashes). Each run of consecutive
+    // documents costs one read. Thread-safe.
+    void readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const;
+    // Raw keys of band `band` of documents [first, first + count). Thread-safe.
+    void readBandKeys(int band, uint64_t first, std::size_t count, uint64_t* out) const;
+
+  private:
+    int hashes_;
+    int bands_;
+    std::size_t size_ = 0;
+    std::unique_ptr<SpillFile> rows_;
+    std::vector<std::unique_ptr<SpillFile>> bandKeys_;
+    std::vector<uint64_t> column_;  // one band's keys of the block being appended
+};
+
+}  // namespace neardup

@@ -1,0 +1,515 @@
+// Out-of-core runs: identical results with and without spilling, spill files removed however
+// the run ends, the project recording the spill, and the comparison's work on large buckets
+// (counted, not timed).
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "bucket_compare.h"
+#include "corpus_generator.h"
+#include "hash_math.h"
+#include "lsh_buckets.h"
+#include "memory_budget.h"
+#include "pipeline.h"
+#include "spill_compare.h"
+
+using namespace neardup;
+
+namespace {
+
+constexpr uint64_t kUnlimited = uint64_t{1} << 40;
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Entries of a directory (names), empty when it does not exist.
+std::vector<std::string> listDir(const std::string& dir) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        names.push_back(e.path().filename().string());
+    return names;
+}
+
+struct Watcher : PipelineObserver {
+    std::vector<std::string> messages;
+    std::string workParent;              // listed when spilling starts
+    std::vector<std::string> duringRun;  // what workParent held then
+    std::string cancelAtPhase;
+    std::atomic<bool>* cancel = nullptr;
+    void info(const std::string& m) override {
+        messages.push_back(m);
+        if (m.find("spilling") != std::string::npos && !workParent.empty())
+            duringRun = listDir(workParent);
+    }
+    void phaseStarted(const std::string& phase) override {
+        if (cancel && phase == cancelAtPhase) cancel->store(true);
+    }
+    bool said(const std::string& part) const {
+        for (const auto& m : messages)
+            if (m.find(part) != std::string::npos) return true;
+        return false;
+    }
+    std::size_t partitions() const {
+        for (const auto& m : messages)
+            if (m.rfind("out-of-core comparison: up to ", 0) == 0)
+                return std::stoul(m.substr(std::string("out-of-core comparison: up to ").size()));
+        return 0;
+    }
+};
+
+// Signatures of n identical (or distinct, when `distinct`) documents, as the pipeline fills them.
+SignatureMatrix matrixOf(std::size_t n, int hashes, bool distinct, uint64_t seed) {
+    SignatureMatrix m;
+    m.resize(n, hashes);
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> common(static_cast<std::size_t>(hashes));
+    for (auto& v : common)
+        v = static_cast<uint32_t>(rng());
+    for (std::size_t i = 0; i < n; ++i) {
+        for (int k = 0; k < hashes; ++k)
+            m.row(i)[k] = distinct ? static_cast<uint32_t>(rng()) : common[std::size_t(k)];
+        m.digests[i] = hashmath::signatureDigest(m.row(i), hashes);
+        m.eligible[i] = 1;
+    }
+    return m;
+}
+
+void compareRuns(const RunResult& a, const RunResult& b) {
+    QCOMPARE(a.counts.documents, b.counts.documents);
+    QCOMPARE(a.counts.candidatePairs, b.counts.candidatePairs);
+    QCOMPARE(a.counts.storedPairs, b.counts.storedPairs);
+    QCOMPARE(a.counts.duplicatePairs, b.counts.duplicatePairs);
+    QCOMPARE(a.counts.clusters, b.counts.clusters);
+    QCOMPARE(a.counts.removed, b.counts.removed);
+    QCOMPARE(a.pairs.size(), b.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+        QCOMPARE(a.pairs[i].a, b.pairs[i].a);
+        QCOMPARE(a.pairs[i].b, b.pairs[i].b);
+        QCOMPARE(a.pairs[i].matches, b.pairs[i].matches);
+        QCOMPARE(a.pairs[i].exact, b.pairs[i].exact);
+    }
+    QCOMPARE(a.clusterOf, b.clusterOf);
+    QCOMPARE(a.representative, b.representative);
+    QCOMPARE(a.bands.size(), b.bands.size());
+    for (std::size_t t = 0; t < a.bands.size(); ++t) {
+        const BandStats &x = a.bands[t], &y = b.bands[t];
+        QCOMPARE(x.buckets, y.buckets);
+        QCOMPARE(x.multiBuckets, y.multiBuckets);
+        QCOMPARE(x.meanSize, y.meanSize);
+        QCOMPARE(x.stddevSize, y.stddevSize);
+        QCOMPARE(x.maxSize, y.maxSize);
+        QCOMPARE(x.comparisons, y.comparisons);
+        QCOMPARE(x.histogram, y.histogram);
+        QCOMPARE(x.outlierCount, y.outlierCount);
+        QCOMPARE(x.outliers.size(), y.outliers.size());
+        for (std::size_t o = 0; o < x.outliers.size(); ++o) {
+            QCOMPARE(x.outliers[o].key, y.outliers[o].key);
+            QCOMPARE(x.outliers[o].size, y.outliers[o].size);
+        }
+    }
+}
+
+}  // namespace
+
+class TestSpill : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string corpus_;
+    std::string path(const std::string& name) const {
+        return dir_.path().toStdString() + "/" + name;
+    }
+
+    RunResult runOnce(const std::string& project, const RunParams& params,
+                      const ExportOptions& out = {}, PipelineObserver* observer = nullptr,
+                      const std::atomic<bool>* cancel = nullptr) {
+        ProjectStore store(project);
+        auto backend = makeCpuBackend(params.threads);
+        Pipeline pipeline(store, *backend, observer, cancel);
+        return pipeline.run({corpus_}, params, out);
+    }
+
+    ExportOptions outputs(const std::string& prefix) const {
+        ExportOptions out;
+        out.jsonl = path(prefix + ".jsonl");
+        out.kept = path(prefix + ".kept");
+        out.removed = path(prefix + ".removed");
+        out.clusters = path(prefix + ".clusters");
+        return out;
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        corpus_ = path("corpus.jsonl");
+        GeneratorOptions gen;
+        gen.documents = 3000;
+        gen.seed = 17;
+        gen.meanChars = 300;
+        GroundTruth truth;
+        std::ofstream out(corpus_, std::ios::binary);
+        generateCorpus(gen, out, truth);
+        // Large buckets: 300 exact copies of one text and 150 near copies of another, each
+        // with one word replaced, so a bucket outgrows any pass of a tiny budget.
+        std::string base;
+        for (int w = 0; w < 60; ++w)
+            base += "word" + std::to_string(w * 7919 % 1000) + " ";
+        for (int i = 0; i < 300; ++i)
+            out << "{\"id\": \"copy-" << i << "\", \"text\": \"" << base << "\"}\n";
+        for (int i = 0; i < 150; ++i) {
+            std::string text = "near " + base;
+            text.replace(text.find("word"), 4, "w" + std::to_string(i));
+            out << "{\"id\": \"near-" << i << "\", \"text\": \"" << text << "\"}\n";
+        }
+    }
+
+    // The same pairs, scores, clusters, bucket statistics and output files whether signatures
+    // stay in memory or spill (one partition, or several with passes smaller than a bucket).
+    void identicalWithAndWithoutSpill_data() {
+        QTest::addColumn<QString>("budget");
+        QTest::addColumn<int>("scheme");
+        QTest::addColumn<int>("verify");
+        QTest::newRow("1M hash exact") << QStringLiteral("1M") << 0 << 1;
+        QTest::newRow("160K hash exact") << QStringLiteral("160K") << 0 << 1;
+        QTest::newRow("160K sum auto") << QStringLiteral("160K") << 1 << 0;
+        QTest::newRow("1M verify exact") << QStringLiteral("1M") << 0 << 2;
+    }
+    void identicalWithAndWithoutSpill() {
+        QFETCH(QString, budget);
+        QFETCH(int, scheme);
+        QFETCH(int, verify);
+        RunParams params;
+        params.threads = 2;
+        params.lsh.scheme = scheme ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+        params.lsh.bucketMode = scheme ? BucketMode::Auto : BucketMode::Exact;
+        params.compare.verify = static_cast<VerifyMode>(verify);
+        const std::string tag = QTest::currentDataTag();
+        params.memoryBudget = kUnlimited;
+        const RunResult inMemory =
+            runOnce(path("mem " + tag + ".ndw"), params, outputs("mem " + tag));
+        QVERIFY(!inMemory.spilled);
+        QCOMPARE(inMemory.spillBytes, uint64_t{0});
+        params.memoryBudget = *parseByteSize(budget.toStdString());
+        Watcher watcher;
+        const RunResult spilled =
+            runOnce(path("spill " + tag + ".ndw"), params, outputs("spill " + tag), &watcher);
+        QVERIFY(spilled.spilled);
+        // Signatures and keys at least: 4 H + 8 b bytes a document.
+        QVERIFY(spilled.spillBytes >= spilled.counts.documents * (4 * 128 + 8 * 16));
+        QVERIFY(inMemory.counts.removed > 300);
+        compareRuns(inMemory, spilled);
+        for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
+            QCOMPARE(readAll(path("spill " + tag + ext)), readAll(path("mem " + tag + ext)));
+        if (budget == QStringLiteral("160K")) QVERIFY(watcher.partitions() > 1);
+    }
+
+    void projectRecordsTheSpill() {
+        RunParams params;
+        params.memoryBudget = uint64_t{1} << 20;
+        ExportOptions out;
+        out.summaryJson = path("record.json");
+        const RunResult r = runOnce(path("record.ndw"), params, out);
+        ProjectStore store(path("record.ndw"));
+        const RunResult loaded = store.loadRun(r.runId);
+        QVERIFY(loaded.spilled);
+        QCOMPARE(loaded.spillBytes, r.spillBytes);
+        QVERIFY(loaded.spillBytes > 0);
+        QCOMPARE(loaded.memoryBudget, uint64_t{1} << 20);
+        QVERIFY(loaded.peakRssBytes > 0);
+        const std::string summary = readAll(out.summaryJson);
+        QVERIFY(summary.find("\"spilled\": true") != std::string::npos);
+        QVERIFY(summary.find("\"spill_bytes\": " + std::to_string(r.spillBytes)) !=
+                std::string::npos);
+        QVERIFY(summary.find("\"memory_budget\": 1048576") != std::string::npos);
+        // A run that fits records that it did not spill.
+        params.memoryBudget = kUnlimited;
+        const RunResult fits = runOnce(path("record.ndw"), params);
+        QVERIFY(!store.loadRun(fits.runId).spilled);
+    }
+
+    // The signature cache is skipped when it would not fit, and results stay the same.
+    void cachedSignaturesBeyondTheBudgetAreRecomputed() {
+        RunParams params;
+        params.memoryBudget = kUnlimited;
+        // A store floor above the next run's threshold: its pairs cannot be reused there.
+        params.compare.threshold = 0.9;
+        params.compare.storeFloor = 0.9;
+        const RunResult first = runOnce(path("cache.ndw"), params);
+        QVERIFY(!first.signaturesReused);
+        params.compare.threshold = 0.8;
+        params.compare.storeFloor = 0.5;
+        params.memoryBudget = uint64_t{1} << 20;
+        Watcher watcher;
+        const RunResult second = runOnce(path("cache.ndw"), params, {}, &watcher);
+        QVERIFY(!second.signaturesReused);
+        QVERIFY(second.spilled);
+        QVERIFY(watcher.said("exceed the memory budget; computing them again"));
+        params.memoryBudget = kUnlimited;
+        const RunResult third = runOnce(path("cache.ndw"), params);
+        QVERIFY(third.signaturesReused);
+        QVERIFY(third.pairsReused);
+        QCOMPARE(third.clusterOf, second.clusterOf);
+    }
+
+    void spillFilesRemovedAfterSuccess() {
+        RunParams params;
+        params.memoryBudget = uint64_t{1} << 20;
+        params.workDir = path("work-ok");
+        Watcher watcher;
+        watcher.workParent = params.workDir;
+        runOnce(path("ok.ndw"), params, {}, &watcher);
+        QCOMPARE(watcher.duringRun.size(), std::size_t{1});  // the run's own directory
+        QVERIFY(watcher.duringRun[0].rfind("work-", 0) == 0);
+        QVERIFY(listDir(params.workDir).empty());
+    }
+
+    void spillFilesGoNextToTheProjectByDefault() {
+        RunParams params;
+        params.memoryBudget = uint64_t{1} << 20;
+        Watcher watcher;
+        watcher.workParent = path("beside.ndw.d");
+        runOnce(path("beside.ndw"), params, {}, &watcher);
+        QCOMPARE(watcher.duringRun.size(), std::size_t{1});
+        for (const auto& name : listDir(watcher.workParent))
+            QVERIFY2(name.rfind("work-", 0) != 0, name.c_str());
+    }
+
+    void spillFilesRemovedAfterFailure() {
+        RunParams params;
+        params.memoryBudget = uint64_t{1} << 20;
+        params.workDir = path("work-fail");
+        ExportOptions out;
+        out.kept = path("no such directory/kept.txt");  // fails after the comparison
+        Watcher watcher;
+        watcher.workParent = params.workDir;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 runOnce(path("fail.ndw"), params, out, &watcher));
+        QCOMPARE(watcher.duringRun.size(), std::size_t{1});
+        QVERIFY(listDir(params.workDir).empty());
+        ProjectStore store(path("fail.ndw"));
+        QCOMPARE(store.listRuns().back().status, std::string("failed"));
+    }
+
+    void spillFilesRemovedAfterCancellation() {
+        RunParams params;
+        params.memoryBudget = uint64_t{1} << 20;
+        params.workDir = path("work-cancel");
+        std::atomic<bool> cancel{false};
+        Watcher watcher;
+        watcher.workParent = params.workDir;
+        watcher.cancel = &cancel;
+        watcher.cancelAtPhase = "compare";
+        QVERIFY_THROWS_EXCEPTION(Cancelled,
+                                 runOnce(path("cancel.ndw"), params, {}, &watcher, &cancel));
+        QCOMPARE(watcher.duringRun.size(), std::size_t{1});
+        QVERIFY(listDir(params.workDir).empty());
+        ProjectStore store(path("cancel.ndw"));
+        QCOMPARE(store.listRuns().back().status, std::string("interrupted"));
+    }
+
+    // 100,000 exact copies in one bucket cost 99,999 decisions (joins to the group's leader),
+    // not 5 billion comparisons; in a later band they cost none. Counted, not timed.
+    void hundredThousandCopiesStayCheap() {
+        const std::size_t n = 100000;
+        const SignatureMatrix sigs = matrixOf(n, 64, false, 3);
+        LshParams lsh;
+        lsh.bands = 8;
+        lsh.rows = 8;
+        std::vector<uint64_t> keys(n * 8);
+        auto backend = makeCpuBackend(2);
+        backend->computeBandKeys(sigs, lsh, 0, keys.data());
+        BucketBatch batch;
+        for (uint32_t i = 0; i < n; ++i)
+            batch.members.push_back(i);
+        batch.bucketBegin = {0, n};
+        const CompareRequest req{&sigs, keys.data(), lsh.bands, 32};
+        std::vector<ScoredPair> pairs;
+        QCOMPARE(backend->compareBuckets(batch, req, pairs), uint64_t{n - 1});
+        QCOMPARE(pairs.size(), n - 1);
+        for (const ScoredPair& p : pairs) {
+            QCOMPARE(p.a, 0u);
+            QCOMPARE(p.matches, 64u);
+        }
+        batch.band = 1;
+        pairs.clear();
+        QCOMPARE(backend->compareBuckets(batch, req, pairs), uint64_t{0});
+        QVERIFY(pairs.empty());
+    }
+
+    // The same out of core: the bucket is far larger than a pass, yet costs n - 1 decisions.
+    void hundredThousandCopiesOutOfCore() {
+        const std::size_t n = 100000;
+        const int hashes = 16;
+        SignatureMatrix sigs = matrixOf(n, hashes, false, 4);
+        // Three distinct documents among the copies: leaders compared with each other.
+        for (const std::size_t d : {std::size_t{10}, std::size_t{5000}, std::size_t{99999}}) {
+            for (int k = 8; k < hashes; ++k)
+                sigs.row(d)[k] = static_cast<uint32_t>(d * 31 + std::size_t(k));
+            sigs.digests[d] = hashmath::signatureDigest(sigs.row(d), hashes);
+        }
+        LshParams lsh;
+        lsh.bands = 1;
+        lsh.rows = 8;  // the first 8 values: every document shares band 0's bucket
+        auto backend = makeCpuBackend(2);
+        std::vector<uint64_t> keys(n);
+        backend->computeBandKeys(sigs, lsh, 0, keys.data());
+        WorkDir work(path("copies-work"));
+        SignatureSpill spill(work, hashes, lsh.bands);
+        spill.append(sigs.values.data(), keys.data(), n);
+        SpilledComparison compare(*backend, work, spill, sigs.digests, sigs.eligible, lsh, 0, 8, 2);
+        BandStats stats;
+        std::vector<ScoredPair> pairs;
+        const uint64_t decided = compare.runBand(0, 64 << 10, stats, pairs, [] {});
+        // n - 3 copies joined to their leader, then 4 leaders: 6 pairs.
+        QCOMPARE(decided, uint64_t{n - 4 + 6});
+        QCOMPARE(stats.maxSize, uint64_t{n});
+        QCOMPARE(pairs.size(), std::size_t{n - 4 + 6});
+        // In memory, the same.
+        BucketBatch batch;
+        for (uint32_t i = 0; i < n; ++i)
+            batch.members.push_back(i);
+        batch.bucketBegin = {0, n};
+        std::vector<ScoredPair> direct;
+        const CompareRequest req{&sigs, keys.data(), lsh.bands, 8};
+        QCOMPARE(backend->compareBuckets(batch, req, direct), decided);
+        std::sort(pairs.begin(), pairs.end());
+        std::sort(direct.begin(), direct.end());
+        QCOMPARE(pairs.size(), direct.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            QCOMPARE(pairs[i].a, direct[i].a);
+            QCOMPARE(pairs[i].b, direct[i].b);
+            QCOMPARE(pairs[i].matches, direct[i].matches);
+        }
+    }
+
+    // Every counting kernel the CPU supports gives the same pairs and counts, for signature
+    // lengths that are and are not multiples of the vector width.
+    void kernelsAgree_data() {
+        QTest::addColumn<int>("hashes");
+        QTest::newRow("128") << 128;
+        QTest::newRow("100") << 100;
+        QTest::newRow("7") << 7;
+    }
+    void kernelsAgree() {
+        QFETCH(int, hashes);
+        const std::size_t n = 300;
+        SignatureMatrix sigs = matrixOf(n, hashes, true, 9);
+        // Related rows: copies of row i % 20 with a growing number of changed positions.
+        std::mt19937 rng(5);
+        for (std::size_t i = 20; i < n; ++i) {
+            std::copy(sigs.row(i % 20), sigs.row(i % 20) + hashes, sigs.row(i));
+            for (std::size_t c = 0; c < i % static_cast<std::size_t>(hashes); ++c)
+                sigs.row(i)[rng() % static_cast<uint32_t>(hashes)] = rng();
+            sigs.digests[i] = hashmath::signatureDigest(sigs.row(i), hashes);
+        }
+        std::vector<uint64_t> keys(n * 2);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            keys[i] = (i * 2654435761u) % 7;  // frequent earlier-band collisions
+        std::vector<uint32_t> members(n);
+        for (uint32_t i = 0; i < n; ++i)
+            members[i] = i;
+        const CompareRequest req{&sigs, keys.data(), 2, 1};
+        std::vector<std::vector<ScoredPair>> results;
+        std::vector<uint64_t> decided;
+        for (const char* kernel : {"generic", "avx2", "avx512"}) {
+            if (!selectCompareKernel(kernel)) continue;
+            BucketScratch scratch;
+            std::vector<ScoredPair> out;
+            decided.push_back(compareBucket(members.data(), n, 1, req, scratch, out));
+            std::sort(out.begin(), out.end());
+            results.push_back(std::move(out));
+            // The generic kernel is checked against a plain count.
+            if (results.size() == 1)
+                for (const ScoredPair& p : results[0])
+                    QCOMPARE(static_cast<int>(p.matches),
+                             countMatches(sigs.row(p.a), sigs.row(p.b), hashes));
+        }
+        QVERIFY(selectCompareKernel("auto"));
+        QVERIFY(results.size() >= 1);
+        QVERIFY(decided[0] > 1000 && decided[0] < n * (n - 1) / 2);  // the rule skipped some
+        for (std::size_t k = 1; k < results.size(); ++k) {
+            QCOMPARE(decided[k], decided[0]);
+            QCOMPARE(results[k].size(), results[0].size());
+            for (std::size_t i = 0; i < results[0].size(); ++i) {
+                QCOMPARE(results[k][i].a, results[0][i].a);
+                QCOMPARE(results[k][i].b, results[0][i].b);
+                QCOMPARE(results[k][i].matches, results[0][i].matches);
+            }
+        }
+    }
+
+    // Statistics fed bucket by bucket in any order equal those of the whole band.
+    void bandStatisticsDoNotDependOnOrder() {
+        std::mt19937_64 rng(8);
+        std::vector<uint64_t> keys;
+        std::vector<uint8_t> eligible;
+        for (int i = 0; i < 5000; ++i) {
+            keys.push_back(rng() % (i < 4000 ? 1500 : 7));  // a few outsized buckets
+            eligible.push_back(i % 13 != 0);
+        }
+        std::vector<BucketEntry> entries;
+        BucketBatch batch;
+        BandStats whole;
+        buildBuckets(keys.data(), keys.size(), 1, 0, eligible, 2, entries, batch, whole);
+        std::vector<std::pair<uint64_t, uint64_t>> buckets;  // (key, size)
+        for (std::size_t i = 0; i < entries.size();) {
+            std::size_t j = i;
+            while (j < entries.size() && entries[j].first == entries[i].first)
+                ++j;
+            buckets.emplace_back(entries[i].first, j - i);
+            i = j;
+        }
+        std::shuffle(buckets.begin(), buckets.end(), rng);
+        BandStatsBuilder builder(0);
+        for (const auto& [key, size] : buckets)
+            builder.add(key, size);
+        const BandStats shuffled = builder.finish();
+        QVERIFY(whole.outlierCount > 0);
+        QCOMPARE(shuffled.buckets, whole.buckets);
+        QCOMPARE(shuffled.meanSize, whole.meanSize);
+        QCOMPARE(shuffled.stddevSize, whole.stddevSize);
+        QCOMPARE(shuffled.histogram, whole.histogram);
+        QCOMPARE(shuffled.outlierCount, whole.outlierCount);
+        QCOMPARE(shuffled.outliers.size(), whole.outliers.size());
+        for (std::size_t o = 0; o < whole.outliers.size(); ++o) {
+            QCOMPARE(shuffled.outliers[o].key, whole.outliers[o].key);
+            QCOMPARE(shuffled.outliers[o].size, whole.outliers[o].size);
+        }
+    }
+
+    void commandLine() {
+        const auto run = [&](const QStringList& extra) {
+            QProcess p;
+            QStringList args = {QStringLiteral("run"), QString::fromStdString(corpus_),
+                                QStringLiteral("-p"), QString::fromStdString(path("cli.ndw")),
+                                QStringLiteral("-q")};
+            args += extra;
+            p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() +
+                                                                  p.readAllStandardError()));
+        };
+        const auto [rc, out] =
+            run({QStringLiteral("--memory-budget"), QStringLiteral("1M"),
+                 QStringLiteral("--summary-json"), QString::fromStdString(path("cli.json"))});
+        QCOMPARE(rc, 0);
+        QVERIFY2(out.contains(QStringLiteral("out of core")), qPrintable(out));
+        QVERIFY(readAll(path("cli.json")).find("\"spilled\": true") != std::string::npos);
+        const auto [badRc, badOut] =
+            run({QStringLiteral("--memory-budget"), QStringLiteral("lots")});
+        QCOMPARE(badRc, 2);
+        QVERIFY(badOut.contains(QStringLiteral("--memory-budget")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSpill)
+#include "test_spill.moc"
