@@ -1,5 +1,6 @@
 #include "atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,15 @@
 namespace neardup {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    // A device or pipe (/dev/stdout, /dev/full) is written in place: renaming a file over it
+    // would replace the device node. temp_ stays empty in that case.
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        file_ = std::fopen(path_.c_str(), "wb");
+        if (!file_)
+            throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+        return;
+    }
     const std::filesystem::path target(path_);
     const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
     // Hidden and unique per process, in the target directory so that rename() stays atomic.
@@ -26,14 +36,14 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
 
 AtomicFile::~AtomicFile() {
     if (file_) std::fclose(file_);
-    if (!committed_) std::remove(temp_.c_str());
+    if (!committed_ && !temp_.empty()) std::remove(temp_.c_str());
 }
 
 void AtomicFile::fail(const char* what) {
     const int err = errno;
     if (file_) std::fclose(file_);
     file_ = nullptr;
-    std::remove(temp_.c_str());
+    if (!temp_.empty()) std::remove(temp_.c_str());
     throw std::runtime_error(std::string("cannot ") + what + " '" + path_ +
                              "': " + std::strerror(err));
 }
@@ -45,6 +55,13 @@ void AtomicFile::write(std::string_view bytes) {
 
 void AtomicFile::commit() {
     if (std::fflush(file_) != 0) fail("write");
+    if (temp_.empty()) {
+        const int closed = std::fclose(file_);
+        file_ = nullptr;
+        if (closed != 0) fail("close");
+        committed_ = true;
+        return;
+    }
     if (::fsync(::fileno(file_)) != 0) fail("sync");
     const int closed = std::fclose(file_);
     file_ = nullptr;

@@ -1,6 +1,7 @@
 #include "byte_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -44,6 +45,10 @@ struct ByteStream::Impl {
     // ZSTD_decompressStream's last hint: 0 means we stand on a frame boundary.
     std::size_t zstdHint = 1;
 
+    // Damage met by a read() that had already decoded bytes: those are returned, the error is
+    // thrown by the next read().
+    std::string deferred;
+
     ~Impl() {
         closeFile();
         if (zInitialized) inflateEnd(&zs);
@@ -70,11 +75,13 @@ struct ByteStream::Impl {
         if (inLen == 0) inEof = true;
     }
 
-    [[noreturn]] void throwCorrupt(const char* format, uint64_t after, const char* why) const {
+    // Throws at once when this read() decoded nothing yet, else defers the error.
+    void corrupt(const char* format, std::size_t decodedNow, const char* why) {
         std::string message = std::string("corrupt or truncated ") + format + " stream in '" +
-                              path + "' after " + std::to_string(after) + " bytes";
+                              path + "' after " + std::to_string(produced + decodedNow) + " bytes";
         if (why != nullptr && *why != '\0') message += std::string(" (") + why + ")";
-        throw InputError(message);
+        if (decodedNow == 0) throw CorruptStreamError(message);
+        deferred = std::move(message);
     }
 
     std::size_t readGzip(char* dst, std::size_t n) {
@@ -88,8 +95,9 @@ struct ByteStream::Impl {
                 zs.avail_in = static_cast<uInt>(inLen);
             }
             if (zs.avail_in == 0) {
-                if (gzMemberEnded) break;
-                throwCorrupt("gzip", produced + (wanted - zs.avail_out), "unexpected end of file");
+                if (!gzMemberEnded)
+                    corrupt("gzip", wanted - zs.avail_out, "unexpected end of file");
+                break;
             }
             if (gzMemberEnded) {
                 inflateReset(&zs);
@@ -99,7 +107,8 @@ struct ByteStream::Impl {
             if (ret == Z_STREAM_END) {
                 gzMemberEnded = true;
             } else if (ret != Z_OK && !(ret == Z_BUF_ERROR && zs.avail_in == 0)) {
-                throwCorrupt("gzip", produced + (wanted - zs.avail_out), zs.msg);
+                corrupt("gzip", wanted - zs.avail_out, zs.msg);
+                break;
             }
         }
         return wanted - zs.avail_out;
@@ -115,10 +124,14 @@ struct ByteStream::Impl {
             const std::size_t before = out.pos;
             const std::size_t ret = ZSTD_decompressStream(zstd, &out, &inBuf);
             inPos = inBuf.pos;
-            if (ZSTD_isError(ret)) throwCorrupt("zstd", produced + out.pos, ZSTD_getErrorName(ret));
+            if (ZSTD_isError(ret)) {
+                corrupt("zstd", out.pos, ZSTD_getErrorName(ret));
+                break;
+            }
             zstdHint = ret;
             if (noInput && out.pos == before) {
-                throwCorrupt("zstd", produced + out.pos, "unexpected end of file");
+                corrupt("zstd", out.pos, "unexpected end of file");
+                break;
             }
         }
         return out.pos;
@@ -134,10 +147,23 @@ void ByteStream::open(const InputFile& file) {
     s.path = file.path;
     s.kind = file.compression;
     s.produced = 0;
+    s.deferred.clear();
     s.inPos = s.inLen = 0;
     s.inEof = false;
-    s.fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO must not block the run waiting for a writer; it is refused below.
+    s.fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (s.fd < 0) throwCannotRead(file.path, errno);
+    struct stat sb {};
+    if (::fstat(s.fd, &sb) != 0) {
+        const int err = errno;
+        s.closeFile();
+        throwCannotRead(file.path, err);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        s.closeFile();
+        if (S_ISDIR(sb.st_mode)) throwCannotRead(file.path, EISDIR);
+        throw InputError("cannot read '" + file.path + "': not a regular file");
+    }
     ::posix_fadvise(s.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 
     if (s.kind == InputFile::Compression::Gzip) {
@@ -168,6 +194,11 @@ bool ByteStream::isOpen() const {
 std::size_t ByteStream::read(char* dst, std::size_t n) {
     Impl& s = *impl_;
     if (s.fd < 0 || n == 0) return 0;
+    if (!s.deferred.empty()) {
+        std::string message = std::move(s.deferred);
+        s.deferred.clear();
+        throw CorruptStreamError(message);
+    }
     std::size_t got = 0;
     switch (s.kind) {
         case InputFile::Compression::None:

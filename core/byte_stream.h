@@ -8,6 +8,7 @@
 #include <string>
 
 #include "document_table.h"
+#include "jsonl_reader.h"
 
 namespace neardup {
 
@@ -24,7 +25,9 @@ class ByteStream {
     bool isOpen() const;
 
     // Reads up to n decompressed bytes into dst; returns 0 only at the end of the file. Throws
-    // InputError on I/O errors and on corrupt or truncated compressed streams.
+    // InputError on I/O errors and CorruptStreamError on corrupt or truncated compressed
+    // streams. Bytes decoded before the damage are returned first: the call that meets it
+    // returns them, the next one throws.
     std::size_t read(char* dst, std::size_t n);
     // Decompressed bytes returned by read() since open().
     uint64_t position() const;
@@ -32,6 +35,13 @@ class ByteStream {
   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+};
+
+// A compressed stream that is damaged or ends early; the message names the file and the
+// decompressed byte offset of the damage.
+class CorruptStreamError : public InputError {
+  public:
+    using InputError::InputError;
 };
 
 // "cannot read 'path': <strerror(err)>"

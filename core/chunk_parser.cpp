@@ -248,6 +248,11 @@ void ChunkParser::parse(const LineChunk& chunk, ParsedChunk& out) {
     out.clear();
     out.file = chunk.file;
     out.bytes = chunk.data.size();
+    if (!chunk.failure.empty()) {
+        out.lines = 1;
+        Impl::reject(out, chunk.failureReason, chunk.firstLine, chunk.failure);
+        return;
+    }
     const char* base = chunk.data.data();
     const std::size_t size = chunk.data.size();
     std::size_t pos = 0;

@@ -14,6 +14,9 @@ namespace neardup {
 
 namespace {
 
+// Buckets with more members than this are compared by several threads at once.
+constexpr uint64_t kLargeBucket = 1024;
+
 class CpuBackend final : public Backend {
   public:
     explicit CpuBackend(int threads)
@@ -29,7 +32,7 @@ class CpuBackend final : public Backend {
     void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                            uint32_t* out) override {
         const auto h = static_cast<std::size_t>(c.hashes);
-        arena_.execute([&] {
+        auto sign = [&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, batch.size(), 16),
                               [&](const tbb::blocked_range<std::size_t>& r) {
                                   auto& scratch = scratch_.local();
@@ -40,7 +43,15 @@ class CpuBackend final : public Backend {
                                                        scratch);
                                   }
                               });
-        });
+        };
+        // Called from a pipeline stage, the caller's arena already runs on no more than our
+        // threads; entering arena_ instead would leave that arena's worker behind, idle, and
+        // sign on one thread. Isolation keeps the waiting caller from picking up the
+        // pipeline's other stages in the middle of a batch.
+        if (tbb::this_task_arena::max_concurrency() <= threads_)
+            tbb::this_task_arena::isolate(sign);
+        else
+            arena_.execute(sign);
     }
 
     void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh, uint64_t modulus,
@@ -73,18 +84,40 @@ class CpuBackend final : public Backend {
             uint64_t decided = 0;
         };
         tbb::enumerable_thread_specific<Local> locals;
+        auto sizeOf = [&](std::size_t j) {
+            return buckets.bucketBegin[j + 1] - buckets.bucketBegin[j];
+        };
+        // A large bucket would keep one thread busy while the others idle: its copies are
+        // collapsed first, then its tile rows are spread over the threads.
+        std::vector<std::size_t> large;
+        for (std::size_t j = 0; j < buckets.buckets(); ++j)
+            if (sizeOf(j) > kLargeBucket) large.push_back(j);
         arena_.execute([&] {
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets.buckets(), 64),
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, buckets.buckets(), 16),
                               [&](const tbb::blocked_range<std::size_t>& r) {
                                   Local& local = locals.local();
                                   for (std::size_t j = r.begin(); j != r.end(); ++j) {
-                                      const uint64_t b = buckets.bucketBegin[j];
-                                      local.decided += compareBucket(buckets.members.data() + b,
-                                                                     buckets.bucketBegin[j + 1] - b,
-                                                                     buckets.band, req,
-                                                                     local.scratch, local.pairs);
+                                      if (sizeOf(j) > kLargeBucket) continue;
+                                      local.decided += compareBucket(
+                                          buckets.members.data() + buckets.bucketBegin[j],
+                                          sizeOf(j), buckets.band, req, local.scratch, local.pairs);
                                   }
                               });
+            std::vector<uint32_t> leaders;
+            for (const std::size_t j : large) {
+                Local& local = locals.local();
+                local.decided +=
+                    collapseCopies(buckets.members.data() + buckets.bucketBegin[j], sizeOf(j),
+                                   buckets.band, req, local.scratch, local.pairs);
+                leaders = local.scratch.leaders;
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, tileCount(leaders.size()), 1),
+                                  [&](const tbb::blocked_range<std::size_t>& r) {
+                                      Local& mine = locals.local();
+                                      mine.decided += compareLeaderTiles(
+                                          leaders.data(), leaders.size(), r.begin(), r.end(),
+                                          buckets.band, req, mine.scratch, mine.pairs);
+                                  });
+            }
         });
         uint64_t decided = 0;
         for (Local& local : locals) {

@@ -38,7 +38,9 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
     };
     skipRemoved();
     if (next == n) return;
-    LineChunkSource source(files, std::size_t{4} << 20);
+    // Skip: an unreadable file or a damaged stream was a rejection when the run read it; what
+    // is missing after it is caught below as a short input.
+    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip);
     LineChunk chunk;
     std::string line;
     while (next < n && source.next(chunk)) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
@@ -50,13 +51,18 @@ bool isInputName(std::string name) {
 }
 
 InputFile describe(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throwCannotRead(path, errno);
     struct stat sb {};
     if (::fstat(fd, &sb) != 0) {
         const int err = errno;
         ::close(fd);
         throwCannotRead(path, err);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        ::close(fd);
+        throw InputError("cannot read '" + path + "': not a regular file");
     }
     unsigned char magic[4] = {};
     std::size_t have = 0;
@@ -86,11 +92,40 @@ InputFile describe(const std::string& path) {
     return f;
 }
 
+// An input that exists but cannot be read, listed so that reading reports it. mtimeNs = -1
+// never equals a real file's, so a dataset holding it is not reused once it becomes readable
+// (chmod does not change the modification time).
+InputFile describeUnreadable(const std::string& path) {
+    InputFile f;
+    f.path = path;
+    struct stat sb {};
+    if (::stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode))
+        f.size = static_cast<uint64_t>(sb.st_size);
+    f.mtimeNs = -1;
+    return f;
+}
+
+// How a directory walk treats an entry that cannot be read: Legacy passes over it (the
+// one-argument expandInputs), Skip lists it, Fail throws.
+enum class Unreadable { Legacy, Skip, Fail };
+
+struct Found {
+    std::string path;
+    bool unreadable = false;
+    bool operator<(const Found& o) const { return path < o.path; }
+};
+
+void unreadableEntry(Unreadable mode, const std::string& path, const std::string& why,
+                     std::vector<Found>& found) {
+    if (mode == Unreadable::Fail) throw InputError("cannot read '" + path + "': " + why);
+    if (mode == Unreadable::Skip) found.push_back({path, true});
+}
+
 // Input file names under `dir`, sorted. Directory symlinks are followed except into a directory
 // that is already on the path from `dir` (a cycle). Deduplication of what is reached twice happens
 // later, on the sorted list, so the path kept does not depend on readdir order.
-std::vector<std::string> walkDirectory(const std::string& dir) {
-    std::vector<std::string> found;
+std::vector<Found> walkDirectory(const std::string& dir, Unreadable mode) {
+    std::vector<Found> found;
     std::error_code ec;
     // Canonical paths of the directories from `dir` down to the current entry's parent.
     std::vector<std::string> chain{fs::canonical(dir, ec).string()};
@@ -101,17 +136,27 @@ std::vector<std::string> walkDirectory(const std::string& dir) {
     for (const fs::recursive_directory_iterator end; it != end;) {
         std::error_code entryEc;
         const fs::directory_entry& entry = *it;
+        const std::string path = entry.path().string();
         if (entry.is_directory(entryEc)) {
             chain.resize(static_cast<std::size_t>(it.depth()) + 1);
             std::string canonical = fs::canonical(entry.path(), entryEc).string();
             if (entryEc || std::find(chain.begin(), chain.end(), canonical) != chain.end()) {
                 it.disable_recursion_pending();
+            } else if (mode != Unreadable::Legacy && ::access(path.c_str(), R_OK | X_OK) != 0) {
+                // skip_permission_denied would pass over it in silence.
+                unreadableEntry(mode, path, std::strerror(errno), found);
+                it.disable_recursion_pending();
             } else {
                 chain.push_back(std::move(canonical));
             }
-        } else if (entry.is_regular_file(entryEc) &&
-                   isInputName(entry.path().filename().string())) {
-            found.push_back(entry.path().string());
+        } else if (isInputName(entry.path().filename().string())) {
+            if (entry.is_regular_file(entryEc)) {
+                found.push_back({path, false});
+            } else {
+                // A dangling symlink, a symlink loop, a FIFO or a socket named like an input.
+                unreadableEntry(mode, path, entryEc ? entryEc.message() : "not a regular file",
+                                found);
+            }
         }
         it.increment(ec);
         if (ec) throw InputError("cannot read directory '" + dir + "': " + ec.message());
@@ -120,40 +165,60 @@ std::vector<std::string> walkDirectory(const std::string& dir) {
     return found;
 }
 
-}  // namespace
-
-std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs) {
+std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable mode) {
     std::vector<InputFile> files;
     std::unordered_set<std::string> seen;  // canonical paths
-    auto add = [&](const std::string& path) {
+    auto add = [&](const std::string& path, bool unreadable) {
         std::error_code ec;
         const fs::path canonical = fs::canonical(path, ec);
         if (!seen.insert(ec ? path : canonical.string()).second) return;
-        files.push_back(describe(path));
+        if (unreadable) {
+            files.push_back(describeUnreadable(path));
+            return;
+        }
+        try {
+            files.push_back(describe(path));
+        } catch (const InputError&) {
+            if (mode != Unreadable::Skip) throw;
+            files.push_back(describeUnreadable(path));
+        }
     };
 
     for (const std::string& input : inputs) {
         std::error_code ec;
         const fs::file_status st = fs::status(input, ec);
         if (st.type() == fs::file_type::not_found) throwCannotRead(input, ENOENT);
-        if (ec) throw InputError("cannot read '" + input + "': " + ec.message());
-        if (fs::is_directory(st)) {
-            const std::vector<std::string> found = walkDirectory(input);
+        if (ec) {
+            if (mode != Unreadable::Skip)
+                throw InputError("cannot read '" + input + "': " + ec.message());
+            add(input, true);  // e.g. a symlink loop
+        } else if (fs::is_directory(st)) {
+            const std::vector<Found> found = walkDirectory(input, mode);
             if (found.empty()) {
                 throw InputError(
                     "no input files (*.jsonl, *.ndjson, *.json, optionally .gz or "
                     ".zst) in directory '" +
                     input + "'");
             }
-            for (const std::string& path : found)
-                add(path);
+            for (const Found& f : found)
+                add(f.path, f.unreadable);
         } else if (fs::is_regular_file(st)) {
-            add(input);
+            add(input, false);
         } else {
             throw InputError("cannot read '" + input + "': not a regular file or directory");
         }
     }
     return files;
+}
+
+}  // namespace
+
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs) {
+    return expand(inputs, Unreadable::Legacy);
+}
+
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError) {
+    return expand(inputs, onError == OnError::Skip ? Unreadable::Skip : Unreadable::Fail);
 }
 
 }  // namespace neardup

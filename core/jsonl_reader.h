@@ -29,6 +29,32 @@ public:
 // taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, in sorted path
 // order. Compression is detected from the magic bytes. Throws InputError.
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs);
+// As above, but an input that exists and cannot be read is not passed over in silence: a file
+// without read permission, an unreadable subdirectory, a dangling symlink or a symlink loop with
+// an input name. With OnError::Skip it is listed with mtimeNs = -1 (so that a dataset holding it
+// is never reused once it becomes readable), for a LineChunkSource reading with OnError::Skip to
+// report as an unreadable_file rejection; with OnError::Fail it throws InputError naming it.
+// A path that does not exist at all throws either way.
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError);
+
+enum class RejectReason : uint8_t {
+    MalformedJson,
+    NotAnObject,
+    MissingText,
+    TextNotString,
+    InvalidUtf8,
+    ControlCharacter,
+    InvalidId,
+    // Not lines of JSON but input that could not be read; each counts as one line read and
+    // rejected, so the accounting covers them. The file as a whole (line 0) could not be
+    // opened or read; or a compressed stream is damaged or truncated: the lines before the
+    // damage are read, the incomplete line at the damage and everything after it are not.
+    UnreadableFile,
+    CorruptInput,
+    Count_
+};
+inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::Count_);
+const char* toString(RejectReason r);  // snake_case names: "malformed_json", ...
 
 // Whole lines of one file. Offsets are byte offsets in the decompressed file.
 struct LineChunk {
@@ -37,11 +63,20 @@ struct LineChunk {
     uint64_t baseOffset = 0;  // offset of data[0] in the file
     std::string data;         // complete lines, each ending in '\n' except possibly the file's last
     bool fileStart = false;   // data begins at offset 0 (a UTF-8 BOM may follow)
+    // Only from a source reading with OnError::Skip: a chunk without data standing for input
+    // that could not be read (reason UnreadableFile or CorruptInput, message naming the file
+    // and the byte offset). It counts as one line, at firstLine (0 for a whole file).
+    std::string failure;
+    RejectReason failureReason = RejectReason::CorruptInput;
 };
 
 class LineChunkSource {
 public:
-    LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes);
+    // OnError::Fail: next() throws InputError on unreadable or damaged input. OnError::Skip:
+    // it delivers the complete lines before the problem, then a failure chunk, then goes on
+    // with the next file.
+    LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes,
+                    OnError onError = OnError::Fail);
     ~LineChunkSource();
     LineChunkSource(const LineChunkSource&) = delete;
     LineChunkSource& operator=(const LineChunkSource&) = delete;
@@ -58,19 +93,6 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
-
-enum class RejectReason : uint8_t {
-    MalformedJson,
-    NotAnObject,
-    MissingText,
-    TextNotString,
-    InvalidUtf8,
-    ControlCharacter,
-    InvalidId,
-    Count_
-};
-inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::Count_);
-const char* toString(RejectReason r);  // snake_case names: "malformed_json", ...
 
 struct ParsedDocument {
     uint64_t line = 0;

@@ -36,6 +36,7 @@ uint64_t countNewlines(const char* data, std::size_t n) {
 struct LineChunkSource::Impl {
     std::vector<InputFile> files;
     std::size_t chunkBytes;
+    OnError onError = OnError::Fail;
     ByteStream stream;
     std::size_t nextFile = 0;
     uint32_t current = 0;
@@ -45,6 +46,10 @@ struct LineChunkSource::Impl {
     uint64_t offset = 0;
     uint64_t line = 1;
     uint64_t delivered = 0;
+    // With OnError::Skip: the current file cannot be read further (eof is set too); the
+    // complete lines before the problem are still delivered, then one failure chunk.
+    std::string damage;
+    RejectReason damageReason = RejectReason::CorruptInput;
 
     // Appends up to `want` more bytes of the current file to `pending`, keeping the padding that
     // ChunkParser relies on allocated behind them.
@@ -52,9 +57,45 @@ struct LineChunkSource::Impl {
         const std::size_t old = pending.size();
         if (pending.capacity() < old + want + kPadding) pending.reserve(old + want + kPadding);
         pending.resize(old + want);
-        const std::size_t got = stream.read(pending.data() + old, want);
+        std::size_t got = 0;
+        try {
+            got = stream.read(pending.data() + old, want);
+        } catch (const InputError& e) {
+            if (onError == OnError::Fail) throw;
+            damage = e.what();
+            damageReason = dynamic_cast<const CorruptStreamError*>(&e) != nullptr
+                               ? RejectReason::CorruptInput
+                               : RejectReason::UnreadableFile;
+        }
         pending.resize(old + got);
         if (got == 0) eof = true;
+    }
+
+    // Where the data of a file's last chunk ends: all of it, or after its last complete line
+    // when the file is damaged (the incomplete line goes into the failure chunk).
+    std::size_t finalCut() const {
+        return damage.empty() ? pending.size() : afterLastNewline(pending.data(), pending.size());
+    }
+
+    // Turns `chunk` into the failure chunk for the current file, dropping what is pending.
+    void deliverFailure(LineChunk& chunk, std::string message, RejectReason reason,
+                        uint64_t lineNo) {
+        if (!pending.empty()) {
+            message += "; the incomplete line before it (" + std::to_string(pending.size()) +
+                       " bytes) is not read";
+        }
+        chunk.data.clear();
+        chunk.file = current;
+        chunk.firstLine = lineNo;
+        chunk.baseOffset = offset;
+        chunk.fileStart = offset == 0;
+        chunk.failure = std::move(message);
+        chunk.failureReason = reason;
+        offset += pending.size();
+        delivered += pending.size();
+        pending.clear();
+        damage.clear();
+        stream.close();
     }
 
     // Length of the next chunk's data in `pending` (which is non-empty): whole lines up to
@@ -62,7 +103,7 @@ struct LineChunkSource::Impl {
     std::size_t cutPoint() {
         while (pending.size() < chunkBytes && !eof)
             readMore(chunkBytes - pending.size());
-        if (eof && pending.size() <= chunkBytes) return pending.size();
+        if (eof && pending.size() <= chunkBytes) return finalCut();
         const std::size_t cut = afterLastNewline(pending.data(), chunkBytes);
         if (cut != 0) return cut;
         // The first line is longer than chunkBytes: find its end, growing geometrically.
@@ -72,17 +113,19 @@ struct LineChunkSource::Impl {
             if (p != nullptr) {
                 return static_cast<std::size_t>(static_cast<const char*>(p) - pending.data()) + 1;
             }
-            if (eof) return pending.size();
+            if (eof) return finalCut();
             from = pending.size();
             readMore(std::max(chunkBytes, pending.size()));
         }
     }
 };
 
-LineChunkSource::LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes)
+LineChunkSource::LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes,
+                                 OnError onError)
     : impl_(std::make_unique<Impl>()) {
     impl_->files = std::move(files);
     impl_->chunkBytes = std::max<std::size_t>(chunkBytes, 1);
+    impl_->onError = onError;
 }
 
 LineChunkSource::~LineChunkSource() = default;
@@ -96,18 +139,34 @@ bool LineChunkSource::next(LineChunk& chunk) {
                 return false;
             }
             s.current = static_cast<uint32_t>(s.nextFile++);
-            s.stream.open(s.files[s.current]);
             s.eof = false;
             s.pending.clear();
+            s.damage.clear();
             s.offset = 0;
             s.line = 1;
+            try {
+                s.stream.open(s.files[s.current]);
+            } catch (const InputError& e) {
+                if (s.onError == OnError::Fail) throw;
+                s.deliverFailure(chunk, e.what(), RejectReason::UnreadableFile, 0);
+                return true;
+            }
         }
         if (s.pending.empty() && !s.eof) s.readMore(s.chunkBytes);
-        if (s.pending.empty()) {
+        if (s.pending.empty() && s.damage.empty()) {
             s.stream.close();
             continue;
         }
-        const std::size_t cut = s.cutPoint();
+        const std::size_t cut = s.pending.empty() ? 0 : s.cutPoint();
+        if (cut == 0) {
+            // Only a damaged file gets here: nothing but an incomplete line is left before the
+            // damage. Nothing was read from a file that fails at its first byte, so it stands
+            // as a whole (line 0) when its problem is not a damaged compressed stream.
+            const bool whole = s.offset == 0 && s.pending.empty() &&
+                               s.damageReason == RejectReason::UnreadableFile;
+            s.deliverFailure(chunk, s.damage, s.damageReason, whole ? 0 : s.line++);
+            return true;
+        }
 
         // Hand over the buffer itself; only the partial tail is copied back.
         chunk.data.swap(s.pending);
@@ -115,6 +174,7 @@ bool LineChunkSource::next(LineChunk& chunk) {
         chunk.data.resize(cut);
         if (chunk.data.capacity() < cut + kPadding) chunk.data.reserve(cut + kPadding);
 
+        chunk.failure.clear();
         chunk.file = s.current;
         chunk.firstLine = s.line;
         chunk.baseOffset = s.offset;

@@ -25,11 +25,16 @@ struct NormalizeOptions {
     bool trim = true;
 };
 
+// What a run does with a bad input line, an unreadable file or a damaged compressed stream:
+// record it (reason and file:line) and go on, or stop the run at the first one, in input order.
+enum class OnError { Skip, Fail };
+
 struct ReaderOptions {
     std::string textField = "text";  // dotted path, e.g. meta.content
     std::string idField = "id";      // dotted path; string or integer; missing -> "<file>:<line>"
     std::string keepField;           // numeric field for KeepPolicy::MaxField, empty if unused
     std::size_t chunkBytes = std::size_t{4} << 20;  // target bytes per parsed chunk
+    OnError onError = OnError::Skip;  // not part of the dataset: both policies read the same
 };
 
 struct SignatureParams {

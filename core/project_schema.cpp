@@ -110,6 +110,7 @@ CREATE TABLE runs(
     ngram               INTEGER NOT NULL,
     hashes              INTEGER NOT NULL,
     hash_family         TEXT NOT NULL,
+    sketch              TEXT NOT NULL DEFAULT 'classic',
     seed                INTEGER NOT NULL,
     bands               INTEGER NOT NULL,
     rows                INTEGER NOT NULL,
@@ -136,7 +137,11 @@ CREATE TABLE runs(
     duplicate_pairs     INTEGER NOT NULL,
     clusters            INTEGER NOT NULL,
     kept                INTEGER NOT NULL,
-    removed             INTEGER NOT NULL
+    removed             INTEGER NOT NULL,
+    memory_budget       INTEGER NOT NULL DEFAULT 0,
+    spilled             INTEGER NOT NULL DEFAULT 0,
+    spill_bytes         INTEGER NOT NULL DEFAULT 0,
+    peak_rss_bytes      INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX runs_by_dataset ON runs(dataset_id, status);
 

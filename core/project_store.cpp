@@ -31,11 +31,23 @@ struct ProjectStore::Impl {
 
     std::string sidecarDir() const { return path + ".d"; }
 
+    // The dataset's document count, checked against its last document row (one index lookup),
+    // so that a damaged count cannot size an allocation.
     uint64_t datasetDocuments(int64_t datasetId) {
         auto st = db.prepare("SELECT documents FROM datasets WHERE id = ?1");
         st.bind(1, datasetId);
         if (!st.step()) throw StoreError("project store: no dataset " + std::to_string(datasetId));
-        return st.u64(0);
+        const uint64_t documents = st.u64(0);
+        auto last = db.prepare(
+            "SELECT doc_index FROM documents WHERE dataset_id = ?1 ORDER BY doc_index DESC "
+            "LIMIT 1");
+        last.bind(1, datasetId);
+        const uint64_t rows = last.step() ? last.u64(0) + 1 : 0;
+        if (rows != documents)
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: it lists " + std::to_string(documents) +
+                             " documents, its last is #" + std::to_string(rows));
+        return documents;
     }
 
     std::vector<InputFile> loadFiles(int64_t datasetId) {
@@ -263,7 +275,7 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
     }
     if (docs != nullptr) {
         docs->clear();
-        docs->reserve(static_cast<std::size_t>(documents));
+        docs->reserve(static_cast<std::size_t>(impl_->datasetDocuments(datasetId)));
         auto st = db.prepare(
             "SELECT file_index, line, offset, length, chars, keep_value, doc_id "
             "FROM documents WHERE dataset_id = ?1 ORDER BY doc_index");
@@ -646,6 +658,9 @@ RunResult ProjectStore::loadRun(int64_t runId) {
             BandStats* b = findBand(k, hist.int64(0));
             if (b == nullptr) continue;
             const auto bin = static_cast<std::size_t>(hist.int64(1));
+            if (bin >= 64)  // log2 bins of a 64-bit size
+                throw StoreError("project store: run " + std::to_string(runId) +
+                                 " has a damaged histogram");
             if (b->histogram.size() <= bin) b->histogram.resize(bin + 1, 0);
             b->histogram[bin] = hist.u64(2);
         }
@@ -661,14 +676,25 @@ RunResult ProjectStore::loadRun(int64_t runId) {
         }
     }
     run.pairs = loadPairs(runId);
+    // Indices read back must stay inside the dataset: exports, verification and the workbench
+    // index documents and clusters with them.
+    const uint64_t datasetSize = impl_->datasetDocuments(run.datasetId);
+    auto damaged = [runId](const char* what) {
+        return StoreError("project store: run " + std::to_string(runId) + " is damaged (" + what +
+                          " out of range)");
+    };
+    for (const ScoredPair& p : run.pairs)
+        if (p.a >= p.b || p.b >= datasetSize) throw damaged("pair");
     {
         auto st = db.prepare(
             "SELECT cluster, representative FROM clusters WHERE run_id = ?1 ORDER BY cluster");
         st.bind(1, runId);
         while (st.step()) {
-            const auto c = static_cast<std::size_t>(st.int64(0));
-            if (run.representative.size() <= c) run.representative.resize(c + 1, 0);
-            run.representative[c] = static_cast<uint32_t>(st.int64(1));
+            const uint64_t c = st.u64(0), representative = st.u64(1);
+            if (c >= datasetSize || representative >= datasetSize) throw damaged("cluster");
+            if (run.representative.size() <= c)
+                run.representative.resize(static_cast<std::size_t>(c) + 1, 0);
+            run.representative[static_cast<std::size_t>(c)] = static_cast<uint32_t>(representative);
         }
     }
     {
@@ -682,6 +708,7 @@ RunResult ProjectStore::loadRun(int64_t runId) {
                 throw StoreError("project store: run " + std::to_string(runId) +
                                  " clusters document " + std::to_string(doc) + " of " +
                                  std::to_string(documents));
+            if (st.u64(1) >= run.representative.size()) throw damaged("cluster member");
             run.clusterOf[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(1));
         }
     }

@@ -21,6 +21,10 @@ const char* toString(RejectReason r) {
             return "control_character";
         case RejectReason::InvalidId:
             return "invalid_id";
+        case RejectReason::UnreadableFile:
+            return "unreadable_file";
+        case RejectReason::CorruptInput:
+            return "corrupt_input";
         case RejectReason::Count_:
             break;
     }

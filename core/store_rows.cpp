@@ -31,6 +31,7 @@ constexpr const char* kColumns[] = {
     "ngram",
     "hashes",
     "hash_family",
+    "sketch",
     "seed",
     "bands",
     "rows",
@@ -58,6 +59,10 @@ constexpr const char* kColumns[] = {
     "clusters",
     "kept",
     "removed",
+    "memory_budget",
+    "spilled",
+    "spill_bytes",
+    "peak_rss_bytes",
 };
 constexpr int kColumnCount = static_cast<int>(std::size(kColumns));
 // selectRunSql() puts `id` first, hence the shift by one.
@@ -145,6 +150,7 @@ void writeRun(Statement& st, const RunResult& r) {
     st.bind(i++, int64_t{p.signature.ngram});
     st.bind(i++, int64_t{p.signature.hashes});
     st.bind(i++, std::string_view(toString(p.signature.family)));
+    st.bind(i++, std::string_view(toString(p.signature.sketch)));
     st.bindU64(i++, p.signature.seed);
     st.bind(i++, int64_t{p.lsh.bands});
     st.bind(i++, int64_t{p.lsh.rows});
@@ -165,6 +171,10 @@ void writeRun(Statement& st, const RunResult& r) {
          {c.linesRead, c.blankLines, c.rejected, c.documents, c.shortDocuments, c.inputBytes,
           c.candidatePairs, c.storedPairs, c.duplicatePairs, c.clusters, c.kept, c.removed})
         st.bindU64(i++, v);
+    st.bindU64(i++, r.memoryBudget);
+    st.bindBool(i++, r.spilled);
+    st.bindU64(i++, r.spillBytes);
+    st.bindU64(i++, r.peakRssBytes);
     st.run();
 }
 
@@ -194,6 +204,8 @@ void readRun(const Statement& st, RunResult& r) {
     p.signature.hashes = static_cast<int>(st.int64(i++));
     const std::string family = st.string(i++);
     p.signature.family = parsed(parseHashFamily(family), family, "hash family");
+    const std::string sketch = st.string(i++);
+    p.signature.sketch = parsed(parseSketchKind(sketch), sketch, "sketch kind");
     p.signature.seed = st.u64(i++);
     p.lsh.bands = static_cast<int>(st.int64(i++));
     p.lsh.rows = static_cast<int>(st.int64(i++));
@@ -221,6 +233,10 @@ void readRun(const Statement& st, RunResult& r) {
          {&c.linesRead, &c.blankLines, &c.rejected, &c.documents, &c.shortDocuments, &c.inputBytes,
           &c.candidatePairs, &c.storedPairs, &c.duplicatePairs, &c.clusters, &c.kept, &c.removed})
         *v = st.u64(i++);
+    r.memoryBudget = st.u64(i++);
+    r.spilled = st.int64(i++) != 0;
+    r.spillBytes = st.u64(i++);
+    r.peakRssBytes = st.u64(i++);
 }
 
 }  // namespace neardup::store_rows

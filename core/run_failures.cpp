@@ -1,0 +1,65 @@
+#include "run_failures.h"
+
+#include "pipeline.h"
+
+namespace neardup {
+
+std::string describeRejection(const Rejection& r, const std::vector<InputFile>& files) {
+    std::string where =
+        r.file < files.size() ? files[r.file].path : "input #" + std::to_string(r.file);
+    return where + ":" + std::to_string(r.line) + ": " + toString(r.reason) + ": " + r.detail;
+}
+
+void failOnRejection(OnError policy, const std::vector<Rejection>& rejections,
+                     const std::vector<InputFile>& files) {
+    if (policy != OnError::Fail || rejections.empty()) return;
+    throw InputError(describeRejection(rejections.front(), files) + " (--on-error fail)");
+}
+
+void failOnStoredRejections(ProjectStore& store, const RunResult& run, int64_t datasetId,
+                            const DatasetRecord& dataset, std::size_t documents) {
+    try {
+        failOnRejection(run.params.reader.onError, dataset.rejectionSamples, dataset.files);
+    } catch (const InputError&) {
+        recordUnfinishedRun(store, run, datasetId, dataset, documents, std::current_exception());
+        throw;
+    }
+}
+
+void recordUnfinishedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
+                         const DatasetRecord& partial, std::size_t documents,
+                         std::exception_ptr error) noexcept {
+    try {
+        std::string status = "failed";
+        std::string message = "unknown error";
+        try {
+            if (error) std::rethrow_exception(error);
+        } catch (const Cancelled&) {
+            status = "interrupted";
+            message = "cancelled by the user while reading the inputs";
+        } catch (const std::exception& e) {
+            message = e.what();
+        } catch (...) {
+        }
+        if (!datasetId) {
+            DatasetRecord stub;
+            stub.reader = partial.reader;
+            stub.linesRead = partial.linesRead;
+            stub.blankLines = partial.blankLines;
+            stub.inputBytes = partial.inputBytes;
+            datasetId = store.saveDataset(stub, DocumentTable{});
+        }
+        run.datasetId = *datasetId;
+        run.counts.linesRead = partial.linesRead;
+        run.counts.blankLines = partial.blankLines;
+        run.counts.inputBytes = partial.inputBytes;
+        run.counts.documents = documents;
+        run.finishedAt = utcNow();
+        const int64_t id = store.beginRun(run);
+        store.markRun(id, status, message);
+    } catch (...) {
+        // The project may be what failed; the caller reports the original error.
+    }
+}
+
+}  // namespace neardup

@@ -1,0 +1,266 @@
+// Interrupted runs, as a user or the system would interrupt them: SIGINT/SIGTERM stop a run
+// within moments (exit 130, run recorded as interrupted, no temporary files left); SIGKILL at
+// random moments leaves the project intact, earlier runs untouched, no output that looks
+// complete but is not, and a project the next run works in.
+#include <signal.h>
+#include <sys/types.h>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sqlite3.h>
+
+#include "corpus_generator.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Rows of a query, columns joined by '|'. Read-write, so that a hot journal left by a killed
+// process is rolled back first, as the next run would.
+QStringList sqlRows(const std::string& db, const char* sql) {
+    sqlite3* h = nullptr;
+    QStringList rows;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK) {
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                QStringList cols;
+                for (int i = 0; i < sqlite3_column_count(st); ++i)
+                    cols << QString::fromUtf8(
+                        reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+                rows << cols.join(QLatin1Char('|'));
+            }
+        } else {
+            rows << QStringLiteral("SQL error: ") + QString::fromUtf8(sqlite3_errmsg(h));
+        }
+        sqlite3_finalize(st);
+    } else {
+        rows << QStringLiteral("cannot open ") + q(db);
+    }
+    sqlite3_close(h);
+    return rows;
+}
+
+// Hidden temporaries of outputs (".NAME.tmp-PID") and spill work directories ("work-*").
+QStringList leftovers(const std::string& dir) {
+    QStringList found;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find(".tmp") != std::string::npos || name.rfind("work-", 0) == 0)
+            found << q(it->path().string());
+    }
+    return found;
+}
+
+}  // namespace
+
+class TestInterrupt : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string corpus_, extra_;
+    qint64 fullRunMs_ = 0;
+
+    std::string path(const std::string& name) const {
+        return dir_.path().toStdString() + "/" + name;
+    }
+
+    void start(QProcess& p, const QStringList& args) {
+        p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        p.setStandardOutputFile(QProcess::nullDevice());
+        p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
+        QVERIFY(p.waitForStarted());
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        // A generated corpus, repeated under other ids until a run takes a few seconds.
+        neardup::GeneratorOptions gen;
+        gen.documents = 2500;
+        gen.seed = 11;
+        neardup::GroundTruth truth;
+        std::ostringstream base;
+        neardup::generateCorpus(gen, base, truth);
+        const std::string lines = base.str();
+        corpus_ = path("big.jsonl");
+        std::ofstream out(corpus_, std::ios::binary);
+        for (int copy = 0; copy < 8; ++copy) {
+            std::string replica = lines;
+            const std::string from = "{\"id\":\"doc-",
+                              to = "{\"id\":\"r" + std::to_string(copy) + "-";
+            for (std::size_t at = replica.find(from); at != std::string::npos;
+                 at = replica.find(from, at + to.size()))
+                replica.replace(at, from.size(), to);
+            out << replica;
+        }
+        out.close();
+        extra_ = path("extra.jsonl");
+        std::ofstream(extra_) << "{\"id\":\"extra\",\"text\":\"one more document\"}\n";
+
+        // The reference: an uninterrupted run, timed.
+        QElapsedTimer timer;
+        timer.start();
+        QProcess p;
+        start(p, {QStringLiteral("run"), q(corpus_), QStringLiteral("-p"), q(path("ref.ndw")),
+                  QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("2")});
+        QVERIFY(p.waitForFinished(300000));
+        QCOMPARE(p.exitCode(), 0);
+        fullRunMs_ = timer.elapsed();
+        qInfo("an uninterrupted run takes %lld ms", static_cast<long long>(fullRunMs_));
+    }
+
+    void sigintAndSigtermStopTheRunCleanly() {
+        int interrupted = 0;
+        const std::pair<int, int> cases[] = {{SIGINT, 300}, {SIGTERM, 900}, {SIGINT, 1800}};
+        for (const auto& [signal, delayMs] : cases) {
+            const std::string tag = "int" + std::to_string(delayMs);
+            const std::string project = path(tag + ".ndw");
+            const std::string output = path(tag + ".jsonl");
+            QProcess p;
+            start(p, {QStringLiteral("run"), q(corpus_), QStringLiteral("-p"), q(project),
+                      QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("2"),
+                      QStringLiteral("--out-jsonl"), q(output)});
+            QThread::msleep(static_cast<unsigned long>(delayMs));
+            if (p.state() != QProcess::Running) {
+                qWarning("run finished before the %d ms signal", delayMs);
+                continue;
+            }
+            QElapsedTimer stopping;
+            stopping.start();
+            ::kill(static_cast<pid_t>(p.processId()), signal);
+            QVERIFY(p.waitForFinished(60000));
+            const qint64 stopMs = stopping.elapsed();
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+            if (p.exitCode() == 0) {  // it was already writing its results
+                qWarning("run completed despite the signal at %d ms", delayMs);
+                continue;
+            }
+            ++interrupted;
+            QCOMPARE(p.exitCode(), 130);
+            qInfo("signal %d at %d ms: stopped %lld ms later", signal, delayMs,
+                  static_cast<long long>(stopMs));
+            QVERIFY2(stopMs < 3000, qPrintable(QString::number(stopMs)));
+            QCOMPARE(sqlRows(project, "SELECT status FROM runs"),
+                     QStringList{QStringLiteral("interrupted")});
+            QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
+            QVERIFY(!fs::exists(output));
+            QCOMPARE(leftovers(dir_.path().toStdString()), QStringList{});
+        }
+        QVERIFY2(interrupted > 0, "no run was interrupted");
+
+        // A second Ctrl-C does not wait for the clean stop: exit 130 at once, project intact.
+        const std::string project = path("twice.ndw");
+        QProcess p;
+        start(p, {QStringLiteral("run"), q(corpus_), QStringLiteral("-p"), q(project),
+                  QStringLiteral("-q"), QStringLiteral("--out-jsonl"), q(path("twice.jsonl"))});
+        QThread::msleep(500);
+        if (p.state() == QProcess::Running) {
+            ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+            QThread::msleep(20);  // two signals sent at once may be delivered as one
+            ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(p.exitCode(), 130);
+            QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
+            QVERIFY(!fs::exists(path("twice.jsonl")));
+        }
+    }
+
+    void sigkillNeverDamagesTheProject() {
+        const std::string project = path("kill.ndw");
+        const QStringList first{QStringLiteral("run"), q(corpus_),
+                                QStringLiteral("-p"),  q(project),
+                                QStringLiteral("-q"),  QStringLiteral("--seed"),
+                                QStringLiteral("1")};
+        QProcess p;
+        start(p, first);
+        QVERIFY(p.waitForFinished(300000));
+        QCOMPARE(p.exitCode(), 0);
+        const char* earlierSql =
+            "SELECT r.status, r.documents, r.removed, r.duplicate_pairs, "
+            "(SELECT count(*) FROM pairs WHERE run_id = 1), "
+            "(SELECT count(*) FROM cluster_members WHERE run_id = 1) FROM runs r WHERE id = 1";
+        const QStringList earlier = sqlRows(project, earlierSql);
+        QCOMPARE(earlier.size(), 1);
+        QVERIFY(earlier[0].startsWith(QStringLiteral("ok|")));
+
+        // Later runs read another dataset (one more file) with other signatures, so a kill can
+        // land in any phase: reading, saving the dataset and signatures, comparing, exporting.
+        const std::string output = path("killed.jsonl");
+        const QStringList later{QStringLiteral("run"),
+                                q(corpus_),
+                                q(extra_),
+                                QStringLiteral("-p"),
+                                q(project),
+                                QStringLiteral("-q"),
+                                QStringLiteral("--seed"),
+                                QStringLiteral("2"),
+                                QStringLiteral("--out-jsonl"),
+                                q(output)};
+        const quint32 seed = qEnvironmentVariableIsSet("NEARDUP_KILL_SEED")
+                                 ? qEnvironmentVariableIntValue("NEARDUP_KILL_SEED")
+                                 : QRandomGenerator::global()->generate();
+        qInfo("kill moments drawn with NEARDUP_KILL_SEED=%u", seed);
+        QRandomGenerator random(seed);
+        const int span = static_cast<int>(std::max<qint64>(fullRunMs_, 500));
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            const int delayMs = 50 + random.bounded(span);
+            QProcess k;
+            start(k, later);
+            QThread::msleep(static_cast<unsigned long>(delayMs));
+            ::kill(static_cast<pid_t>(k.processId()), SIGKILL);
+            QVERIFY(k.waitForFinished(60000));
+            qInfo("SIGKILL at %d ms (%s)", delayMs,
+                  k.exitStatus() == QProcess::CrashExit ? "killed" : "had finished");
+            QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
+            QCOMPARE(sqlRows(project, earlierSql), earlier);
+            // Only temporaries may be left behind (hidden outputs, the signature cache's
+            // ".tmp.PID", spill directories), never a partial file under a final name.
+            for (const QString& left : leftovers(dir_.path().toStdString())) {
+                const QString name = QFileInfo(left).fileName();
+                QVERIFY2(name.startsWith(QLatin1Char('.')) ||
+                             name.contains(QStringLiteral(".tmp.")) ||
+                             name.startsWith(QStringLiteral("work-")),
+                         qPrintable(left));
+            }
+        }
+
+        // The next run into the same project works, and any output a killed run completed is
+        // the same as the one it writes.
+        QProcess next;
+        QStringList args = later;
+        args.replace(args.indexOf(q(output)), q(path("final.jsonl")));
+        start(next, args);
+        QVERIFY(next.waitForFinished(300000));
+        QCOMPARE(next.exitCode(), 0);
+        QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
+        QCOMPARE(sqlRows(project, earlierSql), earlier);
+        QVERIFY(!readFile(path("final.jsonl")).empty());
+        if (fs::exists(output)) QVERIFY(readFile(output) == readFile(path("final.jsonl")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInterrupt)
+#include "test_interrupt.moc"
