@@ -12,7 +12,8 @@ namespace neardup {
 
 // Single pairs (buckets of two) use a plain loop compiled for several x86-64 levels and picked
 // at load time, so one binary runs everywhere.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)  // ifunc resolvers run before TSan is initialized
 #define NEARDUP_COMPARE_CLONES \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define NEARDUP_X86_KERNELS 1

@@ -33,7 +33,8 @@
 #include "evaluation.h"
 #include "shingles.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)  // ifunc resolvers run before TSan is initialized
 // The x86-64 baseline has no POPCNT instruction; pick it at load time where the CPU has it.
 #define NEARDUP_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else

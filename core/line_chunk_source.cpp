@@ -2,6 +2,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "byte_stream.h"
@@ -45,7 +46,8 @@ struct LineChunkSource::Impl {
     std::string pending;
     uint64_t offset = 0;
     uint64_t line = 1;
-    uint64_t delivered = 0;
+    // Read by bytesRead() from other threads (progress reports) while next() runs.
+    std::atomic<uint64_t> delivered{0};
     // With OnError::Skip: the current file cannot be read further (eof is set too); the
     // complete lines before the problem are still delivered, then one failure chunk.
     std::string damage;
@@ -92,7 +94,7 @@ struct LineChunkSource::Impl {
         chunk.failure = std::move(message);
         chunk.failureReason = reason;
         offset += pending.size();
-        delivered += pending.size();
+        delivered.fetch_add(pending.size(), std::memory_order_relaxed);
         pending.clear();
         damage.clear();
         stream.close();
@@ -181,13 +183,13 @@ bool LineChunkSource::next(LineChunk& chunk) {
         chunk.fileStart = s.offset == 0;
         s.line += countNewlines(chunk.data.data(), cut);
         s.offset += cut;
-        s.delivered += cut;
+        s.delivered.fetch_add(cut, std::memory_order_relaxed);
         return true;
     }
 }
 
 uint64_t LineChunkSource::bytesRead() const {
-    return impl_->delivered;
+    return impl_->delivered.load(std::memory_order_relaxed);
 }
 
 const std::vector<InputFile>& LineChunkSource::files() const {

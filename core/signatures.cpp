@@ -83,7 +83,8 @@ namespace {
 
 // The H-function loops are compiled for several x86-64 levels and picked at load time, so one
 // binary runs everywhere and uses AVX2 / AVX-512 (64-bit lane multiplies) where present.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)  // ifunc resolvers run before TSan is initialized
 #define NEARDUP_MULTIVERSION \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else

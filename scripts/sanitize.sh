@@ -7,7 +7,8 @@
 # Builds in build-asan or build-tsan (or $BUILD_DIR) without CUDA and the GUI, with the default
 # compiler (GCC on Debian 12; CC/CXX may name clang). Undefined behaviour, a memory error, a leak
 # or a data race fails the test that triggers it. Suppressions, each explained, live in
-# scripts/sanitizers/.
+# scripts/sanitizers/. TSan runs against a TSan-instrumented oneTBB built from source (cloned
+# from GitHub at the system's version, or NEARDUP_TBB_SOURCE=path/to/oneTBB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -32,11 +33,13 @@ esac
 tests="${2:-$default_tests}"
 
 ./scripts/install-deps.sh
-if [[ "${CXX:-}" == clang* ]] && ! command -v "$CXX" >/dev/null 2>&1; then
+# clang's sanitizer and libFuzzer runtimes are only "recommended" by the clang package.
+if [[ "${CXX:-}" == clang* ]] && { ! command -v "$CXX" >/dev/null 2>&1 ||
+    ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "install ok installed"; }; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev
 fi
 generator=()
 if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then generator=(-G Ninja); fi
@@ -53,6 +56,25 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="suppressions=$root/scripts/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0"
+
+if [ "$mode" = thread ]; then
+  # TSan must see oneTBB's task hand-offs, or every parallel_for body "races" with its caller:
+  # run against a TSan-instrumented build of the same oneTBB version as the system's (same
+  # headers, same ABI), from NEARDUP_TBB_SOURCE (a oneTBB checkout) or cloned from GitHub.
+  tbb_version="$(dpkg-query -W -f='${Version}' libtbb-dev | sed 's/-.*//')"
+  tbb_src="${NEARDUP_TBB_SOURCE:-$build_dir/onetbb-src}"
+  if [ ! -f "$tbb_src/CMakeLists.txt" ]; then
+    git clone --quiet --depth 1 --branch "v$tbb_version" https://github.com/oneapi-src/oneTBB "$tbb_src" || {
+      echo "sanitize.sh: need oneTBB v$tbb_version sources for TSan (set NEARDUP_TBB_SOURCE)" >&2
+      exit 1
+    }
+  fi
+  cmake -S "$tbb_src" -B "$build_dir/onetbb" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTBB_SANITIZE=thread -DTBB_TEST=OFF -DTBBMALLOC_BUILD=OFF -DTBB_EXAMPLES=OFF -DTBB_STRICT=OFF
+  cmake --build "$build_dir/onetbb" --parallel "$(nproc)"
+  tbb_lib="$(dirname "$(find "$(cd "$build_dir/onetbb" && pwd)" -name 'libtbb.so.12' | head -n 1)")"
+  export LD_LIBRARY_PATH="$tbb_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 
 cd "$build_dir"
 # Sanitized code runs several times slower: one test at a time per core, generous timeouts.

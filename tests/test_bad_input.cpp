@@ -356,10 +356,20 @@ class TestBadInput : public QObject {
         }
         // One document longer than a read chunk (4 MiB).
         plain("l_big.jsonl", {{doc("big", words(7000, 700000)), "doc"}});
+        if (!root_) {  // a subdirectory that cannot be listed: reported, not passed over
+            fs::create_directories(in("m_locked"));
+            writeFile(in("m_locked/inside.jsonl"), doc("hidden", "x") + "\n");
+            ::chmod(in("m_locked").c_str(), 0);
+            expected_.push_back({"m_locked", 0, "unreadable_file"});
+            ++linesRead_;
+        }
     }
 
     void cleanupTestCase() {
-        if (!root_) ::chmod(in("k_locked.jsonl").c_str(), 0644);
+        if (!root_) {
+            ::chmod(in("k_locked.jsonl").c_str(), 0644);
+            ::chmod(in("m_locked").c_str(), 0755);
+        }
     }
 
     void skipReportsEveryBadLineAndKeepsAccounts() {
