@@ -9,7 +9,7 @@
 namespace neardup {
 
 class AtomicFile {
-public:
+  public:
     // Throws std::runtime_error naming the path when the temporary cannot be created.
     explicit AtomicFile(std::string path);
     ~AtomicFile();  // removes the temporary unless commit() succeeded
@@ -20,7 +20,7 @@ public:
     // Flushes, syncs and renames; throws std::runtime_error on any failure (e.g. disk full).
     void commit();
 
-private:
+  private:
     void fail(const char* what);
     std::string path_;
     std::string temp_;

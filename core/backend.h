@@ -57,7 +57,7 @@ struct CompareRequest {
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     // Human-readable, e.g. "cpu (8 threads)" or "cuda: NVIDIA H100 80GB HBM3".
     virtual std::string description() const = 0;

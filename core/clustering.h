@@ -10,14 +10,14 @@
 namespace neardup {
 
 class UnionFind {
-public:
+  public:
     explicit UnionFind(std::size_t n);
     uint32_t find(uint32_t x);
     // The smaller root becomes the parent, so a component's root is its smallest member
     // whatever the order of the unions.
     void unite(uint32_t a, uint32_t b);
 
-private:
+  private:
     std::vector<uint32_t> parent_;
 };
 

@@ -38,7 +38,7 @@ struct GroundTruth {
 // and shingler, so "exact" means exactly what --verify exact computes).
 void generateCorpus(const GeneratorOptions& options, std::ostream& corpus, GroundTruth& truth);
 
-void writeTruth(const GroundTruth& truth, std::ostream& out);   // JSON
-GroundTruth readTruth(const std::string& path);                 // throws std::runtime_error
+void writeTruth(const GroundTruth& truth, std::ostream& out);  // JSON
+GroundTruth readTruth(const std::string& path);                // throws std::runtime_error
 
 }  // namespace neardup

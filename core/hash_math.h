@@ -71,7 +71,9 @@ NEARDUP_HD uint64_t addmod61(uint64_t a, uint64_t b) {
     return r >= kPrime61 ? r - kPrime61 : r;
 }
 
-NEARDUP_HD uint64_t submod61(uint64_t a, uint64_t b) { return a >= b ? a - b : a + kPrime61 - b; }
+NEARDUP_HD uint64_t submod61(uint64_t a, uint64_t b) {
+    return a >= b ? a - b : a + kPrime61 - b;
+}
 
 NEARDUP_HD uint32_t powmod31(uint32_t base, uint32_t exp) {
     uint32_t result = 1;
@@ -130,7 +132,9 @@ NEARDUP_HD uint64_t fingerprintAppend(uint64_t poly, uint64_t base, uint32_t in)
     return addmod61(mulmod61(poly, base), in);
 }
 
-NEARDUP_HD uint64_t fingerprintFinish(uint64_t poly, uint64_t salt) { return mix64(poly ^ salt); }
+NEARDUP_HD uint64_t fingerprintFinish(uint64_t poly, uint64_t salt) {
+    return mix64(poly ^ salt);
+}
 
 NEARDUP_HD uint32_t permute(uint64_t fingerprint, uint64_t a, uint64_t b) {
     return static_cast<uint32_t>((a * fingerprint + b) >> 32);
@@ -142,13 +146,15 @@ NEARDUP_HD uint32_t permute(uint64_t fingerprint, uint64_t a, uint64_t b) {
 
 NEARDUP_HD uint64_t bandKeyHash(const uint32_t* values, int rows, uint32_t band) {
     uint64_t h = 0x243F6A8885A308D3ull ^ (static_cast<uint64_t>(band) * 0x9E3779B97F4A7C15ull);
-    for (int i = 0; i < rows; ++i) h = mix64(h ^ values[i]) + 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < rows; ++i)
+        h = mix64(h ^ values[i]) + 0x9E3779B97F4A7C15ull;
     return mix64(h);
 }
 
 NEARDUP_HD uint64_t bandKeySum(const uint32_t* values, int rows) {
     uint64_t s = 0;
-    for (int i = 0; i < rows; ++i) s += values[i];
+    for (int i = 0; i < rows; ++i)
+        s += values[i];
     return s;
 }
 
@@ -156,7 +162,8 @@ NEARDUP_HD uint64_t bandKeySum(const uint32_t* values, int rows) {
 // (and then confirmed value by value, so a digest collision costs time, never correctness).
 NEARDUP_HD uint64_t signatureDigest(const uint32_t* values, int count) {
     uint64_t h = 0x13198A2E03707344ull;
-    for (int i = 0; i < count; ++i) h = mix64(h ^ values[i]) + static_cast<uint64_t>(i);
+    for (int i = 0; i < count; ++i)
+        h = mix64(h ^ values[i]) + static_cast<uint64_t>(i);
     return h;
 }
 

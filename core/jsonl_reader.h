@@ -21,7 +21,7 @@ namespace neardup {
 // Raised for problems with the inputs as a whole (missing path, unreadable file, corrupt
 // compressed stream). Its message names the file.
 class InputError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -71,7 +71,7 @@ struct LineChunk {
 };
 
 class LineChunkSource {
-public:
+  public:
     // OnError::Fail: next() throws InputError on unreadable or damaged input. OnError::Skip:
     // it delivers the complete lines before the problem, then a failure chunk, then goes on
     // with the next file.
@@ -89,7 +89,7 @@ public:
     uint64_t bytesRead() const;
     const std::vector<InputFile>& files() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -130,7 +130,7 @@ struct ParsedChunk {
 
 // Parses chunks; one instance per thread (it owns a simdjson parser and buffers).
 class ChunkParser {
-public:
+  public:
     ChunkParser(const std::vector<InputFile>& files, ReaderOptions options);
     ~ChunkParser();
     ChunkParser(const ChunkParser&) = delete;
@@ -138,7 +138,7 @@ public:
 
     void parse(const LineChunk& chunk, ParsedChunk& out);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -157,7 +157,7 @@ struct RejectionLog {
 // Reads byte ranges of input files back, e.g. for exports and exact verification. Ranges must
 // be requested in increasing (file, offset) order; compressed files are streamed forward.
 class RangeReader {
-public:
+  public:
     explicit RangeReader(const std::vector<InputFile>& files);
     ~RangeReader();
     RangeReader(const RangeReader&) = delete;
@@ -166,7 +166,7 @@ public:
     // Appends the bytes [offset, offset + length) of `file` to out. Throws InputError.
     void read(uint32_t file, uint64_t offset, uint32_t length, std::string& out);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

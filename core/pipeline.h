@@ -17,7 +17,7 @@
 namespace neardup {
 
 class PipelineObserver {
-public:
+  public:
     virtual ~PipelineObserver() = default;
     virtual void phaseStarted(const std::string& /*phase*/) {}
     // Progress inside a phase: `done` of `total` units (bytes for read and signatures, bands
@@ -29,12 +29,12 @@ public:
 
 // Thrown when the cancellation flag is raised; the run is recorded as interrupted.
 class Cancelled : public std::runtime_error {
-public:
+  public:
     Cancelled() : std::runtime_error("run cancelled") {}
 };
 
 class Pipeline {
-public:
+  public:
     Pipeline(ProjectStore& store, Backend& backend, PipelineObserver* observer = nullptr,
              const std::atomic<bool>* cancel = nullptr);
 
@@ -45,7 +45,7 @@ public:
     RunResult run(const std::vector<std::string>& inputs, const RunParams& params,
                   const ExportOptions& exports = {});
 
-private:
+  private:
     ProjectStore& store_;
     Backend& backend_;
     PipelineObserver* observer_;

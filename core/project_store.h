@@ -18,7 +18,7 @@
 namespace neardup {
 
 class StoreError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -42,7 +42,7 @@ struct RunSummary {  // one row of the run history
 };
 
 class ProjectStore {
-public:
+  public:
     // Opens or creates the project at `path` (":memory:" for tests). Throws StoreError.
     explicit ProjectStore(const std::string& path);
     ~ProjectStore();
@@ -82,7 +82,7 @@ public:
     // Everything saved by finishRun, including pairs and clusters.
     RunResult loadRun(int64_t runId);
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -12,11 +12,11 @@
 namespace neardup {
 
 struct PhaseTiming {
-    std::string name;    // read, signatures, buckets, compare, union, export
-    double seconds = 0;  // wall-clock seconds attributed to the phase
-    uint64_t items = 0;  // documents, bucket entries or pairs, depending on the phase
-    uint64_t bytes = 0;  // input bytes, for the phases that consume them
-    bool reused = false; // taken from the project instead of computed
+    std::string name;     // read, signatures, buckets, compare, union, export
+    double seconds = 0;   // wall-clock seconds attributed to the phase
+    uint64_t items = 0;   // documents, bucket entries or pairs, depending on the phase
+    uint64_t bytes = 0;   // input bytes, for the phases that consume them
+    bool reused = false;  // taken from the project instead of computed
 };
 
 struct RejectionCount {
@@ -34,13 +34,13 @@ struct OutlierBucket {
 
 struct BandStats {
     int band = 0;
-    uint64_t buckets = 0;            // distinct keys among the band's entries
-    uint64_t multiBuckets = 0;       // buckets with two or more members
+    uint64_t buckets = 0;       // distinct keys among the band's entries
+    uint64_t multiBuckets = 0;  // buckets with two or more members
     double meanSize = 0, stddevSize = 0;
     uint64_t maxSize = 0;
-    uint64_t comparisons = 0;        // sum over buckets of size * (size - 1) / 2
-    std::vector<uint64_t> histogram; // histogram[i] = buckets with size in [2^i, 2^(i+1))
-    uint64_t outlierCount = 0;       // buckets with size > mean + 2 sigma
+    uint64_t comparisons = 0;             // sum over buckets of size * (size - 1) / 2
+    std::vector<uint64_t> histogram;      // histogram[i] = buckets with size in [2^i, 2^(i+1))
+    uint64_t outlierCount = 0;            // buckets with size > mean + 2 sigma
     std::vector<OutlierBucket> outliers;  // the largest of them, at most kMaxOutliersStored
     static constexpr std::size_t kMaxOutliersStored = 100;
 };
@@ -69,7 +69,7 @@ struct RunResult {
     std::string startedAt, finishedAt;  // ISO 8601 UTC
     std::string status = "running";     // running, ok, failed, interrupted
     std::string error;
-    uint64_t resolvedBuckets = 0;       // K actually used (0 = exact keys)
+    uint64_t resolvedBuckets = 0;  // K actually used (0 = exact keys)
     bool signaturesReused = false;
     bool pairsReused = false;
     // Memory: the budget the run used (resolved), whether signatures and band keys spilled to

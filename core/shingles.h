@@ -16,13 +16,13 @@ namespace neardup {
 // Turns UTF-8 text into normalized code points. Holds its buffers, so one Normalizer per thread
 // costs no allocation per document once warmed up. Invalid UTF-8 becomes U+FFFD.
 class Normalizer {
-public:
+  public:
     explicit Normalizer(NormalizeOptions options) : options_(options) {}
     // Returns the normalized code points; valid until the next call.
     const std::vector<uint32_t>& run(std::string_view utf8);
     const NormalizeOptions& options() const { return options_; }
 
-private:
+  private:
     NormalizeOptions options_;
     std::vector<uint32_t> decoded_;
     std::vector<uint32_t> work_;

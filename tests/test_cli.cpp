@@ -22,7 +22,8 @@ Result neardup(const QStringList& args, const QString& cwd) {
     p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
     p.waitForFinished(300000);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 QByteArray readFile(const QString& path) {
@@ -35,7 +36,8 @@ QString sqlValue(const QString& db, const char* sql) {
     QString value;
     if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
         sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
             value = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
         sqlite3_finalize(st);
     }
@@ -50,13 +52,14 @@ class TestCli : public QObject {
     QTemporaryDir dir_;
     QString d(const char* name) const { return dir_.filePath(QLatin1String(name)); }
 
-private slots:
+  private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        const Result r = neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("1500"),
-                                  QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--out"), d("corpus.jsonl"),
-                                  QStringLiteral("--truth"), d("truth.json")},
-                                 dir_.path());
+        const Result r =
+            neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("1500"),
+                     QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--out"),
+                     d("corpus.jsonl"), QStringLiteral("--truth"), d("truth.json")},
+                    dir_.path());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains(QStringLiteral("1500 documents")));
         QCOMPARE(readFile(d("corpus.jsonl")).count('\n'), 1500);
@@ -69,21 +72,27 @@ private slots:
         QVERIFY(r.out.contains(QStringLiteral("Exit codes")));
         r = neardup({QStringLiteral("run"), QStringLiteral("--help")}, dir_.path());
         QCOMPARE(r.code, 0);
-        for (const char* opt : {"--text-field", "--id-field", "--shingle", "--ngram", "--hashes", "--hash", "--seed",
-                                "--bands", "--rows", "--buckets", "--bucket-key", "--threshold", "--verify", "--keep",
-                                "--threads", "--backend", "--out-jsonl", "--out-kept", "--out-removed",
-                                "--out-clusters", "--summary-json"})
+        for (const char* opt :
+             {"--text-field",  "--id-field",  "--shingle",  "--ngram",       "--hashes",
+              "--hash",        "--seed",      "--bands",    "--rows",        "--buckets",
+              "--bucket-key",  "--threshold", "--verify",   "--keep",        "--threads",
+              "--backend",     "--out-jsonl", "--out-kept", "--out-removed", "--out-clusters",
+              "--summary-json"})
             QVERIFY2(r.out.contains(QLatin1String(opt)), opt);
         QCOMPARE(neardup({}, dir_.path()).code, 2);
         QCOMPARE(neardup({QStringLiteral("frobnicate")}, dir_.path()).code, 2);
-        QCOMPARE(neardup({QStringLiteral("run"), d("corpus.jsonl")}, dir_.path()).code, 2);  // no --project
+        QCOMPARE(neardup({QStringLiteral("run"), d("corpus.jsonl")}, dir_.path()).code,
+                 2);  // no --project
         r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("u.ndw"),
-                     QStringLiteral("--bands"), QStringLiteral("64")}, dir_.path());
+                     QStringLiteral("--bands"), QStringLiteral("64")},
+                    dir_.path());
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains(QStringLiteral("--bands x --rows")));
     }
     void missingInputIsAnError() {
-        const Result r = neardup({QStringLiteral("run"), d("nope.jsonl"), QStringLiteral("-p"), d("e.ndw")}, dir_.path());
+        const Result r =
+            neardup({QStringLiteral("run"), d("nope.jsonl"), QStringLiteral("-p"), d("e.ndw")},
+                    dir_.path());
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(QStringLiteral("nope.jsonl")));
     }
@@ -95,71 +104,92 @@ private slots:
         QVERIFY(r.out.contains(QStringLiteral("simd:")));
     }
     void runExportEvalTruth() {
-        const QStringList outputs{QStringLiteral("--out-jsonl"), d("dedup.jsonl"), QStringLiteral("--out-kept"), d("kept.txt"),
-                                  QStringLiteral("--out-removed"), d("removed.txt"), QStringLiteral("--out-clusters"),
-                                  d("clusters.jsonl"), QStringLiteral("--summary-json"), d("summary.json")};
-        Result r = neardup(QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("--project"), d("p.ndw"),
-                                       QStringLiteral("--threads"), QStringLiteral("2")} + outputs,
-                           dir_.path());
+        const QStringList outputs{QStringLiteral("--out-jsonl"),    d("dedup.jsonl"),
+                                  QStringLiteral("--out-kept"),     d("kept.txt"),
+                                  QStringLiteral("--out-removed"),  d("removed.txt"),
+                                  QStringLiteral("--out-clusters"), d("clusters.jsonl"),
+                                  QStringLiteral("--summary-json"), d("summary.json")};
+        Result r = neardup(
+            QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("--project"),
+                        d("p.ndw"), QStringLiteral("--threads"), QStringLiteral("2")} +
+                outputs,
+            dir_.path());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains(QStringLiteral("1500 documents")));
         const QJsonObject s = QJsonDocument::fromJson(readFile(d("summary.json"))).object();
         QCOMPARE(s.value(QStringLiteral("documents")).toInt(), 1500);
-        QCOMPARE(s.value(QStringLiteral("kept")).toInt() + s.value(QStringLiteral("removed")).toInt(), 1500);
+        QCOMPARE(
+            s.value(QStringLiteral("kept")).toInt() + s.value(QStringLiteral("removed")).toInt(),
+            1500);
         QVERIFY(s.value(QStringLiteral("removed")).toInt() > 100);
         QCOMPARE(s.value(QStringLiteral("threads")).toInt(), 2);
         QVERIFY(s.value(QStringLiteral("phases")).toObject().contains(QStringLiteral("compare")));
         QCOMPARE(readFile(d("dedup.jsonl")).count('\n'), s.value(QStringLiteral("kept")).toInt());
-        QCOMPARE(readFile(d("removed.txt")).count('\n'), s.value(QStringLiteral("removed")).toInt());
+        QCOMPARE(readFile(d("removed.txt")).count('\n'),
+                 s.value(QStringLiteral("removed")).toInt());
 
         // The project: integrity, the run, its phases, bucket statistics and clusters.
         QCOMPARE(sqlValue(d("p.ndw"), "PRAGMA integrity_check"), QStringLiteral("ok"));
-        QCOMPARE(sqlValue(d("p.ndw"), "SELECT status FROM runs WHERE id = 1"), QStringLiteral("ok"));
-        QVERIFY(sqlValue(d("p.ndw"), "SELECT count(*) FROM run_phases WHERE run_id = 1").toInt() >= 5);
-        QCOMPARE(sqlValue(d("p.ndw"), "SELECT count(*) FROM band_stats WHERE run_id = 1").toInt(), 16);
+        QCOMPARE(sqlValue(d("p.ndw"), "SELECT status FROM runs WHERE id = 1"),
+                 QStringLiteral("ok"));
+        QVERIFY(sqlValue(d("p.ndw"), "SELECT count(*) FROM run_phases WHERE run_id = 1").toInt() >=
+                5);
+        QCOMPARE(sqlValue(d("p.ndw"), "SELECT count(*) FROM band_stats WHERE run_id = 1").toInt(),
+                 16);
         QCOMPARE(sqlValue(d("p.ndw"), "SELECT count(*) FROM clusters WHERE run_id = 1").toInt(),
                  s.value(QStringLiteral("clusters")).toInt());
 
         // Threads do not change outputs.
-        r = neardup(QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("p1.ndw"), QStringLiteral("-j"),
-                                QStringLiteral("1"), QStringLiteral("--out-jsonl"), d("dedup1.jsonl")},
+        r = neardup(QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
+                                d("p1.ndw"), QStringLiteral("-j"), QStringLiteral("1"),
+                                QStringLiteral("--out-jsonl"), d("dedup1.jsonl")},
                     dir_.path());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("dedup1.jsonl")), readFile(d("dedup.jsonl")));
 
         // export reproduces the run's outputs from the project.
-        r = neardup({QStringLiteral("export"), QStringLiteral("--project"), d("p.ndw"), QStringLiteral("--run"), QStringLiteral("1"),
-                     QStringLiteral("--out-jsonl"), d("e.jsonl"), QStringLiteral("--out-clusters"), d("e.clusters"),
+        r = neardup({QStringLiteral("export"), QStringLiteral("--project"), d("p.ndw"),
+                     QStringLiteral("--run"), QStringLiteral("1"), QStringLiteral("--out-jsonl"),
+                     d("e.jsonl"), QStringLiteral("--out-clusters"), d("e.clusters"),
                      QStringLiteral("--out-removed"), d("e.removed")},
                     dir_.path());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("e.jsonl")), readFile(d("dedup.jsonl")));
         QCOMPARE(readFile(d("e.clusters")), readFile(d("clusters.jsonl")));
         QCOMPARE(readFile(d("e.removed")), readFile(d("removed.txt")));
-        QCOMPARE(neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw")}, dir_.path()).code, 2);
-        QCOMPARE(neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw"), QStringLiteral("--run"), QStringLiteral("99"),
-                          QStringLiteral("--out-kept"), d("x")}, dir_.path()).code,
+        QCOMPARE(
+            neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw")}, dir_.path()).code,
+            2);
+        QCOMPARE(neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw"),
+                          QStringLiteral("--run"), QStringLiteral("99"),
+                          QStringLiteral("--out-kept"), d("x")},
+                         dir_.path())
+                     .code,
                  1);
 
         // eval against the generator's truth, and against truth computed from the corpus.
-        r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth.json"), QStringLiteral("--clusters"),
-                     d("clusters.jsonl"), QStringLiteral("--json"), d("eval.json")},
+        r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth.json"),
+                     QStringLiteral("--clusters"), d("clusters.jsonl"), QStringLiteral("--json"),
+                     d("eval.json")},
                     dir_.path());
         QCOMPARE(r.code, 0);
         const QJsonObject e = QJsonDocument::fromJson(readFile(d("eval.json"))).object();
         QVERIFY(e.value(QStringLiteral("document_jaccard")).toDouble() > 0.9);
         QVERIFY(e.value(QStringLiteral("document_precision")).toDouble() > 0.9);
-        r = neardup({QStringLiteral("truth"), d("corpus.jsonl"), QStringLiteral("--out"), d("truth2.json")}, dir_.path());
+        r = neardup(
+            {QStringLiteral("truth"), d("corpus.jsonl"), QStringLiteral("--out"), d("truth2.json")},
+            dir_.path());
         QCOMPARE(r.code, 0);
-        r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth2.json"), QStringLiteral("--clusters"),
-                     d("clusters.jsonl"), QStringLiteral("--json"), d("eval2.json")},
+        r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth2.json"),
+                     QStringLiteral("--clusters"), d("clusters.jsonl"), QStringLiteral("--json"),
+                     d("eval2.json")},
                     dir_.path());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("eval2.json")), readFile(d("eval.json")));
     }
     void refusesToOverwriteInput() {
-        const Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("o.ndw"),
-                                  QStringLiteral("--out-jsonl"), d("corpus.jsonl")},
+        const Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
+                                  d("o.ndw"), QStringLiteral("--out-jsonl"), d("corpus.jsonl")},
                                  dir_.path());
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(QStringLiteral("refusing to overwrite")));

@@ -12,7 +12,8 @@ namespace {
 DocumentTable table(std::size_t n) {
     DocumentTable t;
     for (std::size_t i = 0; i < n; ++i)
-        t.append(0, i + 1, i * 10, 9, static_cast<uint32_t>(100 + i), std::nan(""), "d" + std::to_string(i));
+        t.append(0, i + 1, i * 10, 9, static_cast<uint32_t>(100 + i), std::nan(""),
+                 "d" + std::to_string(i));
     return t;
 }
 
@@ -20,7 +21,7 @@ DocumentTable table(std::size_t n) {
 
 class TestClustering : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void unionFindRootIsSmallest() {
         UnionFind uf(10);
         uf.unite(9, 4);
@@ -46,7 +47,8 @@ private slots:
     void clustersAndFirstPolicy() {
         const DocumentTable docs = table(8);
         // Chain 1-3-6 (transitive), pair 4-7, and a pair below threshold 0-2.
-        const std::vector<ScoredPair> pairs{{0, 2, 50, -1}, {1, 3, 120, -1}, {3, 6, 110, -1}, {4, 7, 128, -1}};
+        const std::vector<ScoredPair> pairs{
+            {0, 2, 50, -1}, {1, 3, 120, -1}, {3, 6, 110, -1}, {4, 7, 128, -1}};
         RunResult run;
         clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, docs, run);
         QCOMPARE(run.counts.duplicatePairs, uint64_t(3));

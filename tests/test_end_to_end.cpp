@@ -30,11 +30,12 @@ class TestEndToEnd : public QObject {
     QTemporaryDir dir_;
     QString d(const QString& name) const { return dir_.filePath(name); }
 
-private slots:
+  private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        QCOMPARE(neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("6000"), QStringLiteral("--seed"),
-                          QStringLiteral("99"), QStringLiteral("--out"), d(QStringLiteral("corpus.jsonl")), QStringLiteral("--truth"),
+        QCOMPARE(neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("6000"),
+                          QStringLiteral("--seed"), QStringLiteral("99"), QStringLiteral("--out"),
+                          d(QStringLiteral("corpus.jsonl")), QStringLiteral("--truth"),
                           d(QStringLiteral("truth.json"))}),
                  0);
     }
@@ -49,19 +50,21 @@ private slots:
         QFETCH(QString, family);
         const QString clusters = d(family + QStringLiteral(".clusters"));
         const QString scores = d(family + QStringLiteral(".eval.json"));
-        QCOMPARE(neardup({QStringLiteral("run"), d(QStringLiteral("corpus.jsonl")), QStringLiteral("-p"),
-                          d(family + QStringLiteral(".ndw")), QStringLiteral("-q"), QStringLiteral("--hash"), family,
-                          QStringLiteral("--out-clusters"), clusters}),
-                 0);
-        QCOMPARE(neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d(QStringLiteral("truth.json")), QStringLiteral("--clusters"),
-                          clusters, QStringLiteral("--json"), scores}),
+        QCOMPARE(
+            neardup({QStringLiteral("run"), d(QStringLiteral("corpus.jsonl")), QStringLiteral("-p"),
+                     d(family + QStringLiteral(".ndw")), QStringLiteral("-q"),
+                     QStringLiteral("--hash"), family, QStringLiteral("--out-clusters"), clusters}),
+            0);
+        QCOMPARE(neardup({QStringLiteral("eval"), QStringLiteral("--truth"),
+                          d(QStringLiteral("truth.json")), QStringLiteral("--clusters"), clusters,
+                          QStringLiteral("--json"), scores}),
                  0);
         const QJsonObject e = readJson(scores);
         const double jaccard = e.value(QStringLiteral("document_jaccard")).toDouble();
         const double precision = e.value(QStringLiteral("document_precision")).toDouble();
         const double recall = e.value(QStringLiteral("document_recall")).toDouble();
-        qInfo("%s: document-set Jaccard %.4f, precision %.4f, recall %.4f", qPrintable(family), jaccard, precision,
-              recall);
+        qInfo("%s: document-set Jaccard %.4f, precision %.4f, recall %.4f", qPrintable(family),
+              jaccard, precision, recall);
         QVERIFY(e.value(QStringLiteral("truth_documents")).toInt() > 1000);
         QVERIFY2(jaccard >= 0.95, qPrintable(QString::number(jaccard)));
         QVERIFY2(precision >= 0.96, qPrintable(QString::number(precision)));
@@ -70,18 +73,21 @@ private slots:
     void exactVerificationRaisesPrecision() {
         const QString clusters = d(QStringLiteral("verified.clusters"));
         const QString scores = d(QStringLiteral("verified.eval.json"));
-        QCOMPARE(neardup({QStringLiteral("run"), d(QStringLiteral("corpus.jsonl")), QStringLiteral("-p"), d(QStringLiteral("v.ndw")),
-                          QStringLiteral("-q"), QStringLiteral("--verify"), QStringLiteral("exact"), QStringLiteral("--out-clusters"),
-                          clusters}),
-                 0);
-        QCOMPARE(neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d(QStringLiteral("truth.json")), QStringLiteral("--clusters"),
-                          clusters, QStringLiteral("--json"), scores}),
+        QCOMPARE(
+            neardup({QStringLiteral("run"), d(QStringLiteral("corpus.jsonl")), QStringLiteral("-p"),
+                     d(QStringLiteral("v.ndw")), QStringLiteral("-q"), QStringLiteral("--verify"),
+                     QStringLiteral("exact"), QStringLiteral("--out-clusters"), clusters}),
+            0);
+        QCOMPARE(neardup({QStringLiteral("eval"), QStringLiteral("--truth"),
+                          d(QStringLiteral("truth.json")), QStringLiteral("--clusters"), clusters,
+                          QStringLiteral("--json"), scores}),
                  0);
         const QJsonObject e = readJson(scores);
         // Verified pairs are exact, so a predicted document is a true one unless it was joined
         // only through a chain; precision is (nearly) perfect.
-        QVERIFY2(e.value(QStringLiteral("document_precision")).toDouble() >= 0.995,
-                 qPrintable(QString::number(e.value(QStringLiteral("document_precision")).toDouble())));
+        QVERIFY2(
+            e.value(QStringLiteral("document_precision")).toDouble() >= 0.995,
+            qPrintable(QString::number(e.value(QStringLiteral("document_precision")).toDouble())));
     }
 };
 

@@ -18,7 +18,8 @@ SignatureMatrix matrix(const std::vector<std::vector<uint32_t>>& rows) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
         std::copy(rows[i].begin(), rows[i].end(), m.row(i));
         uint64_t d = 1469598103934665603ull;
-        for (const uint32_t v : rows[i]) d = (d ^ v) * 1099511628211ull;
+        for (const uint32_t v : rows[i])
+            d = (d ^ v) * 1099511628211ull;
         m.digests[i] = d;
         m.eligible[i] = 1;
     }
@@ -29,7 +30,7 @@ SignatureMatrix matrix(const std::vector<std::vector<uint32_t>>& rows) {
 
 class TestLsh : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void formula() {
         QCOMPARE(candidateProbability(1.0, 16, 8), 1.0);
         QCOMPARE(candidateProbability(0.0, 16, 8), 0.0);
@@ -60,7 +61,8 @@ private slots:
         for (const double s : {0.5, 0.7, 0.8, 0.9}) {
             std::vector<std::vector<uint32_t>> rowsOfDocs;
             for (int t = 0; t < trials; ++t) {
-                std::vector<uint32_t> a(static_cast<std::size_t>(h)), b(static_cast<std::size_t>(h));
+                std::vector<uint32_t> a(static_cast<std::size_t>(h)),
+                    b(static_cast<std::size_t>(h));
                 for (int i = 0; i < h; ++i) {
                     a[std::size_t(i)] = static_cast<uint32_t>(rng());
                     const bool same = std::uniform_real_distribution<double>(0, 1)(rng) < s;
@@ -76,15 +78,19 @@ private slots:
             for (int t = 0; t < trials; ++t) {
                 bool hit = false;
                 for (int band = 0; band < bands; ++band)
-                    hit = hit || keys[std::size_t(2 * t) * std::size_t(bands) + std::size_t(band)] ==
-                                     keys[std::size_t(2 * t + 1) * std::size_t(bands) + std::size_t(band)];
+                    hit = hit ||
+                          keys[std::size_t(2 * t) * std::size_t(bands) + std::size_t(band)] ==
+                              keys[std::size_t(2 * t + 1) * std::size_t(bands) + std::size_t(band)];
                 hits += hit;
             }
             const double expected = candidateProbability(s, bands, rows);
             const double observed = hits / double(trials);
             // 3000 trials: standard deviation <= 0.0092; allow 4.5 sigma.
             QVERIFY2(std::abs(observed - expected) < 0.042,
-                     qPrintable(QStringLiteral("s=%1 expected %2 observed %3").arg(s).arg(expected).arg(observed)));
+                     qPrintable(QStringLiteral("s=%1 expected %2 observed %3")
+                                    .arg(s)
+                                    .arg(expected)
+                                    .arg(observed)));
         }
     }
     void bucketsAndStatistics() {
@@ -101,7 +107,7 @@ private slots:
         QCOMPARE(stats.comparisons, uint64_t(6 + 1));
         QCOMPARE(stats.meanSize, 12.0 / 8.0);
         QCOMPARE(stats.histogram, (std::vector<uint64_t>{6, 1, 1}));  // [1,2) [2,4) [4,8)
-        QCOMPARE(stats.outlierCount, uint64_t(1));                     // mean + 2 sigma = 3.32
+        QCOMPARE(stats.outlierCount, uint64_t(1));                    // mean + 2 sigma = 3.32
         QCOMPARE(stats.outliers[0].key, uint64_t(7));
         QCOMPARE(stats.outliers[0].comparisons, uint64_t(6));
         QCOMPARE(batch.buckets(), std::size_t(2));
@@ -113,8 +119,8 @@ private slots:
     }
     void pairCollidingInSeveralBandsIsComparedOnce() {
         // Documents 0 and 1 agree everywhere but the last band; 2 differs everywhere.
-        std::vector<std::vector<uint32_t>> rows{{1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3, 4, 5, 6, 0, 0},
-                                                {9, 9, 9, 9, 9, 9, 9, 9}};
+        std::vector<std::vector<uint32_t>> rows{
+            {1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 3, 4, 5, 6, 0, 0}, {9, 9, 9, 9, 9, 9, 9, 9}};
         const SignatureMatrix m = matrix(rows);
         LshParams lsh;
         lsh.bands = 4;
@@ -142,23 +148,28 @@ private slots:
     void exactCopiesCollapse() {
         // 2000 identical signatures plus 3 near copies in one bucket: B - 1 identity pairs and
         // comparisons among 4 leaders only, not B^2 / 2.
-        std::vector<std::vector<uint32_t>> rows(2000, std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8});
-        for (uint32_t i = 0; i < 3; ++i) rows.push_back({1, 2, 3, 4, 5, 6, 7, 100 + i});
+        std::vector<std::vector<uint32_t>> rows(2000,
+                                                std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8});
+        for (uint32_t i = 0; i < 3; ++i)
+            rows.push_back({1, 2, 3, 4, 5, 6, 7, 100 + i});
         const SignatureMatrix m = matrix(rows);
         std::vector<uint32_t> members(rows.size());
-        for (uint32_t i = 0; i < members.size(); ++i) members[i] = i;
+        for (uint32_t i = 0; i < members.size(); ++i)
+            members[i] = i;
         std::vector<uint64_t> keys(rows.size(), 42);
         CompareRequest req{&m, keys.data(), 1, 4};
         BucketScratch scratch;
         std::vector<ScoredPair> pairs;
-        const uint64_t decided = compareBucket(members.data(), members.size(), 0, req, scratch, pairs);
+        const uint64_t decided =
+            compareBucket(members.data(), members.size(), 0, req, scratch, pairs);
         QCOMPARE(decided, uint64_t(1999 + 6));
         QCOMPARE(pairs.size(), std::size_t(1999 + 6));
         std::sort(pairs.begin(), pairs.end());
         QCOMPARE(pairs.front().a, 0u);
         QCOMPARE(pairs.front().b, 1u);
         QCOMPARE(pairs.front().matches, 8u);
-        for (const auto& p : pairs) QVERIFY(p.a < p.b);
+        for (const auto& p : pairs)
+            QVERIFY(p.a < p.b);
     }
     void minMatchesFilters() {
         std::vector<std::vector<uint32_t>> rows{{1, 2, 3, 4}, {1, 2, 0, 0}, {1, 0, 0, 0}};

@@ -7,7 +7,9 @@ using namespace neardup;
 
 namespace {
 
-std::vector<uint32_t> cps(std::u32string_view s) { return {s.begin(), s.end()}; }
+std::vector<uint32_t> cps(std::u32string_view s) {
+    return {s.begin(), s.end()};
+}
 
 std::vector<uint32_t> norm(std::string_view utf8, NormalizeOptions o = {}) {
     Normalizer n(o);
@@ -18,7 +20,7 @@ std::vector<uint32_t> norm(std::string_view utf8, NormalizeOptions o = {}) {
 
 class TestNormalizer : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void asciiLowercaseAndWhitespace() {
         QCOMPARE(norm("  Hello,\t\tWORLD \n\n again  "), cps(U"hello, world again"));
     }
@@ -38,14 +40,18 @@ private slots:
         QCOMPARE(norm("a\xCC\x8A\xCC\xA3"), norm("a\xCC\xA3\xCC\x8A"));
     }
     void unicodeLowercase() {
-        QCOMPARE(norm("\xC3\x84\xC3\x96\xC3\x9C \xCE\xA3\xCE\x9F\xCE\xA6"), cps(U"\u00e4\u00f6\u00fc \u03c3\u03bf\u03c6"));
+        QCOMPARE(norm("\xC3\x84\xC3\x96\xC3\x9C \xCE\xA3\xCE\x9F\xCE\xA6"),
+                 cps(U"\u00e4\u00f6\u00fc \u03c3\u03bf\u03c6"));
         NormalizeOptions keepCase;
         keepCase.lowercase = false;
         QCOMPARE(norm("AbC", keepCase), cps(U"AbC"));
     }
     void unicodeWhitespace() {
         // no-break space, ideographic space and line separator are whitespace too.
-        QCOMPARE(norm("a\xC2\xA0\xC2\xA0" "b\xE3\x80\x80" "c\xE2\x80\xA8"), cps(U"a b c"));
+        QCOMPARE(norm("a\xC2\xA0\xC2\xA0"
+                      "b\xE3\x80\x80"
+                      "c\xE2\x80\xA8"),
+                 cps(U"a b c"));
     }
     void switchesAreIndependent() {
         NormalizeOptions o;
@@ -61,7 +67,9 @@ private slots:
         QVERIFY(norm(" \t\n ").empty());
     }
     void invalidUtf8BecomesReplacement() {
-        QCOMPARE(norm("a\xFF" "b\xC3"), cps(U"a\uFFFDb\uFFFD"));
+        QCOMPARE(norm("a\xFF"
+                      "b\xC3"),
+                 cps(U"a\uFFFDb\uFFFD"));
         QCOMPARE(norm("\xED\xA0\x80"), cps(U"\uFFFD\uFFFD\uFFFD"));  // surrogate, overlong-safe
     }
     void bufferReuseDoesNotLeak() {
@@ -79,7 +87,8 @@ private slots:
         QCOMPARE(a, b);
         QCOMPARE(a[0], c[0]);
         QVERIFY(a[2] != c[2]);
-        for (const uint32_t s : a) QVERIFY(s < 0x7FFFFFFFu);
+        for (const uint32_t s : a)
+            QVERIFY(s < 0x7FFFFFFFu);
         toSymbols(ShingleKind::Char, norm("ab"), a);
         QCOMPARE(a, cps(U"ab"));
     }

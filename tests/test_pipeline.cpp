@@ -47,17 +47,20 @@ class TestPipeline : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
     std::string corpus_, bad_;
-    std::string path(const char* name) const { return (dir_.path() + QLatin1Char('/') + QLatin1String(name)).toStdString(); }
+    std::string path(const char* name) const {
+        return (dir_.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
+    }
 
     RunResult runOnce(const std::string& project, RunParams params, const ExportOptions& out = {},
                       const std::vector<std::string>& inputs = {}) {
         ProjectStore store(project);
         auto backend = makeCpuBackend(params.threads);
         Pipeline pipeline(store, *backend);
-        return pipeline.run(inputs.empty() ? std::vector<std::string>{corpus_, bad_} : inputs, params, out);
+        return pipeline.run(inputs.empty() ? std::vector<std::string>{corpus_, bad_} : inputs,
+                            params, out);
     }
 
-private slots:
+  private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
@@ -117,7 +120,8 @@ private slots:
         QCOMPARE(c.rejected, uint64_t(4));
         QCOMPARE(c.blankLines, uint64_t(2));
         std::map<std::string, uint64_t> reasons;
-        for (const auto& rej : r.rejections) reasons[rej.reason] = rej.count;
+        for (const auto& rej : r.rejections)
+            reasons[rej.reason] = rej.count;
         QCOMPARE(reasons["malformed_json"], uint64_t(1));
         QCOMPARE(reasons["not_an_object"], uint64_t(1));
         QCOMPARE(reasons["missing_text"], uint64_t(1));
@@ -146,7 +150,8 @@ private slots:
             for (const auto& line : splitLines(readAll(file))) {
                 const auto first = line.find_first_not_of(" \t\r");
                 if (first == std::string::npos) continue;
-                if (line.find("\"text\": \"") == std::string::npos && line.find("\"text\":\"") == std::string::npos)
+                if (line.find("\"text\": \"") == std::string::npos &&
+                    line.find("\"text\":\"") == std::string::npos)
                     continue;  // the rejected lines of the mixed file
                 documentLines.push_back(line);
             }
@@ -160,8 +165,9 @@ private slots:
         QCOMPARE(splitLines(readAll(out.kept)).size(), std::size_t(r.counts.kept));
         QCOMPARE(splitLines(readAll(out.removed)).size(), std::size_t(r.counts.removed));
         const std::string summary = readAll(out.summaryJson);
-        for (const char* key : {"\"documents\": 803", "\"rejected\": 4", "\"rejected_by_reason\"",
-                                "\"input_bytes\"", "\"threads\"", "\"backend\"", "\"parameters\"", "\"phases\"", "\"export\""})
+        for (const char* key :
+             {"\"documents\": 803", "\"rejected\": 4", "\"rejected_by_reason\"", "\"input_bytes\"",
+              "\"threads\"", "\"backend\"", "\"parameters\"", "\"phases\"", "\"export\""})
             QVERIFY2(summary.find(key) != std::string::npos, key);
     }
 
@@ -200,7 +206,8 @@ private slots:
         QCOMPARE(sum.resolvedBuckets, autoBucketCount(sum.counts.documents));
         QVERIFY(sum.counts.candidatePairs > exact.counts.candidatePairs);
         for (std::size_t i = 0; i < exact.clusterOf.size(); ++i)
-            if (exact.clusterOf[i] != RunResult::kNoCluster) QVERIFY(sum.clusterOf[i] != RunResult::kNoCluster);
+            if (exact.clusterOf[i] != RunResult::kNoCluster)
+                QVERIFY(sum.clusterOf[i] != RunResult::kNoCluster);
     }
 
     void exactVerificationJudgesByExactJaccard() {
@@ -211,7 +218,8 @@ private slots:
         auto backend = makeCpuBackend(2);
         Pipeline pipeline(store, *backend, &rec);
         const RunResult verified = pipeline.run({corpus_, bad_}, params);
-        QVERIFY(std::find(rec.finished.begin(), rec.finished.end(), "verify") != rec.finished.end());
+        QVERIFY(std::find(rec.finished.begin(), rec.finished.end(), "verify") !=
+                rec.finished.end());
         uint64_t duplicates = 0;
         for (const auto& p : verified.pairs) {
             QVERIFY(p.exact >= 0.0f && p.exact <= 1.0f);
@@ -233,7 +241,8 @@ private slots:
         params.compare.verify = VerifyMode::None;
         const std::string project = path("modes.ndw");
         const RunResult none = runOnce(project, params);
-        for (const auto& p : none.pairs) QCOMPARE(p.exact, -1.0f);
+        for (const auto& p : none.pairs)
+            QCOMPARE(p.exact, -1.0f);
         params.compare.verify = VerifyMode::Borderline;
         const RunResult reused = runOnce(project, params);
         QVERIFY(reused.pairsReused);

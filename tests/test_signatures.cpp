@@ -14,7 +14,8 @@ namespace {
 
 std::vector<uint32_t> randomStream(std::mt19937_64& rng, std::size_t n, uint32_t alphabet) {
     std::vector<uint32_t> v(n);
-    for (auto& c : v) c = static_cast<uint32_t>(rng() % alphabet);
+    for (auto& c : v)
+        c = static_cast<uint32_t>(rng() % alphabet);
     return v;
 }
 
@@ -31,14 +32,15 @@ SignatureParams params(HashFamily family, int k, int h, uint64_t seed = 7) {
 
 class TestSignatures : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void rollingPolynomialEqualsDirectAtEveryPosition() {
         using namespace hashmath;
         std::mt19937_64 rng(1);
         for (const int k : {1, 2, 5, 9, 17}) {
             const auto s = randomStream(rng, 500, 0x110000);
             const uint32_t base31 = 70001, top31 = powmod31(base31, static_cast<uint32_t>(k - 1));
-            const uint64_t base61 = 0x123456789ABull, top61 = powmod61(base61, static_cast<uint32_t>(k - 1));
+            const uint64_t base61 = 0x123456789ABull,
+                           top61 = powmod61(base61, static_cast<uint32_t>(k - 1));
             uint32_t roll31 = 0;
             uint64_t roll61 = 0;
             for (int j = 0; j < k; ++j) {
@@ -47,8 +49,10 @@ private slots:
             }
             for (std::size_t start = 0; start + std::size_t(k) <= s.size(); ++start) {
                 if (start > 0) {
-                    roll31 = rollingStep(roll31, base31, top31, s[start - 1], s[start + std::size_t(k) - 1]);
-                    roll61 = fingerprintStep(roll61, base61, top61, s[start - 1], s[start + std::size_t(k) - 1]);
+                    roll31 = rollingStep(roll31, base31, top31, s[start - 1],
+                                         s[start + std::size_t(k) - 1]);
+                    roll61 = fingerprintStep(roll61, base61, top61, s[start - 1],
+                                             s[start + std::size_t(k) - 1]);
                 }
                 uint32_t direct31 = 0;
                 uint64_t direct61 = 0;
@@ -65,7 +69,8 @@ private slots:
         using namespace hashmath;
         std::mt19937_64 rng(2);
         for (int i = 0; i < 10000; ++i) {
-            const uint32_t a = static_cast<uint32_t>(rng() % kPrime31), b = static_cast<uint32_t>(rng() % kPrime31);
+            const uint32_t a = static_cast<uint32_t>(rng() % kPrime31),
+                           b = static_cast<uint32_t>(rng() % kPrime31);
             QCOMPARE(mulmod31(a, b), static_cast<uint32_t>((uint64_t(a) * b) % kPrime31));
             const uint64_t x = rng() % kPrime61, y = rng() % kPrime61;
             __extension__ typedef unsigned __int128 u128;
@@ -89,7 +94,8 @@ private slots:
             params(family ? HashFamily::Permute : HashFamily::Rolling, k, hashes));
         std::mt19937_64 rng(static_cast<uint64_t>(k * 1000 + hashes));
         std::vector<uint64_t> scratch;
-        std::vector<uint32_t> fast(static_cast<std::size_t>(hashes)), ref(static_cast<std::size_t>(hashes));
+        std::vector<uint32_t> fast(static_cast<std::size_t>(hashes)),
+            ref(static_cast<std::size_t>(hashes));
         for (const std::size_t len : {0, 1, 2, 4, 5, 8, 9, 10, 50, 1000}) {
             // Small alphabets produce repeated shingles; large ones exercise the whole range.
             for (const uint32_t alphabet : {3u, 0x110000u}) {
@@ -113,7 +119,8 @@ private slots:
         QCOMPARE(a, again);
         QVERIFY(a != b);
         signatureRolling(nullptr, 0, c, empty.data(), scratch);
-        for (const uint32_t v : empty) QCOMPARE(v, hashmath::kEmptySlot);
+        for (const uint32_t v : empty)
+            QCOMPARE(v, hashmath::kEmptySlot);
     }
     void seedDeterminesConstants() {
         const auto a = HashConstants::derive(params(HashFamily::Rolling, 5, 16, 1));
@@ -123,7 +130,8 @@ private slots:
         QCOMPARE(a.permA, b.permA);
         QVERIFY(a.rollBase != c.rollBase);
         QVERIFY(a.permA != c.permA);
-        for (const uint64_t m : a.permA) QVERIFY(m & 1u);
+        for (const uint64_t m : a.permA)
+            QVERIFY(m & 1u);
     }
     void estimateTracksJaccard_data() {
         QTest::addColumn<int>("family");
@@ -134,7 +142,8 @@ private slots:
         QFETCH(int, family);
         // Streams sharing a prefix: the shingle-set Jaccard is known exactly from shingleSet.
         const int h = 256;
-        const auto c = HashConstants::derive(params(family ? HashFamily::Permute : HashFamily::Rolling, 5, h));
+        const auto c =
+            HashConstants::derive(params(family ? HashFamily::Permute : HashFamily::Rolling, 5, h));
         std::mt19937_64 rng(9);
         std::vector<uint64_t> scratch, setA, setB;
         std::vector<uint32_t> sa(std::size_t(h), 0), sb(std::size_t(h), 0);
@@ -144,7 +153,8 @@ private slots:
             for (int t = 0; t < 10; ++t) {
                 auto a = randomStream(rng, 1500, 5000);
                 auto b = a;
-                for (std::size_t i = shared; i < b.size(); ++i) b[i] = static_cast<uint32_t>(rng() % 5000);
+                for (std::size_t i = shared; i < b.size(); ++i)
+                    b[i] = static_cast<uint32_t>(rng() % 5000);
                 shingleSet(a.data(), a.size(), 5, setA);
                 shingleSet(b.data(), b.size(), 5, setB);
                 const double exact = exactJaccard(setA, setB);
@@ -152,21 +162,23 @@ private slots:
                 signatureRolling(b.data(), b.size(), c, sb.data(), scratch);
                 const double estimate = matchingPositions(sa.data(), sb.data(), h) / double(h);
                 // Binomial standard deviation at H = 256 is at most 0.031; 4 sigma bound.
-                QVERIFY2(std::abs(estimate - exact) < 0.125,
-                         qPrintable(QStringLiteral("exact %1 estimate %2").arg(exact).arg(estimate)));
+                QVERIFY2(
+                    std::abs(estimate - exact) < 0.125,
+                    qPrintable(QStringLiteral("exact %1 estimate %2").arg(exact).arg(estimate)));
                 sumError += estimate - exact;
                 ++trials;
             }
         }
         // No systematic bias: the mean error over 40 pairs stays within ~4 sigma of the mean.
-        QVERIFY2(std::abs(sumError / trials) < 0.02, qPrintable(QString::number(sumError / trials)));
+        QVERIFY2(std::abs(sumError / trials) < 0.02,
+                 qPrintable(QString::number(sumError / trials)));
     }
     void shingleSetsAndExactJaccard() {
         std::vector<uint64_t> a, b;
         const std::vector<uint32_t> x{'a', 'b', 'c', 'd', 'e', 'a', 'b', 'c', 'd', 'e'};
         shingleSet(x.data(), x.size(), 5, a);
         QCOMPARE(a.size(), std::size_t(5));  // abcde bcdea cdeab deabc eabcd; abcde repeats
-        shingleSet(x.data(), 3, 5, b);        // shorter than k: one shingle
+        shingleSet(x.data(), 3, 5, b);       // shorter than k: one shingle
         QCOMPARE(b.size(), std::size_t(1));
         shingleSet(x.data(), 0, 5, b);
         QVERIFY(b.empty());
@@ -190,7 +202,8 @@ private slots:
         std::vector<uint32_t> out(100 * 32), ref(32);
         backend->computeSignatures(batch, c, out.data());
         for (int i = 0; i < 100; ++i) {
-            signatureDirect(docs[std::size_t(i)].data(), docs[std::size_t(i)].size(), c, ref.data());
+            signatureDirect(docs[std::size_t(i)].data(), docs[std::size_t(i)].size(), c,
+                            ref.data());
             QVERIFY(std::equal(ref.begin(), ref.end(), out.begin() + i * 32));
         }
     }

@@ -14,13 +14,18 @@ Command addExportCommand(CLI::App& app) {
         ExportOptions outputs;
     };
     auto opt = std::make_shared<Options>();
-    CLI::App* cmd = app.add_subcommand("export", "Write the outputs of a stored run (the latest by default)");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")->required()->check(CLI::ExistingFile);
+    CLI::App* cmd =
+        app.add_subcommand("export", "Write the outputs of a stored run (the latest by default)");
+    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
+        ->required()
+        ->check(CLI::ExistingFile);
     cmd->add_option("--run", opt->run, "Run number (default: the latest successful run)");
     addOutputOptions(*cmd, opt->outputs);
     return [opt]() -> int {
         if (!opt->outputs.any()) {
-            std::fprintf(stderr, "neardup export: nothing to write; give at least one --out-* option or --summary-json\n");
+            std::fprintf(stderr,
+                         "neardup export: nothing to write; give at least one --out-* option or "
+                         "--summary-json\n");
             return kExitUsage;
         }
         ProjectStore store(opt->project);
@@ -28,7 +33,8 @@ Command addExportCommand(CLI::App& app) {
         if (runId == 0) {
             const auto latest = store.latestRun("ok");
             if (!latest) {
-                std::fprintf(stderr, "neardup export: %s holds no successful run\n", opt->project.c_str());
+                std::fprintf(stderr, "neardup export: %s holds no successful run\n",
+                             opt->project.c_str());
                 return kExitError;
             }
             runId = *latest;

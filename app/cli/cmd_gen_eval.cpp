@@ -28,14 +28,18 @@ Command addGenCommand(CLI::App& app) {
         std::string out, truth;
     };
     auto opt = std::make_shared<Options>();
-    CLI::App* cmd = app.add_subcommand("gen", "Generate a synthetic corpus with planted near-duplicates and exact ground truth");
+    CLI::App* cmd = app.add_subcommand(
+        "gen", "Generate a synthetic corpus with planted near-duplicates and exact ground truth");
     cmd->add_option("--docs", opt->gen.documents, "Number of documents")->capture_default_str();
     cmd->add_option("--out", opt->out, "Corpus JSONL to write")->required();
     cmd->add_option("--truth", opt->truth, "Ground truth JSON to write")->required();
     cmd->add_option("--seed", opt->gen.seed, "Random seed")->capture_default_str();
-    cmd->add_option("--mean-chars", opt->gen.meanChars, "Mean document length in bytes")->capture_default_str();
-    cmd->add_option("--duplicate-fraction", opt->gen.duplicateFraction, "Share of documents that are planted variants")
-        ->capture_default_str()->check(CLI::Range(0.0, 0.9));
+    cmd->add_option("--mean-chars", opt->gen.meanChars, "Mean document length in bytes")
+        ->capture_default_str();
+    cmd->add_option("--duplicate-fraction", opt->gen.duplicateFraction,
+                    "Share of documents that are planted variants")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 0.9));
     return [opt]() -> int {
         // Streamed to a temporary next to the target, renamed when complete.
         const std::string temp = opt->out + ".tmp";
@@ -52,9 +56,10 @@ Command addGenCommand(CLI::App& app) {
         std::ostringstream t;
         writeTruth(truth, t);
         writeFile(opt->truth, t.str());
-        std::printf("wrote %llu documents to %s and %zu truth pairs (exact Jaccard >= %.2f) to %s\n",
-                    static_cast<unsigned long long>(truth.documents), opt->out.c_str(),
-                    truth.pairs.size(), truth.floor, opt->truth.c_str());
+        std::printf(
+            "wrote %llu documents to %s and %zu truth pairs (exact Jaccard >= %.2f) to %s\n",
+            static_cast<unsigned long long>(truth.documents), opt->out.c_str(), truth.pairs.size(),
+            truth.floor, opt->truth.c_str());
         return kExitOk;
     };
 }
@@ -65,23 +70,34 @@ Command addEvalCommand(CLI::App& app) {
         double threshold = 0.8;
     };
     auto opt = std::make_shared<Options>();
-    CLI::App* cmd = app.add_subcommand("eval", "Score clusters (--out-clusters of a run) against exact ground truth");
-    cmd->add_option("--truth", opt->truth, "Ground truth JSON (from gen or truth)")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--clusters", opt->clusters, "Clusters JSONL (from run --out-clusters)")->required()->check(CLI::ExistingFile);
-    cmd->add_option("-t,--threshold", opt->threshold, "Exact Jaccard threshold defining true duplicates")->capture_default_str();
+    CLI::App* cmd = app.add_subcommand(
+        "eval", "Score clusters (--out-clusters of a run) against exact ground truth");
+    cmd->add_option("--truth", opt->truth, "Ground truth JSON (from gen or truth)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--clusters", opt->clusters, "Clusters JSONL (from run --out-clusters)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    cmd->add_option("-t,--threshold", opt->threshold,
+                    "Exact Jaccard threshold defining true duplicates")
+        ->capture_default_str();
     cmd->add_option("--json", opt->json, "Also write the scores as JSON");
     return [opt]() -> int {
         const GroundTruth truth = readTruth(opt->truth);
         if (opt->threshold < truth.floor) {
-            std::fprintf(stderr, "neardup eval: the truth lists pairs down to %.2f only; use --threshold >= %.2f\n",
-                         truth.floor, truth.floor);
+            std::fprintf(
+                stderr,
+                "neardup eval: the truth lists pairs down to %.2f only; use --threshold >= %.2f\n",
+                truth.floor, truth.floor);
             return kExitUsage;
         }
         const EvalResult r = evaluate(truth, readClusters(opt->clusters), opt->threshold);
-        std::printf("documents with a near-duplicate (exact Jaccard >= %.2f): truth %llu, found %llu, common %llu\n",
-                    r.threshold, static_cast<unsigned long long>(r.truthDocuments),
-                    static_cast<unsigned long long>(r.predictedDocuments),
-                    static_cast<unsigned long long>(r.commonDocuments));
+        std::printf(
+            "documents with a near-duplicate (exact Jaccard >= %.2f): truth %llu, found %llu, "
+            "common %llu\n",
+            r.threshold, static_cast<unsigned long long>(r.truthDocuments),
+            static_cast<unsigned long long>(r.predictedDocuments),
+            static_cast<unsigned long long>(r.commonDocuments));
         std::printf("duplicate-document-set Jaccard %.4f  precision %.4f  recall %.4f\n",
                     r.documentJaccard, r.documentPrecision, r.documentRecall);
         std::printf("pairs: truth %llu, found %llu, common %llu  precision %.4f  recall %.4f\n",
@@ -101,14 +117,20 @@ Command addTruthCommand(CLI::App& app) {
         double floor = 0.5;
     };
     auto opt = std::make_shared<Options>();
-    CLI::App* cmd = app.add_subcommand("truth", "Compute exact ground truth for any corpus (exact similarity join over shingle sets)");
+    CLI::App* cmd = app.add_subcommand(
+        "truth",
+        "Compute exact ground truth for any corpus (exact similarity join over shingle sets)");
     cmd->add_option("inputs", opt->inputs, "JSONL files or directories")->required();
     cmd->add_option("--out", opt->out, "Ground truth JSON to write")->required();
-    cmd->add_option("--text-field", opt->textField, "Field holding the text")->capture_default_str();
+    cmd->add_option("--text-field", opt->textField, "Field holding the text")
+        ->capture_default_str();
     cmd->add_option("--id-field", opt->idField, "Field holding the id")->capture_default_str();
-    cmd->add_option("--shingle", opt->shingle, "char or word")->check(CLI::IsMember({"char", "word"}))->capture_default_str();
+    cmd->add_option("--shingle", opt->shingle, "char or word")
+        ->check(CLI::IsMember({"char", "word"}))
+        ->capture_default_str();
     cmd->add_option("-k,--ngram", opt->ngram, "Shingle size")->capture_default_str();
-    cmd->add_option("--floor", opt->floor, "List every pair with exact Jaccard at or above this")->capture_default_str()
+    cmd->add_option("--floor", opt->floor, "List every pair with exact Jaccard at or above this")
+        ->capture_default_str()
         ->check(CLI::Range(0.05, 1.0));
     cmd->add_option("-j,--threads", opt->threads, "Threads (0 = all cores)")->capture_default_str();
     return [opt]() -> int {

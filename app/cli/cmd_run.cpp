@@ -41,7 +41,8 @@ struct RunOptions {
 void printSummary(const RunResult& r) {
     const RunCounts& c = r.counts;
     double total = 0;
-    for (const auto& p : r.phases) total += p.seconds;
+    for (const auto& p : r.phases)
+        total += p.seconds;
     std::printf(
         "run %lld: %llu documents, %llu kept, %llu removed in %llu clusters; %llu rejected, "
         "%llu blank lines; %llu candidate pairs, %llu duplicate pairs; %.2f s on %s\n",
@@ -51,14 +52,13 @@ void printSummary(const RunResult& r) {
         static_cast<unsigned long long>(c.blankLines),
         static_cast<unsigned long long>(c.candidatePairs),
         static_cast<unsigned long long>(c.duplicatePairs), total, r.backend.c_str());
-    std::printf("  accounting: %llu lines read = %llu documents + %llu rejected + %llu blank; "
-                "%llu documents = %llu kept + %llu removed\n",
-                static_cast<unsigned long long>(c.linesRead),
-                static_cast<unsigned long long>(c.documents),
-                static_cast<unsigned long long>(c.rejected),
-                static_cast<unsigned long long>(c.blankLines),
-                static_cast<unsigned long long>(c.documents), static_cast<unsigned long long>(c.kept),
-                static_cast<unsigned long long>(c.removed));
+    std::printf(
+        "  accounting: %llu lines read = %llu documents + %llu rejected + %llu blank; "
+        "%llu documents = %llu kept + %llu removed\n",
+        static_cast<unsigned long long>(c.linesRead), static_cast<unsigned long long>(c.documents),
+        static_cast<unsigned long long>(c.rejected), static_cast<unsigned long long>(c.blankLines),
+        static_cast<unsigned long long>(c.documents), static_cast<unsigned long long>(c.kept),
+        static_cast<unsigned long long>(c.removed));
     for (const auto& rej : r.rejections)
         std::printf("  rejected %llu line(s): %s (first at %s:%llu)\n",
                     static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
@@ -74,61 +74,114 @@ void printSummary(const RunResult& r) {
 Command addRunCommand(CLI::App& app) {
     auto opt = std::make_shared<RunOptions>();
     RunParams& p = opt->params;
-    CLI::App* cmd = app.add_subcommand("run", "Find near-duplicates in JSONL inputs and record the run in a project");
-    cmd->add_option("inputs", opt->inputs, "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories")
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Find near-duplicates in JSONL inputs and record the run in a project");
+    cmd->add_option("inputs", opt->inputs,
+                    "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories")
         ->required();
     cmd->add_option("-p,--project", opt->project, "Project file (.ndw), created when missing")
         ->required();
     auto* in = "Input";
-    cmd->add_option("--text-field", p.reader.textField, "Field holding the text; dotted path for nested fields")
-        ->capture_default_str()->group(in);
-    cmd->add_option("--id-field", p.reader.idField, "Field holding the id (string or integer); <file>:<line> when absent")
-        ->capture_default_str()->group(in);
+    cmd->add_option("--text-field", p.reader.textField,
+                    "Field holding the text; dotted path for nested fields")
+        ->capture_default_str()
+        ->group(in);
+    cmd->add_option("--id-field", p.reader.idField,
+                    "Field holding the id (string or integer); <file>:<line> when absent")
+        ->capture_default_str()
+        ->group(in);
     cmd->add_option("--on-error", opt->onError,
-                    "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason and file:line, "
+                    "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
+                    "and file:line, "
                     "go on) or fail (stop at the first one, exit 1, no outputs)")
-        ->check(CLI::IsMember({"skip", "fail"}))->capture_default_str()->group(in);
+        ->check(CLI::IsMember({"skip", "fail"}))
+        ->capture_default_str()
+        ->group(in);
     auto* sh = "Shingles and signatures";
     cmd->add_flag("--keep-case", opt->keepCase, "Do not lowercase")->group(sh);
     cmd->add_flag("--no-nfc", opt->noNfc, "Do not apply Unicode NFC normalization")->group(sh);
-    cmd->add_flag("--keep-whitespace", opt->keepWhitespace, "Do not collapse and trim whitespace")->group(sh);
-    cmd->add_option("--shingle", opt->shingle, "Shingle kind: char (code point k-grams) or word (word n-grams)")
-        ->check(CLI::IsMember({"char", "word"}))->capture_default_str()->group(sh);
-    cmd->add_option("-k,--ngram", p.signature.ngram, "Shingle size k")->capture_default_str()->group(sh);
-    cmd->add_option("--hashes", p.signature.hashes, "Number of hash functions H")->capture_default_str()->group(sh);
-    cmd->add_option("--hash", opt->hash, "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)")
-        ->check(CLI::IsMember({"permute", "rolling"}))->capture_default_str()->group(sh);
-    cmd->add_option("--sketch", opt->sketch, "Sketch: classic (H hash functions per shingle) or oph (one-permutation hashing: one hash per shingle into H bins, empty bins densified; about 3.5x faster signatures at equal accuracy, see docs/performance.md)")
-        ->check(CLI::IsMember({"classic", "oph"}))->capture_default_str()->group(sh);
-    cmd->add_option("--seed", p.signature.seed, "Seed of all hash constants")->capture_default_str()->group(sh);
+    cmd->add_flag("--keep-whitespace", opt->keepWhitespace, "Do not collapse and trim whitespace")
+        ->group(sh);
+    cmd->add_option("--shingle", opt->shingle,
+                    "Shingle kind: char (code point k-grams) or word (word n-grams)")
+        ->check(CLI::IsMember({"char", "word"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd->add_option("-k,--ngram", p.signature.ngram, "Shingle size k")
+        ->capture_default_str()
+        ->group(sh);
+    cmd->add_option("--hashes", p.signature.hashes, "Number of hash functions H")
+        ->capture_default_str()
+        ->group(sh);
+    cmd->add_option(
+           "--hash", opt->hash,
+           "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)")
+        ->check(CLI::IsMember({"permute", "rolling"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd->add_option("--sketch", opt->sketch,
+                    "Sketch: classic (H hash functions per shingle) or oph (one-permutation "
+                    "hashing: one hash per shingle into H bins, empty bins densified; about 3.5x "
+                    "faster signatures at equal accuracy, see docs/performance.md)")
+        ->check(CLI::IsMember({"classic", "oph"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd->add_option("--seed", p.signature.seed, "Seed of all hash constants")
+        ->capture_default_str()
+        ->group(sh);
     auto* lsh = "LSH and comparison";
     cmd->add_option("-b,--bands", p.lsh.bands, "Bands b")->capture_default_str()->group(lsh);
-    cmd->add_option("-r,--rows", p.lsh.rows, "Rows per band r (b x r <= H)")->capture_default_str()->group(lsh);
-    cmd->add_option("--bucket-key", opt->bucketKey, "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
-        ->check(CLI::IsMember({"hash", "sum"}))->capture_default_str()->group(lsh);
-    cmd->add_option("-K,--buckets", opt->buckets, "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number")
-        ->capture_default_str()->group(lsh);
-    cmd->add_option("-t,--threshold", p.compare.threshold, "Estimated Jaccard at or above which a pair is a duplicate")
-        ->capture_default_str()->group(lsh);
-    cmd->add_option("--store-floor", p.compare.storeFloor, "Pairs at or above this are stored, so later runs can change the threshold without comparing again")
-        ->capture_default_str()->group(lsh);
-    cmd->add_option("--verify", opt->verify,
-                    "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
-                    "none, borderline (pairs whose estimate is within 3 standard deviations of the threshold) or exact (every stored pair)")
-        ->check(CLI::IsMember({"none", "borderline", "exact"}))->capture_default_str()->group(lsh);
-    cmd->add_option("--keep", opt->keep, "Representative kept per cluster: first, longest or max:FIELD")
-        ->capture_default_str()->group(lsh);
+    cmd->add_option("-r,--rows", p.lsh.rows, "Rows per band r (b x r <= H)")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("--bucket-key", opt->bucketKey,
+                    "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
+        ->check(CLI::IsMember({"hash", "sum"}))
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("-K,--buckets", opt->buckets,
+                    "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("-t,--threshold", p.compare.threshold,
+                    "Estimated Jaccard at or above which a pair is a duplicate")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("--store-floor", p.compare.storeFloor,
+                    "Pairs at or above this are stored, so later runs can change the threshold "
+                    "without comparing again")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option(
+           "--verify", opt->verify,
+           "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
+           "none, borderline (pairs whose estimate is within 3 standard deviations of the "
+           "threshold) or exact (every stored pair)")
+        ->check(CLI::IsMember({"none", "borderline", "exact"}))
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("--keep", opt->keep,
+                    "Representative kept per cluster: first, longest or max:FIELD")
+        ->capture_default_str()
+        ->group(lsh);
     auto* ex = "Execution";
-    cmd->add_option("-j,--threads", p.threads, "Threads (0 = all cores)")->capture_default_str()->group(ex);
+    cmd->add_option("-j,--threads", p.threads, "Threads (0 = all cores)")
+        ->capture_default_str()
+        ->group(ex);
     cmd->add_option("--backend", p.backend, "auto, cpu or cuda")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))->capture_default_str()->group(ex);
-    cmd->add_option("--memory-budget", opt->memoryBudget,
-                    "Memory for signatures, band keys, buckets, pairs and the document table, e.g. 256M or 4G "
-                    "(K/M/G/T = 1024^n bytes); beyond it they spill to disk, with identical results. "
-                    "Default: half of MemAvailable at the start of the run")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str()
+        ->group(ex);
+    cmd->add_option(
+           "--memory-budget", opt->memoryBudget,
+           "Memory for signatures, band keys, buckets, pairs and the document table, e.g. 256M or "
+           "4G "
+           "(K/M/G/T = 1024^n bytes); beyond it they spill to disk, with identical results. "
+           "Default: half of MemAvailable at the start of the run")
         ->group(ex);
     cmd->add_option("--work-dir", p.workDir,
-                    "Directory for spill files (a private subdirectory, removed at the end); default: <project>.d")
+                    "Directory for spill files (a private subdirectory, removed at the end); "
+                    "default: <project>.d")
         ->group(ex);
     cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr")->group(ex);
     addOutputOptions(*cmd, opt->outputs);
@@ -146,13 +199,15 @@ Command addRunCommand(CLI::App& app) {
         params.compare.verify = *parseVerifyMode(opt->verify);
         params.reader.onError = opt->onError == "fail" ? OnError::Fail : OnError::Skip;
         if (!parseBuckets(opt->buckets, params.lsh.bucketMode, params.lsh.buckets)) {
-            std::fprintf(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
+            std::fprintf(stderr,
+                         "neardup run: --buckets must be exact, auto or a positive integer\n");
             return kExitUsage;
         }
         if (!opt->memoryBudget.empty()) {
             const auto budget = parseByteSize(opt->memoryBudget);
             if (!budget || *budget == 0) {
-                std::fprintf(stderr, "neardup run: --memory-budget must be a size such as 512M or 4G\n");
+                std::fprintf(stderr,
+                             "neardup run: --memory-budget must be a size such as 512M or 4G\n");
                 return kExitUsage;
             }
             params.memoryBudget = *budget;

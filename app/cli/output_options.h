@@ -11,7 +11,8 @@ inline void addOutputOptions(CLI::App& cmd, ExportOptions& out) {
     cmd.add_option("--out-jsonl", out.jsonl,
                    "Write the kept input lines, byte for byte, in input order");
     cmd.add_option("--out-kept", out.kept, "Write the ids of kept documents, one per line");
-    cmd.add_option("--out-removed", out.removed, "Write the ids of removed documents, one per line");
+    cmd.add_option("--out-removed", out.removed,
+                   "Write the ids of removed documents, one per line");
     cmd.add_option("--out-clusters", out.clusters,
                    "Write clusters as JSONL: {\"id\", \"cluster\", \"representative\"} per member");
     cmd.add_option("--summary-json", out.summaryJson, "Write the run summary as JSON");

@@ -10,14 +10,14 @@
 namespace neardup::cli {
 
 class ProgressPrinter final : public PipelineObserver {
-public:
+  public:
     explicit ProgressPrinter(bool quiet);
     void phaseStarted(const std::string& phase) override;
     void progress(const std::string& phase, uint64_t done, uint64_t total) override;
     void phaseFinished(const PhaseTiming& timing) override;
     void info(const std::string& message) override;
 
-private:
+  private:
     bool live_;
     bool quiet_;
     std::chrono::steady_clock::time_point phaseStart_;
