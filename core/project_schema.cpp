@@ -238,16 +238,57 @@ SELECT run_id, ordinal, phase, seconds, items, bytes, reused,
 FROM run_phases;
 )sql";
 
+// Version 2 adds what a person decides while auditing clusters, and per-worker phase timings
+// (GPUs, CPU workers, MPI ranks) that show load imbalance.
+constexpr const char* kSchemaV2 = R"sql(
+-- Audit decisions belong to the dataset, so they apply to every run over it, whatever its
+-- parameters: not_duplicate(doc_a, doc_b) never joins that pair (doc_a < doc_b);
+-- keep_instead(doc_a) makes doc_a the representative of the cluster holding it;
+-- keep_all(doc_a) keeps every member of the cluster holding doc_a. doc_b is NULL except for
+-- not_duplicate. Later decisions about the same documents win (higher id).
+CREATE TABLE decisions(
+    id         INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL CHECK(kind IN ('not_duplicate', 'keep_instead', 'keep_all')),
+    doc_a      INTEGER NOT NULL,
+    doc_b      INTEGER,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX decisions_by_dataset ON decisions(dataset_id, kind);
+
+-- Time each worker (a GPU, a CPU worker, an MPI rank) spent in each phase of a run.
+CREATE TABLE worker_phases(
+    run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    worker  INTEGER NOT NULL,
+    phase   TEXT NOT NULL,
+    label   TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    items   INTEGER NOT NULL,
+    bytes   INTEGER NOT NULL,
+    PRIMARY KEY(run_id, worker, phase)
+) WITHOUT ROWID;
+)sql";
+
 // Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
-// transaction. One step per version; none yet.
-void migrate(sql::Database& /*db*/, int from) {
+// transaction. One step per version.
+void migrate(sql::Database& db, int from) {
     for (int v = from; v < kVersion; ++v) {
-        throw StoreError("project store: no upgrade from schema version " + std::to_string(v));
+        switch (v) {
+            case 1:
+                db.exec(kSchemaV2);
+                break;
+            default:
+                throw StoreError("project store: no upgrade from schema version " +
+                                 std::to_string(v));
+        }
     }
+    db.exec("UPDATE meta SET value = '" + std::to_string(kVersion) +
+            "' WHERE key = 'schema_version'");
 }
 
 void create(sql::Database& db) {
     db.exec(kSchemaV1);
+    db.exec(kSchemaV2);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);
     meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();

@@ -355,6 +355,40 @@ class TestProjectStore : public QObject {
         COMPARE_STR(meta.string(0), std::string("neardup-project"));
     }
 
+    // A version-1 project (before decisions and worker timings) opens and is upgraded in
+    // place, keeping its data.
+    void upgradesVersionOneProject() {
+        const std::string path = file("v1.ndw");
+        int64_t datasetId = 0;
+        {
+            ProjectStore store(path);
+            datasetId = store.saveDataset(makeDataset(), makeDocs(5));
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(
+                "DROP TABLE decisions; DROP TABLE worker_phases; PRAGMA user_version = 1;"
+                "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+        }
+        { ProjectStore store(path); }
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{2});
+        QCOMPARE(db.queryInt("SELECT count(*) FROM sqlite_schema WHERE name IN "
+                             "('decisions', 'worker_phases')"),
+                 int64_t{2});
+        auto meta = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+        QVERIFY(meta.step());
+        COMPARE_STR(meta.string(0), std::string("2"));
+        QCOMPARE(db.queryInt("SELECT count(*) FROM documents WHERE dataset_id = " +
+                             std::to_string(datasetId)),
+                 int64_t{5});
+        // The new tables enforce their constraints.
+        QVERIFY_THROWS_EXCEPTION(StoreError,
+                                 db.exec("INSERT INTO decisions(dataset_id, kind, doc_a, "
+                                         "created_at) VALUES(" +
+                                         std::to_string(datasetId) + ", 'maybe', 1, 'now')"));
+    }
+
     void datasetRoundTrip_data() {
         QTest::addColumn<bool>("memory");
         QTest::newRow("file") << false;
