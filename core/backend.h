@@ -56,6 +56,17 @@ struct CompareRequest {
     int minMatches = 0;  // pairs below this are not reported
 };
 
+// Busy time of one worker of a backend that spreads work over several (MultiWorkerBackend), in
+// one phase, as stored in the project's worker_phases table.
+struct WorkerTiming {
+    int worker = 0;
+    std::string phase;   // signatures, buckets (band keys) or compare
+    std::string label;   // the worker, e.g. "cuda:1 NVIDIA H100" or "cpu worker 2"
+    double seconds = 0;  // time the worker spent computing
+    uint64_t items = 0;  // documents (signatures), rows (buckets) or pairs decided (compare)
+    uint64_t bytes = 0;  // symbol bytes signed (4 a symbol); 0 in the other phases
+};
+
 class Backend {
   public:
     virtual ~Backend() = default;
@@ -64,6 +75,10 @@ class Backend {
     // Writes batch.size() rows of c.hashes values into out (row-major).
     virtual void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                                    uint32_t* out) = 0;
+    // Whether computeSignatures may run on several threads at once. The reading pipeline then
+    // signs each chunk in its parallel stage, next to parsing, instead of batch by batch in
+    // its serial stage (a device backend wants the batches, and one caller).
+    virtual bool signsConcurrently() const { return false; }
     // keys[i * bands + t] = key of band t of document i, reduced modulo `modulus` unless it is 0.
     virtual void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
                                  uint64_t modulus, uint64_t* keys) = 0;
@@ -73,7 +88,31 @@ class Backend {
     // Returns the number of distinct pairs decided (compared, or joined as identical copies).
     virtual uint64_t compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
                                     std::vector<ScoredPair>& out) = 0;
+    // computeBandKeys for rows [first, first + count) only, written to keys[(i - first) * bands
+    // + t]; lets several workers share one matrix. The default copies the rows; the CPU backend
+    // reads them in place.
+    virtual void computeBandKeyRange(const SignatureMatrix& signatures, std::size_t first,
+                                     std::size_t count, const LshParams& lsh, uint64_t modulus,
+                                     uint64_t* keys);
+    // Per-worker busy time since the previous call (which it resets), for backends made of
+    // several workers; empty for a single one.
+    virtual std::vector<WorkerTiming> takeWorkerTimings() { return {}; }
 };
+
+inline void Backend::computeBandKeyRange(const SignatureMatrix& signatures, std::size_t first,
+                                         std::size_t count, const LshParams& lsh, uint64_t modulus,
+                                         uint64_t* keys) {
+    const auto h = static_cast<std::size_t>(signatures.hashes);
+    const auto at = static_cast<std::ptrdiff_t>(first);
+    const auto end = static_cast<std::ptrdiff_t>(first + count);
+    SignatureMatrix part;
+    part.hashes = signatures.hashes;
+    part.values.assign(signatures.values.begin() + at * static_cast<std::ptrdiff_t>(h),
+                       signatures.values.begin() + end * static_cast<std::ptrdiff_t>(h));
+    part.digests.assign(signatures.digests.begin() + at, signatures.digests.begin() + end);
+    part.eligible.assign(signatures.eligible.begin() + at, signatures.eligible.begin() + end);
+    computeBandKeys(part, lsh, modulus, keys);
+}
 
 // Ready-made CPU backend running on `threads` threads (0 = all hardware threads).
 std::unique_ptr<Backend> makeCpuBackend(int threads);

@@ -29,6 +29,8 @@ class CpuBackend final : public Backend {
         return "cpu (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");
     }
 
+    bool signsConcurrently() const override { return true; }
+
     void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                            uint32_t* out) override {
         const auto h = static_cast<std::size_t>(c.hashes);
@@ -56,12 +58,18 @@ class CpuBackend final : public Backend {
 
     void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh, uint64_t modulus,
                          uint64_t* keys) override {
+        computeBandKeyRange(signatures, 0, signatures.size(), lsh, modulus, keys);
+    }
+
+    void computeBandKeyRange(const SignatureMatrix& signatures, std::size_t first,
+                             std::size_t count, const LshParams& lsh, uint64_t modulus,
+                             uint64_t* keys) override {
         const auto bands = static_cast<std::size_t>(lsh.bands);
         arena_.execute([&] {
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, signatures.size(), 256),
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256),
                               [&](const tbb::blocked_range<std::size_t>& r) {
                                   for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                                      const uint32_t* row = signatures.row(i);
+                                      const uint32_t* row = signatures.row(first + i);
                                       for (std::size_t t = 0; t < bands; ++t) {
                                           const uint32_t* v = row + t * std::size_t(lsh.rows);
                                           uint64_t key =

@@ -61,6 +61,7 @@ struct ChunkToken {
     ParsedChunk parsed;
     SymbolBatch symbols;
     std::vector<uint32_t> chars;
+    std::vector<uint32_t> rows;  // the chunk's signatures, when signed in the parallel stage
 };
 
 struct WorkerState {
@@ -88,6 +89,9 @@ constexpr std::size_t kSpillBlockRows = 8192;
 // Input chunks in flight take about this many times their size (text, parsed text, symbols,
 // and the parsers' buffers), measured on short English-like documents.
 constexpr uint64_t kBytesPerChunkByte = 9;
+// Chunks signed in the parallel stage also hold their signature rows until the serial stage
+// copies them: 4·H bytes a document, counted as if documents averaged this many bytes.
+constexpr uint64_t kShortDocumentBytes = 64;
 // The project store's SQLite page cache (PRAGMA cache_size in project_schema.cpp) fills while
 // a large dataset is saved and stays resident: counted as part of the budget.
 constexpr uint64_t kStoreCacheBytes = uint64_t{64} << 20;
@@ -143,6 +147,7 @@ class RunContext {
         const HashConstants constants = HashConstants::derive(sp);
         const int threads = resolveThreads(params_.threads);
         const auto h = static_cast<std::size_t>(sp.hashes);
+        const bool signInParallel = backend_.signsConcurrently();
         uint64_t totalBytes = 0;
         bool sizesKnown = true;
         for (const auto& f : files) {
@@ -152,10 +157,12 @@ class RunContext {
         const std::size_t tokens = static_cast<std::size_t>(threads) * 2 + 2;
         // Chunks in flight get at most a quarter of the budget (never below kMinChunkBytes):
         // the reading stage's memory does not grow with the corpus, only with the threads.
-        const auto chunkCap = static_cast<std::size_t>(budget_ / 4 / tokens / kBytesPerChunkByte);
+        const uint64_t bytesPerChunkByte =
+            kBytesPerChunkByte + (signInParallel ? 4 * h / kShortDocumentBytes : 0);
+        const auto chunkCap = static_cast<std::size_t>(budget_ / 4 / tokens / bytesPerChunkByte);
         const std::size_t chunkBytes =
             std::min(params_.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
-        readBuffers_ = tokens * chunkBytes * kBytesPerChunkByte;
+        readBuffers_ = tokens * chunkBytes * bytesPerChunkByte;
         LineChunkSource source(files, chunkBytes, OnError::Skip);
         tbb::enumerable_thread_specific<WorkerState> workers(
             [&] { return WorkerState(files, params_.reader, sp.normalize); });
@@ -217,6 +224,11 @@ class RunContext {
                                 }
                                 token->symbols.docEnd.push_back(token->symbols.symbols.size());
                             }
+                            if (signInParallel) {
+                                token->rows.resize(token->symbols.size() * h);
+                                backend_.computeSignatures(token->symbols, constants,
+                                                           token->rows.data());
+                            }
                             const auto t2 = Clock::now();
                             readNs += (t1 - t0).count();
                             signNs += (t2 - t1).count();
@@ -243,7 +255,10 @@ class RunContext {
                                 sigs.values.resize((first + n) * h);
                                 rows = sigs.values.data() + first * h;
                             }
-                            backend_.computeSignatures(token->symbols, constants, rows);
+                            if (signInParallel)
+                                std::copy(token->rows.begin(), token->rows.end(), rows);
+                            else
+                                backend_.computeSignatures(token->symbols, constants, rows);
                             for (std::size_t i = 0; i < n; ++i) {
                                 const ParsedDocument& d = p.docs[i];
                                 docs.append(p.file, d.line, d.offset, d.length, token->chars[i],
@@ -528,6 +543,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     RunContext ctx(store_, backend_, observer_, cancel_, params, run.memoryBudget, work);
     run.params = params;
     run.backend = backend_.description();
+    backend_.takeWorkerTimings();  // counts from before this run are not its own
     run.threads = resolveThreads(params.threads);
     run.startedAt = utcNow();
 
@@ -651,6 +667,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         run.finishedAt = utcNow();
         run.spillBytes = work.bytesWritten();
         run.peakRssBytes = peakRssBytes();
+        run.workerPhases = backend_.takeWorkerTimings();
         store_.finishRun(run);
         if (!exports.summaryJson.empty()) {
             ExportOptions summaryOnly;
