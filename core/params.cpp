@@ -2,6 +2,7 @@
 
 #include "json_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -139,7 +140,36 @@ std::string validate(const RunParams& p) {
     if (p.threads < 0) return "--threads must be 0 (all cores) or positive";
     if (p.backend != "auto" && p.backend != "cpu" && p.backend != "cuda")
         return "--backend must be auto, cpu or cuda";
+    if (p.workers < 1 || p.workers > RunParams::kMaxWorkers)
+        return "--workers must be between 1 and " + std::to_string(RunParams::kMaxWorkers);
+    if (!p.devices.empty()) {
+        bool all = false;
+        std::vector<int> list;
+        if (!parseDeviceList(p.devices, all, list))
+            return "--devices must be all or distinct device numbers such as 0,1,3 (got '" +
+                   p.devices + "')";
+        if (p.backend == "cpu") return "--devices selects GPUs and needs --backend cuda or auto";
+    }
     return {};
+}
+
+bool parseDeviceList(const std::string& s, bool& all, std::vector<int>& devices) {
+    all = s == "all";
+    devices.clear();
+    if (all) return true;
+    std::size_t at = 0;
+    while (at <= s.size()) {
+        const std::size_t comma = std::min(s.find(',', at), s.size());
+        const std::string item = s.substr(at, comma - at);
+        if (item.empty() || item.size() > 4 ||
+            item.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+        const int device = std::stoi(item);
+        if (std::find(devices.begin(), devices.end(), device) != devices.end()) return false;
+        devices.push_back(device);
+        at = comma + 1;
+    }
+    return !devices.empty();
 }
 
 uint64_t autoBucketCount(uint64_t documents) {

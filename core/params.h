@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neardup {
 
@@ -71,6 +72,12 @@ struct RunParams {
     KeepPolicy keep = KeepPolicy::First;
     int threads = 0;  // 0 = all hardware threads
     std::string backend = "auto";
+    // CPU workers (each on its share of the threads) and GPUs ("" = the first usable one,
+    // "all", or a list such as "0,1,3") the backend spreads work over; results never depend on
+    // either. Not part of toJson: the run's backend description names the workers.
+    int workers = 1;
+    std::string devices;
+    static constexpr int kMaxWorkers = 64;
     // Bytes the run's large structures may occupy (signatures, band keys, bucket entries, pairs,
     // the document table); beyond it signatures and keys spill to files. 0 = half of the
     // memory available when the run starts. Never changes results.
@@ -98,6 +105,10 @@ bool parseKeepPolicy(const std::string& s, KeepPolicy& policy, std::string& fiel
 // "exact", "auto" or a positive integer.
 bool parseBuckets(const std::string& s, BucketMode& mode, uint64_t& buckets);
 std::string bucketsToString(BucketMode mode, uint64_t buckets);
+
+// --devices: "all" (all = true) or comma-separated device numbers, distinct, in the given
+// order. False when the text is neither; "" is not a list.
+bool parseDeviceList(const std::string& s, bool& all, std::vector<int>& devices);
 
 // Returns an empty string when valid, else a message naming the offending parameter.
 std::string validate(const RunParams& p);

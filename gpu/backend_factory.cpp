@@ -2,9 +2,12 @@
 // the CUDA sources or cuda_unavailable.cpp implement.
 #include "backend_factory.h"
 
+#include <algorithm>
 #include <exception>
+#include <thread>
 
 #include "cuda_support.h"
+#include "multi_worker_backend.h"
 
 namespace neardup {
 
@@ -29,35 +32,126 @@ bool cudaSignaturesAvailable() {
     return inv.compiledIn && !inv.devices.empty();
 }
 
-std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
-                                     std::string* chosenReason) {
+namespace {
+
+int resolveThreads(int threads) {
+    return threads > 0 ? threads
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Threads of part i when `threads` (0 = all) are divided among `parts`, at least one each.
+int shareOf(int threads, int parts, int i) {
+    const int total = resolveThreads(threads);
+    return std::max(1, total / parts + (i < total % parts ? 1 : 0));
+}
+
+std::unique_ptr<Backend> makeCpuWorkers(int threads, int workers) {
+    if (workers == 1) return makeCpuBackend(threads);
+    std::vector<std::unique_ptr<Backend>> parts;
+    for (int i = 0; i < workers; ++i)
+        parts.push_back(makeCpuBackend(shareOf(threads, workers, i)));
+    return std::make_unique<MultiWorkerBackend>(std::move(parts));
+}
+
+std::string deviceList(const std::vector<const GpuDevice*>& devices) {
+    std::string out;
+    for (const GpuDevice* d : devices)
+        out += (out.empty() ? "" : ",") + std::to_string(d->index);
+    return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chosenReason) {
     const auto choose = [&](std::unique_ptr<Backend> backend, const std::string& why) {
         if (chosenReason) *chosenReason = why;
         return backend;
     };
-    if (name == "cpu") return choose(makeCpuBackend(threads), "cpu: requested");
-    if (name != "cuda" && name != "auto")
-        throw BackendError("unknown backend '" + name + "' (expected cpu, cuda or auto)");
+    if (o.workers < 1 || o.workers > RunParams::kMaxWorkers)
+        throw BackendError("--workers must be between 1 and " +
+                           std::to_string(RunParams::kMaxWorkers));
+    bool allDevices = false;
+    std::vector<int> wanted;
+    if (!o.devices.empty() && !parseDeviceList(o.devices, allDevices, wanted))
+        throw BackendError("--devices must be all or distinct device numbers such as 0,1,3 (got '" +
+                           o.devices + "')");
+    const std::string workers =
+        o.workers > 1 ? " (" + std::to_string(o.workers) + " workers)" : std::string();
+    if (o.name == "cpu") {
+        if (!o.devices.empty())
+            throw BackendError("--devices selects GPUs; it cannot be used with --backend cpu");
+        return choose(makeCpuWorkers(o.threads, o.workers), "cpu: requested" + workers);
+    }
+    if (o.name != "cuda" && o.name != "auto")
+        throw BackendError("unknown backend '" + o.name + "' (expected cpu, cuda or auto)");
 
-    const bool required = name == "cuda";
+    const bool required = o.name == "cuda";
+    if (required && o.workers > 1)
+        throw BackendError(
+            "--workers divides the CPU backend; with --backend cuda, --devices chooses the GPUs "
+            "(one worker each)");
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty()) {
         const std::string why = inv.compiledIn ? "no usable GPU: " + inv.status : inv.status;
         if (required) throw BackendError("--backend cuda: " + why);
-        return choose(makeCpuBackend(threads), "cpu: " + why);
+        return choose(makeCpuWorkers(o.threads, o.workers),
+                      "cpu: " + why + workers + (o.devices.empty() ? "" : "; --devices ignored"));
     }
-    const GpuDevice& device = inv.devices.front();
+    std::vector<const GpuDevice*> chosen;
+    if (o.devices.empty()) {
+        chosen.push_back(&inv.devices.front());
+    } else if (allDevices) {
+        for (const GpuDevice& d : inv.devices)
+            chosen.push_back(&d);
+    } else {
+        std::vector<const GpuDevice*> usable;
+        for (const GpuDevice& d : inv.devices)
+            usable.push_back(&d);
+        for (const int index : wanted) {
+            const auto it = std::find_if(usable.begin(), usable.end(),
+                                         [&](const GpuDevice* d) { return d->index == index; });
+            if (it == usable.end())
+                throw BackendError("--devices: no usable GPU " + std::to_string(index) +
+                                   "; usable devices: " + deviceList(usable));
+            chosen.push_back(*it);
+        }
+    }
+    const std::string how = (required ? std::string("requested") : "auto: " + inv.status) +
+                            (o.workers > 1 ? "; --workers applies to the CPU backend" : "");
     try {
-        auto backend = gpu::makeCudaBackend(device.index, threads);
-        const std::string why = backend->description() + " (device " +
-                                std::to_string(device.index) + "; " +
-                                (required ? "requested" : "auto: " + inv.status) + ")";
+        if (chosen.size() == 1) {
+            auto backend = gpu::makeCudaBackend(chosen[0]->index, o.threads);
+            const std::string why = backend->description() + " (device " +
+                                    std::to_string(chosen[0]->index) + "; " + how + ")";
+            return choose(std::move(backend), why);
+        }
+        // One worker per GPU; each keeps a share of the CPU threads for its host-side phases.
+        std::vector<std::unique_ptr<Backend>> parts;
+        std::vector<std::string> labels;
+        const int count = static_cast<int>(chosen.size());
+        for (int i = 0; i < count; ++i) {
+            const GpuDevice& d = *chosen[static_cast<std::size_t>(i)];
+            parts.push_back(gpu::makeCudaBackend(d.index, shareOf(o.threads, count, i)));
+            labels.push_back("cuda:" + std::to_string(d.index) + " " + d.name);
+        }
+        auto backend = std::make_unique<MultiWorkerBackend>(std::move(parts), std::move(labels));
+        const std::string why =
+            backend->description() + " (devices " + deviceList(chosen) + "; " + how + ")";
         return choose(std::move(backend), why);
     } catch (const std::exception& e) {
         if (required) throw BackendError(std::string("--backend cuda: ") + e.what());
-        return choose(makeCpuBackend(threads),
-                      std::string("cpu: the CUDA backend failed to start (") + e.what() + ")");
+        return choose(
+            makeCpuWorkers(o.threads, o.workers),
+            std::string("cpu: the CUDA backend failed to start (") + e.what() + ")" + workers);
     }
+}
+
+std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
+                                     std::string* chosenReason) {
+    BackendOptions o;
+    o.name = name;
+    o.threads = threads;
+    return makeBackend(o, chosenReason);
 }
 
 }  // namespace neardup

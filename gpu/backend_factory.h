@@ -31,9 +31,23 @@ class BackendError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+struct BackendOptions {
+    std::string name = "auto";  // cpu, cuda or auto
+    int threads = 0;            // CPU threads in all (0 = all hardware threads)
+    // CPU workers: with more than one, the threads are divided among them (at least one each)
+    // and a MultiWorkerBackend drives them. GPUs ignore it (one worker per device); an
+    // explicit "cuda" refuses it.
+    int workers = 1;
+    // GPUs: "" = the first usable one, "all", or a list such as "0,1,3" (one worker each).
+    std::string devices;
+};
+
 // name: "cpu", "cuda" or "auto" (CUDA when a usable GPU exists, else CPU). `chosenReason`
 // receives one sentence saying which backend was chosen and why. Throws BackendError when
-// "cuda" is requested and cannot be used.
+// "cuda" is requested and cannot be used, when `devices` names a GPU that is not usable (the
+// message lists those that are) or is given with "cpu", and for workers outside 1..64.
+std::unique_ptr<Backend> makeBackend(const BackendOptions& options,
+                                     std::string* chosenReason = nullptr);
 std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
                                      std::string* chosenReason = nullptr);
 
