@@ -1,7 +1,11 @@
-// The CUDA backend: signatures on one GPU; band keys and bucket comparison on the CPU for now.
+// The CUDA backend: signatures, band keys and bucket comparison on one GPU, streamed through
+// two CUDA streams so that the host stages the next batch while the device works on this one.
+// Exact copies inside a bucket are collapsed on the host (the CPU backend's code) before the
+// leaders go to the device; the one-permutation sketch is signed on the CPU.
 #pragma once
 
 #include <cuda_runtime.h>
+#include <tbb/task_arena.h>
 
 #include <memory>
 #include <mutex>
@@ -9,6 +13,8 @@
 #include <vector>
 
 #include "backend.h"
+#include "compare_kernel.h"
+#include "compare_plan.h"
 #include "cuda_memory.h"
 
 namespace neardup::gpu {
@@ -24,22 +30,61 @@ class CudaBackend final : public Backend {
     std::string description() const override { return description_; }
     void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                            uint32_t* out) override;
-    // Band keys and the comparison kernel are later issues; until then the CPU backend does
-    // them, so results are identical by construction.
     void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh, uint64_t modulus,
                          uint64_t* keys) override;
     uint64_t compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
                             std::vector<ScoredPair>& out) override;
 
   private:
+    // One of two alternating stages of a streamed phase: pinned staging, device buffers, and
+    // where its result goes once the stream is done with it.
+    struct SignatureSlot {
+        PinnedBuffer uploadHost, downloadHost;
+        DeviceBuffer upload, signatures;
+        std::size_t firstDoc = 0, docs = 0;
+        bool busy = false;
+    };
+    struct KeySlot {
+        PinnedBuffer signaturesHost, keysHost;
+        DeviceBuffer signatures, keys;
+        std::size_t firstDoc = 0, docs = 0;
+        bool busy = false;
+    };
+    struct CompareSlot {
+        PassPlan plan;
+        PinnedBuffer passHost, pairsHost, countersHost;
+        DeviceBuffer pass, pairs, counters;
+        uint64_t capacity = 0;  // pairs the output buffer holds
+        CompareArgs args;
+        bool busy = false;
+    };
+
+    void finishSignatures(SignatureSlot& s, uint32_t* out, std::size_t hashes);
+    void finishKeys(KeySlot& s, uint64_t* keys, std::size_t bands);
+    void gatherPass(CompareSlot& s, const CompareRequest& req, int keyBands);
+    void launchPass(CompareSlot& s);
+    CompareCounters runTasks(CompareSlot& s, uint64_t begin, uint64_t end);
+    uint64_t finishPass(CompareSlot& s, std::vector<ScoredPair>& out);
+    // After an error: waits for both streams and forgets what was in flight.
+    void abandon();
+
     int device_;
     std::string description_;
-    cudaStream_t stream_ = nullptr;
-    std::unique_ptr<Backend> cpu_;
-    // One call at a time: the staging buffers and the stream are shared.
+    tbb::task_arena arena_;
+    cudaStream_t streams_[2] = {nullptr, nullptr};
+    std::unique_ptr<Backend> cpu_;  // the one-permutation sketch
+    // One call at a time: the slots and the streams are shared.
     std::mutex mutex_;
-    PinnedBuffer uploadHost_, downloadHost_;
-    DeviceBuffer upload_, signatures_;
+    // Device memory this backend may use (free memory at start minus a margin) and how it is
+    // split: streamed chunks of signatures and keys, passes of the comparison, output pairs.
+    uint64_t budget_ = 0;
+    uint64_t chunkBytes_ = 0;
+    uint64_t passBytes_ = 0;
+    uint64_t passRows_ = 0;  // 0: from passBytes_
+    uint64_t initialPairs_ = 0, maxPairs_ = 0;
+    SignatureSlot signatureSlots_[2];
+    KeySlot keySlots_[2];
+    CompareSlot compareSlots_[2];
 };
 
 }  // namespace neardup::gpu

@@ -14,8 +14,8 @@ namespace gpu {
 // Devices usable by this build (compute capability >= 7.5). Never throws.
 GpuInventory queryCudaDevices();
 
-// The CUDA backend on `device`; compareBuckets and computeBandKeys run on a CPU backend with
-// `cpuThreads` threads for now. Throws BackendError when the device cannot be used.
+// The CUDA backend on `device`; `cpuThreads` host threads collapse exact copies, gather passes
+// and sign one-permutation sketches. Throws BackendError when the device cannot be used.
 std::unique_ptr<Backend> makeCudaBackend(int device, int cpuThreads);
 
 }  // namespace gpu

@@ -11,6 +11,9 @@
 //  - Permute: each thread computes the 64-bit fingerprints of some shingles of the tile directly
 //    (k multiply-adds, no carried state), then every thread scans all fingerprints of the tile
 //    for its functions.
+//  - Oph: the fingerprints as for Permute; each thread then drops its own shingles into their
+//    bins (a shared-memory atomic minimum), and at the end every thread densifies its empty
+//    bins from a snapshot of the bins filled by shingles, exactly as ophDensify does.
 // Includable from nvcc (C++17) and from host C++20; nothing beyond hash_math.h and <cstdint>
 // in device code.
 #pragma once
@@ -44,8 +47,9 @@ inline BlockShape signatureBlockShape(int hashes, SignatureFamily family) {
 
 // Views into one block's shared memory.
 struct BlockShared {
-    uint64_t* fingerprints = nullptr;  // [tile], Permute
+    uint64_t* fingerprints = nullptr;  // [tile], Permute and Oph
     uint32_t* minima = nullptr;        // [hashes]
+    uint32_t* original = nullptr;      // [hashes], Oph: the bins before densification
     uint32_t* poly = nullptr;          // [hashes], Rolling
     uint32_t* symbols = nullptr;       // [tile + ngram], Rolling
 };
@@ -56,16 +60,18 @@ NEARDUP_HD std::size_t signatureSharedBytes(const SignatureArgs& a, BlockShape s
     if (a.family == SignatureFamily::Rolling)
         return 2 * h * sizeof(uint32_t) +
                (tile + static_cast<std::size_t>(a.ngram)) * sizeof(uint32_t);
-    return tile * sizeof(uint64_t) + h * sizeof(uint32_t);
+    return tile * sizeof(uint64_t) +
+           (a.family == SignatureFamily::Oph ? 2 : 1) * h * sizeof(uint32_t);
 }
 
 // The 64-bit region comes first so that `base` (8-byte aligned) aligns everything.
 NEARDUP_HD BlockShared carveShared(uint64_t* base, const SignatureArgs& a, BlockShape s) {
     BlockShared sh;
     const auto h = static_cast<std::size_t>(a.hashes);
-    if (a.family == SignatureFamily::Permute) {
+    if (a.family != SignatureFamily::Rolling) {
         sh.fingerprints = base;
         sh.minima = reinterpret_cast<uint32_t*>(base + s.tile);
+        if (a.family == SignatureFamily::Oph) sh.original = sh.minima + h;
     } else {
         sh.minima = reinterpret_cast<uint32_t*>(base);
         sh.poly = sh.minima + h;
@@ -73,6 +79,10 @@ NEARDUP_HD BlockShared carveShared(uint64_t* base, const SignatureArgs& a, Block
     }
     return sh;
 }
+
+// ophDensify's probes per empty bin before its cyclic scan (kOphProbes in core/oph_sketch.h; the
+// test of this header checks that they agree).
+inline constexpr uint32_t kOphProbeCount = 32;
 
 NEARDUP_HD uint32_t minU32(uint32_t a, uint32_t b) {
     return b < a ? b : a;
@@ -150,6 +160,54 @@ NEARDUP_HD void permuteConsumeTile(const SignatureArgs& a, int len, const BlockS
     }
 }
 
+// Oph: bin and value of a shingle fingerprint, as ophBin and ophValue (core/oph_sketch.h).
+NEARDUP_HD uint32_t ophBinOf(uint64_t fingerprint, uint32_t bins) {
+    return static_cast<uint32_t>(((fingerprint >> 32) * bins) >> 32);
+}
+
+NEARDUP_HD uint32_t ophValueOf(uint64_t fingerprint) {
+    const auto v = static_cast<uint32_t>(fingerprint);
+    return v < hashmath::kEmptySlot ? v : hashmath::kEmptySlot - 1;
+}
+
+// Oph: thread t drops shingles t, t + threads, ... of the tile into their bins.
+// `atomicMin(p, v)` lowers *p to v atomically (the bins are shared by all threads).
+template <class AtomicMin>
+NEARDUP_HD void ophConsumeTile(const SignatureArgs& a, int len, const BlockShared& sh, int t,
+                               int threads, const AtomicMin& atomicMin) {
+    const auto h = static_cast<uint32_t>(a.hashes);
+    for (int q = t; q < len; q += threads) {
+        const uint64_t f = sh.fingerprints[q];
+        atomicMin(sh.minima + ophBinOf(f, h), ophValueOf(f));
+    }
+}
+
+NEARDUP_HD void ophSnapshot(const SignatureArgs& a, const BlockShared& sh, int t, int threads) {
+    for (int i = t; i < a.hashes; i += threads)
+        sh.original[i] = sh.minima[i];
+}
+
+// Oph: every empty bin borrows from a bin that shingles filled, by ophDensify's probe sequence.
+// At least one bin is filled (the document has a shingle), so the cyclic scan ends.
+NEARDUP_HD void ophDensifyBins(const SignatureArgs& a, const BlockShared& sh, int t, int threads) {
+    const auto h = static_cast<uint32_t>(a.hashes);
+    for (int ii = t; ii < a.hashes; ii += threads) {
+        const auto i = static_cast<uint32_t>(ii);
+        if (sh.original[i] != hashmath::kEmptySlot) continue;
+        uint32_t j = 0;
+        bool found = false;
+        for (uint32_t probe = 1; probe <= kOphProbeCount && !found; ++probe) {
+            j = ophBinOf(hashmath::mix64(a.ophSalt ^ (uint64_t{i} << 32 | probe)), h);
+            found = sh.original[j] != hashmath::kEmptySlot;
+        }
+        while (!found) {
+            j = j + 1 == h ? 0 : j + 1;
+            found = sh.original[j] != hashmath::kEmptySlot;
+        }
+        sh.minima[i] = sh.original[j];
+    }
+}
+
 NEARDUP_HD void writeMinima(const SignatureArgs& a, const BlockShared& sh, uint32_t* out, int t,
                             int threads) {
     for (int i = t; i < a.hashes; i += threads)
@@ -157,7 +215,8 @@ NEARDUP_HD void writeMinima(const SignatureArgs& a, const BlockShared& sh, uint3
 }
 
 // ---- The block's schedule ---------------------------------------------------------------------
-// `block.run(f)` runs phase f on every thread of the block, then waits for all of them.
+// `block.run(f)` runs phase f on every thread of the block, then waits for all of them;
+// `block.atomicMin(p, v)` lowers a shared-memory value atomically.
 
 template <class Block>
 NEARDUP_HD void signatureBlock(const SignatureArgs& a, uint32_t doc, const BlockShared& sh,
@@ -186,13 +245,24 @@ NEARDUP_HD void signatureBlock(const SignatureArgs& a, uint32_t doc, const Block
             block.run([&](int t) { rollingConsumeTile(a, a.ngram, len, sh, t, threads); });
         }
     } else {
+        const bool oph = a.family == SignatureFamily::Oph;
         const uint64_t shingles = count - width + 1;
         block.run([&](int t) { fillMinima(a, sh, hashmath::kEmptySlot, t, threads); });
         for (uint64_t p0 = 0; p0 < shingles; p0 += tileLen) {
             const int len = static_cast<int>(shingles - p0 < tileLen ? shingles - p0 : tileLen);
             block.run(
                 [&](int t) { permuteFingerprintTile(a, sym, p0, width, len, sh, t, threads); });
-            block.run([&](int t) { permuteConsumeTile(a, len, sh, t, threads); });
+            if (oph)
+                block.run([&](int t) {
+                    ophConsumeTile(a, len, sh, t, threads,
+                                   [&](uint32_t* p, uint32_t v) { block.atomicMin(p, v); });
+                });
+            else
+                block.run([&](int t) { permuteConsumeTile(a, len, sh, t, threads); });
+        }
+        if (oph) {
+            block.run([&](int t) { ophSnapshot(a, sh, t, threads); });
+            block.run([&](int t) { ophDensifyBins(a, sh, t, threads); });
         }
     }
     block.run([&](int t) { writeMinima(a, sh, out, t, threads); });
@@ -209,6 +279,7 @@ struct HostBlock {
         for (int t = 0; t < count; ++t)
             phase(t);
     }
+    void atomicMin(uint32_t* p, uint32_t v) const { *p = minU32(*p, v); }
 };
 
 // Runs the kernel's schedule on the host for every document of `a` (host pointers).

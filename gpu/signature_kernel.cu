@@ -22,6 +22,13 @@ struct DeviceBlock {
         __syncthreads();
 #endif
     }
+    NEARDUP_HD void atomicMin(uint32_t* p, uint32_t v) const {
+#if defined(__CUDA_ARCH__)
+        ::atomicMin(p, v);
+#else
+        *p = minU32(*p, v);
+#endif
+    }
 };
 
 __global__ void __launch_bounds__(kMaxThreads) signatureKernel(SignatureArgs a, BlockShape shape) {

@@ -6,7 +6,9 @@
 
 namespace neardup::gpu {
 
-enum class SignatureFamily : int { Rolling = 0, Permute = 1 };
+// Oph: one-permutation hashing with densification (core/oph_sketch.h) over the permutation
+// family's fingerprints.
+enum class SignatureFamily : int { Rolling = 0, Permute = 1, Oph = 2 };
 
 // Everything the kernel reads and writes, as raw pointers: device pointers for the kernel, host
 // pointers for the host emulation of a block (signature_block.h).
@@ -22,9 +24,11 @@ struct SignatureArgs {
     const uint32_t* rollTop = nullptr;
     const uint32_t* rollMul = nullptr;
     const uint32_t* rollAdd = nullptr;
-    // Permutation family: fingerprint base and salt, then `hashes` entries each.
+    // Permutation family and Oph: fingerprint base and salt; then `hashes` entries each
+    // (Permute only), or the densification salt (Oph only).
     uint64_t fpBase = 0;
     uint64_t fpSalt = 0;
+    uint64_t ophSalt = 0;
     const uint64_t* permA = nullptr;
     const uint64_t* permB = nullptr;
     uint32_t* out = nullptr;  // docs x hashes, row-major

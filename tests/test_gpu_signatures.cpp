@@ -51,6 +51,7 @@ class TestGpuSignatures : public QObject {
     void matchesCpu();
     void buffersAreReusedAcrossBatches();
     void emptyAndTinyBatches();
+    void streamedInSmallChunks();
 
   private:
     std::unique_ptr<Backend> gpu_;
@@ -81,14 +82,19 @@ void TestGpuSignatures::matchesCpu_data() {
     QTest::addRow("permute k=5 H=100") << 1 << 5 << 100;
     QTest::addRow("rolling k=64 H=4096") << 0 << 64 << 4096;
     QTest::addRow("permute k=64 H=4096") << 1 << 64 << 4096;
+    // The one-permutation sketch (family 2): bins filled by an atomic minimum, then densified.
+    for (int k : {1, 5, 9})
+        for (int h : {64, 128, 256})
+            QTest::addRow("oph k=%d H=%d", k, h) << 2 << k << h;
+    QTest::addRow("oph k=64 H=4096") << 2 << 64 << 4096;
 }
 
 void TestGpuSignatures::matchesCpu() {
     QFETCH(int, family);
     QFETCH(int, k);
     QFETCH(int, hashes);
-    const HashConstants c =
-        constants(family == 0 ? HashFamily::Rolling : HashFamily::Permute, k, hashes);
+    HashConstants c = constants(family == 0 ? HashFamily::Rolling : HashFamily::Permute, k, hashes);
+    if (family == 2) c.sketch = SketchKind::Oph;
     const SymbolBatch batch = testing::randomStreams(hashes > 256 ? 300 : 2000, k, 20000, 99 + k);
     const std::size_t n = batch.size() * std::size_t(hashes);
     std::vector<uint32_t> cpu(n), gpu(n, 0x5A5A5A5Au);
@@ -132,6 +138,24 @@ void TestGpuSignatures::emptyAndTinyBatches() {
     std::vector<uint32_t> out(3 * 64, 0);
     gpu_->computeSignatures(empties, c, out.data());
     QCOMPARE(out, std::vector<uint32_t>(3 * 64, hashmath::kEmptySlot));
+}
+
+void TestGpuSignatures::streamedInSmallChunks() {
+    // Chunks of at most 64 KiB: a batch becomes dozens of chunks alternating between the two
+    // streams (a document larger than a chunk gets a chunk of its own).
+    qputenv("NEARDUP_CUDA_CHUNK_BYTES", "65536");
+    const std::unique_ptr<Backend> streamed = makeBackend("cuda", 0);
+    qunsetenv("NEARDUP_CUDA_CHUNK_BYTES");
+    for (HashFamily family : {HashFamily::Rolling, HashFamily::Permute}) {
+        const HashConstants c = constants(family, 5, 128);
+        const SymbolBatch batch = testing::randomStreams(3000, 5, 40000, 17);
+        const std::size_t n = batch.size() * 128;
+        std::vector<uint32_t> cpu(n), gpu(n, 0x5A5A5A5Au);
+        cpu_->computeSignatures(batch, c, cpu.data());
+        streamed->computeSignatures(batch, c, gpu.data());
+        const std::string diff = compareRows(batch, gpu, cpu, 128);
+        QVERIFY2(diff.empty(), diff.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestGpuSignatures)

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "gpu_test_streams.h"
 #include "hash_math.h"
+#include "oph_sketch.h"
 #include "signature_block.h"
 #include "signatures.h"
 
@@ -21,8 +22,10 @@ gpu::SignatureArgs argsFor(const SymbolBatch& batch, const HashConstants& c,
     a.symbols = batch.symbols.data();
     a.docEnd = batch.docEnd.data();
     a.docs = static_cast<uint32_t>(batch.size());
-    a.family = c.family == HashFamily::Rolling ? gpu::SignatureFamily::Rolling
-                                               : gpu::SignatureFamily::Permute;
+    a.family = c.sketch == SketchKind::Oph       ? gpu::SignatureFamily::Oph
+               : c.family == HashFamily::Rolling ? gpu::SignatureFamily::Rolling
+                                                 : gpu::SignatureFamily::Permute;
+    a.ophSalt = c.ophSalt;
     a.ngram = c.ngram;
     a.hashes = c.hashes;
     a.rollBase = c.rollBase.data();
@@ -38,9 +41,11 @@ gpu::SignatureArgs argsFor(const SymbolBatch& batch, const HashConstants& c,
     return a;
 }
 
-HashConstants constants(HashFamily family, int k, int hashes) {
+// family 0: rolling, 1: permute, 2: one-permutation sketch (permute fingerprints).
+HashConstants constants(int family, int k, int hashes) {
     SignatureParams p;
-    p.family = family;
+    p.family = family == 0 ? HashFamily::Rolling : HashFamily::Permute;
+    p.sketch = family == 2 ? SketchKind::Oph : SketchKind::Classic;
     p.ngram = k;
     p.hashes = hashes;
     p.seed = 0xC0FFEEull + static_cast<uint64_t>(k * 1000 + hashes);
@@ -64,6 +69,7 @@ class TestSignatureBlock : public QObject {
     void emulatedKernelMatchesCpu_data();
     void emulatedKernelMatchesCpu();
     void emptyStreamIsAllEmptySlots();
+    void ophProbesAgreeWithCore();
 };
 
 void TestSignatureBlock::shapeAndSharedMemory() {
@@ -72,7 +78,7 @@ void TestSignatureBlock::shapeAndSharedMemory() {
     QCOMPARE(gpu::signatureBlockShape(100, SignatureFamily::Permute).threads, 128);
     QCOMPARE(gpu::signatureBlockShape(4096, SignatureFamily::Rolling).threads, 256);
     // The largest valid parameters (4096 hashes, k = 64) fit the default 48 KiB of shared memory.
-    for (auto family : {SignatureFamily::Rolling, SignatureFamily::Permute}) {
+    for (auto family : {SignatureFamily::Rolling, SignatureFamily::Permute, SignatureFamily::Oph}) {
         gpu::SignatureArgs a;
         a.family = family;
         a.hashes = 4096;
@@ -87,8 +93,8 @@ void TestSignatureBlock::emulatedKernelMatchesCpu_data() {
     QTest::addColumn<int>("hashes");
     QTest::addColumn<int>("threads");  // 0: the kernel's own shape
     QTest::addColumn<int>("tile");
-    for (int family : {0, 1}) {
-        const char* name = family == 0 ? "rolling" : "permute";
+    for (int family : {0, 1, 2}) {
+        const char* name = family == 0 ? "rolling" : (family == 1 ? "permute" : "oph");
         for (int k : {1, 5, 9}) {
             for (int h : {64, 256})
                 QTest::addRow("%s k=%d H=%d", name, k, h) << family << k << h << 0 << 0;
@@ -105,8 +111,7 @@ void TestSignatureBlock::emulatedKernelMatchesCpu() {
     QFETCH(int, hashes);
     QFETCH(int, threads);
     QFETCH(int, tile);
-    const HashConstants c =
-        constants(family == 0 ? HashFamily::Rolling : HashFamily::Permute, k, hashes);
+    const HashConstants c = constants(family, k, hashes);
     const bool smallTile = tile > 0 && tile < 4;
     const SymbolBatch batch =
         testing::randomStreams(smallTile ? 120 : 300, k, smallTile ? 3000 : 20000, 7 + k);
@@ -133,12 +138,21 @@ void TestSignatureBlock::emulatedKernelMatchesCpu() {
 void TestSignatureBlock::emptyStreamIsAllEmptySlots() {
     SymbolBatch batch;
     batch.docEnd = {0, 0};
-    const HashConstants c = constants(HashFamily::Rolling, 5, 64);
+    const HashConstants c = constants(0, 5, 64);
     std::vector<uint32_t> out;
     const gpu::SignatureArgs a = argsFor(batch, c, out);
     gpu::emulateSignatureKernel(a, gpu::signatureBlockShape(64, a.family));
     for (uint32_t v : out)
         QCOMPARE(v, hashmath::kEmptySlot);
+}
+
+void TestSignatureBlock::ophProbesAgreeWithCore() {
+    QCOMPARE(gpu::kOphProbeCount, kOphProbes);
+    for (uint64_t f : {uint64_t{0}, ~uint64_t{0}, uint64_t{0x123456789ABCDEFull}})
+        for (uint32_t bins : {1u, 100u, 4096u}) {
+            QCOMPARE(gpu::ophBinOf(f, bins), ophBin(f, bins));
+            QCOMPARE(gpu::ophValueOf(f), ophValue(f));
+        }
 }
 
 QTEST_GUILESS_MAIN(TestSignatureBlock)

@@ -23,5 +23,6 @@ Command addGenCommand(CLI::App& app);
 Command addEvalCommand(CLI::App& app);
 Command addTruthCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
+Command addSelftestCommand(CLI::App& app);
 
 }  // namespace neardup::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     add(addEvalCommand);
     add(addTruthCommand);
     add(addBenchCommand);
+    add(addSelftestCommand);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
