@@ -68,6 +68,7 @@ struct LineChunk {
     // and the byte offset). It counts as one line, at firstLine (0 for a whole file).
     std::string failure;
     RejectReason failureReason = RejectReason::CorruptInput;
+    uint64_t dropped = 0;  // a failure chunk's bytes of the incomplete line before the damage
 };
 
 class LineChunkSource {
@@ -85,6 +86,10 @@ class LineChunkSource {
     // chunkBytes yields a chunk holding just that line. Throws InputError on I/O or
     // decompression failure (naming the file).
     bool next(LineChunk& chunk);
+    // Before the first next(): start at `offset` decompressed bytes into file `file`, at line
+    // `line` (a checkpoint's position), skipping what comes before. Skipped bytes are not
+    // counted by bytesRead().
+    void startAt(uint32_t file, uint64_t offset, uint64_t line);
     // Bytes read from the (decompressed) inputs so far, and total compressed input size.
     uint64_t bytesRead() const;
     const std::vector<InputFile>& files() const;
@@ -143,11 +148,21 @@ class ChunkParser {
     std::unique_ptr<Impl> impl_;
 };
 
+// Where a rejected line is, compactly (16 bytes): every one of a corpus is kept.
+struct RejectedLine {
+    uint64_t line = 0;  // 0: the file as a whole
+    uint32_t file = 0;
+    uint8_t reason = 0;  // a RejectReason
+    uint8_t pad[3] = {};
+};
+static_assert(sizeof(RejectedLine) == 16);
+
 // Per-reason counts with the first file:line of each reason and up to `sampleLimit` samples.
 struct RejectionLog {
     static constexpr std::size_t kSampleLimit = 1000;
     uint64_t counts[kRejectReasonCount] = {};
     std::vector<Rejection> samples;  // in input order, at most kSampleLimit
+    std::vector<RejectedLine> all;   // every rejected line, in input order
 
     void add(const Rejection& r);
     uint64_t total() const;

@@ -52,6 +52,8 @@ struct LineChunkSource::Impl {
     // complete lines before the problem are still delivered, then one failure chunk.
     std::string damage;
     RejectReason damageReason = RejectReason::CorruptInput;
+    // startAt(): where the first file opened starts.
+    uint64_t startOffset = 0, startLine = 1;
 
     // Appends up to `want` more bytes of the current file to `pending`, keeping the padding that
     // ChunkParser relies on allocated behind them.
@@ -93,6 +95,7 @@ struct LineChunkSource::Impl {
         chunk.fileStart = offset == 0;
         chunk.failure = std::move(message);
         chunk.failureReason = reason;
+        chunk.dropped = pending.size();
         offset += pending.size();
         delivered.fetch_add(pending.size(), std::memory_order_relaxed);
         pending.clear();
@@ -153,6 +156,21 @@ bool LineChunkSource::next(LineChunk& chunk) {
                 s.deliverFailure(chunk, e.what(), RejectReason::UnreadableFile, 0);
                 return true;
             }
+            if (s.startOffset > 0) {  // resuming at a checkpoint: skip what was read before
+                std::string skip(std::size_t{1} << 20, '\0');
+                for (uint64_t left = s.startOffset; left > 0;) {
+                    const std::size_t got = s.stream.read(
+                        skip.data(),
+                        static_cast<std::size_t>(std::min<uint64_t>(left, skip.size())));
+                    if (got == 0)
+                        throw InputError("input '" + s.files[s.current].path +
+                                         "' is shorter than when it was read");
+                    left -= got;
+                }
+                s.offset = s.startOffset;
+                s.line = s.startLine;
+                s.startOffset = 0;
+            }
         }
         if (s.pending.empty() && !s.eof) s.readMore(s.chunkBytes);
         if (s.pending.empty() && s.damage.empty()) {
@@ -177,6 +195,7 @@ bool LineChunkSource::next(LineChunk& chunk) {
         if (chunk.data.capacity() < cut + kPadding) chunk.data.reserve(cut + kPadding);
 
         chunk.failure.clear();
+        chunk.dropped = 0;
         chunk.file = s.current;
         chunk.firstLine = s.line;
         chunk.baseOffset = s.offset;
@@ -186,6 +205,12 @@ bool LineChunkSource::next(LineChunk& chunk) {
         s.delivered.fetch_add(cut, std::memory_order_relaxed);
         return true;
     }
+}
+
+void LineChunkSource::startAt(uint32_t file, uint64_t offset, uint64_t line) {
+    impl_->nextFile = file;
+    impl_->startOffset = offset;
+    impl_->startLine = line;
 }
 
 uint64_t LineChunkSource::bytesRead() const {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "jsonl_reader.h"
+
 namespace neardup {
 
 namespace {
@@ -45,26 +47,49 @@ bool samePath(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string outputProblem(const ExportOptions& outputs) {
-    const std::vector<std::pair<const char*, const std::string*>> all = {
-        {"--out-jsonl", &outputs.jsonl},
-        {"--out-kept", &outputs.kept},
-        {"--out-removed", &outputs.removed},
-        {"--out-clusters", &outputs.clusters},
-        {"--summary-json", &outputs.summaryJson}};
+std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs) {
+    return {{"--out-jsonl", outputs.jsonl},
+            {"--out-kept", outputs.kept},
+            {"--out-removed", outputs.removed},
+            {"--out-clusters", outputs.clusters},
+            {"--summary-json", outputs.summaryJson}};
+}
+
+std::string outputProblem(const std::vector<NamedOutput>& all,
+                          const std::vector<InputFile>& files) {
     for (std::size_t i = 0; i < all.size(); ++i) {
-        const std::string& path = *all[i].second;
+        const std::string& path = all[i].path;
         if (path.empty()) continue;
         for (std::size_t j = 0; j < i; ++j) {
-            const std::string& other = *all[j].second;
+            const std::string& other = all[j].path;
             if (!other.empty() && samePath(other, path)) {
-                return std::string(all[j].first) + " and " + all[i].first +
-                       " name the same file '" + path + "'";
+                return all[j].option + " and " + all[i].option + " name the same file '" + path +
+                       "'";
             }
         }
         if (std::string problem = problemWith(path); !problem.empty()) return problem;
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) continue;
+        for (const InputFile& f : files) {
+            if (samePath(path, f.path) || std::filesystem::equivalent(path, f.path, ec))
+                return "refusing to overwrite input file '" + f.path + "' with " + all[i].option;
+        }
     }
     return {};
+}
+
+std::string outputProblem(const ExportOptions& outputs) {
+    return outputProblem(namedOutputs(outputs));
+}
+
+std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs) {
+    std::vector<InputFile> files;
+    try {
+        files = expandInputs(inputs, OnError::Skip);
+    } catch (const std::exception&) {
+        // A missing input is the run's to report, with its own message.
+    }
+    return outputProblem(namedOutputs(outputs), files);
 }
 
 }  // namespace neardup

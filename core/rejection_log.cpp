@@ -35,6 +35,11 @@ void RejectionLog::add(const Rejection& r) {
     const auto reason = static_cast<std::size_t>(r.reason);
     if (reason >= static_cast<std::size_t>(kRejectReasonCount)) return;
     ++counts[reason];
+    RejectedLine where;
+    where.line = r.line;
+    where.file = r.file;
+    where.reason = static_cast<uint8_t>(r.reason);
+    all.push_back(where);
     if (samples.size() < kSampleLimit) {
         samples.push_back(r);
         return;

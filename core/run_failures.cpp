@@ -1,6 +1,7 @@
 #include "run_failures.h"
 
 #include "pipeline.h"
+#include "run_lock.h"
 
 namespace neardup {
 
@@ -26,9 +27,32 @@ void failOnStoredRejections(ProjectStore& store, const RunResult& run, int64_t d
     }
 }
 
-void recordUnfinishedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
+int64_t recordStoppedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
                          const DatasetRecord& partial, std::size_t documents,
-                         std::exception_ptr error) noexcept {
+                         const std::string& status, const std::string& message) {
+    if (!datasetId) {
+        DatasetRecord stub;
+        stub.reader = partial.reader;
+        stub.linesRead = partial.linesRead;
+        stub.blankLines = partial.blankLines;
+        stub.inputBytes = partial.inputBytes;
+        datasetId = store.saveDataset(stub, DocumentTable{});
+    }
+    run.datasetId = *datasetId;
+    run.counts.linesRead = partial.linesRead;
+    run.counts.blankLines = partial.blankLines;
+    run.counts.inputBytes = partial.inputBytes;
+    run.counts.documents = documents;
+    if (run.finishedAt.empty()) run.finishedAt = utcNow();
+    const int64_t id = store.beginRun(run);
+    store.markRun(id, status, message);
+    return id;
+}
+
+std::optional<int64_t> recordUnfinishedRun(ProjectStore& store, RunResult run,
+                                           std::optional<int64_t> datasetId,
+                                           const DatasetRecord& partial, std::size_t documents,
+                                           std::exception_ptr error) noexcept {
     try {
         std::string status = "failed";
         std::string message = "unknown error";
@@ -36,29 +60,18 @@ void recordUnfinishedRun(ProjectStore& store, RunResult run, std::optional<int64
             if (error) std::rethrow_exception(error);
         } catch (const Cancelled&) {
             status = "interrupted";
-            message = "cancelled by the user while reading the inputs";
+            message = "cancelled by the user while reading the inputs or saving the dataset";
         } catch (const std::exception& e) {
             message = e.what();
         } catch (...) {
         }
-        if (!datasetId) {
-            DatasetRecord stub;
-            stub.reader = partial.reader;
-            stub.linesRead = partial.linesRead;
-            stub.blankLines = partial.blankLines;
-            stub.inputBytes = partial.inputBytes;
-            datasetId = store.saveDataset(stub, DocumentTable{});
-        }
-        run.datasetId = *datasetId;
-        run.counts.linesRead = partial.linesRead;
-        run.counts.blankLines = partial.blankLines;
-        run.counts.inputBytes = partial.inputBytes;
-        run.counts.documents = documents;
-        run.finishedAt = utcNow();
-        const int64_t id = store.beginRun(run);
-        store.markRun(id, status, message);
+        const int64_t id =
+            recordStoppedRun(store, std::move(run), datasetId, partial, documents, status, message);
+        RunLock::noteRecorded(store, id);
+        return id;
     } catch (...) {
         // The project may be what failed; the caller reports the original error.
+        return std::nullopt;
     }
 }
 

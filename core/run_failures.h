@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,8 +36,30 @@ void failOnStoredRejections(ProjectStore& store, const RunResult& run, int64_t d
 // message, and the counts reached so far. A run row needs a dataset: without `datasetId` it
 // gets an empty one (no files, so never matched for reuse) holding the partial counts. Never
 // throws: the caller rethrows the original error, which matters more than its record.
-void recordUnfinishedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
+// While alive, `store` calls `check` during long writes (ProjectStore::setInterruptCheck).
+class StoreInterruptScope {
+  public:
+    StoreInterruptScope(ProjectStore& store, std::function<void()> check) : store_(store) {
+        store_.setInterruptCheck(std::move(check));
+    }
+    ~StoreInterruptScope() { store_.setInterruptCheck({}); }
+    StoreInterruptScope(const StoreInterruptScope&) = delete;
+    StoreInterruptScope& operator=(const StoreInterruptScope&) = delete;
+
+  private:
+    ProjectStore& store_;
+};
+
+// Returns the new run's id, nothing when it could not be written. The RunLock of the run
+// (run_lock.h) is told the id, so that the run can be resumed.
+std::optional<int64_t> recordUnfinishedRun(ProjectStore& store, RunResult run,
+                                           std::optional<int64_t> datasetId,
+                                           const DatasetRecord& partial, std::size_t documents,
+                                           std::exception_ptr error) noexcept;
+
+// The same with an explicit final status and message; throws StoreError.
+int64_t recordStoppedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
                          const DatasetRecord& partial, std::size_t documents,
-                         std::exception_ptr error) noexcept;
+                         const std::string& status, const std::string& message);
 
 }  // namespace neardup

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -546,6 +547,160 @@ class TestBadInput : public QObject {
         QVERIFY(fs::is_empty(path("limited")));
         QCOMPARE(sqlRows(path("out.ndw"), "PRAGMA integrity_check"),
                  QStringList{QStringLiteral("ok")});
+    }
+
+    void everyRejectedLineIsKept() {
+        // The project of skipReportsEveryBadLineAndKeepsAccounts: every rejected line is
+        // exported, in input order, with its file, line and reason, and the raw line where it
+        // is valid UTF-8.
+        const std::string project = path("skip.ndw");
+        QVERIFY(fs::exists(project));
+        Result r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                            QStringLiteral("--rejected"), q(path("rejected.jsonl"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::vector<QJsonObject> rows;
+        {
+            std::istringstream lines(readFile(path("rejected.jsonl")));
+            for (std::string line; std::getline(lines, line);) {
+                QJsonParseError error;
+                const QJsonDocument d =
+                    QJsonDocument::fromJson(QByteArray::fromStdString(line), &error);
+                QVERIFY2(error.error == QJsonParseError::NoError, line.c_str());
+                rows.push_back(d.object());
+            }
+        }
+        const QStringList total = sqlRows(project, "SELECT sum(count) FROM dataset_rejections");
+        QCOMPARE(QString::number(rows.size()), total.value(0));
+        QStringList plainRows;
+        for (const QJsonObject& o : rows) {
+            const QString reason = o.value(QStringLiteral("reason")).toString();
+            if (reason != QStringLiteral("corrupt_input"))
+                plainRows << o.value(QStringLiteral("file")).toString() + QLatin1Char('|') +
+                                 QString::number(o.value(QStringLiteral("line")).toInteger()) +
+                                 QLatin1Char('|') + reason;
+        }
+        QStringList wanted;
+        for (const Expected& e : expected_)
+            wanted << q(in(e.file)) + QLatin1Char('|') + QString::number(e.line) +
+                          QLatin1Char('|') + q(e.reason);
+        QCOMPARE(plainRows, wanted);
+        // b_bad.jsonl line 2 is `{"id":"mj1","text":"unterminated"`, line 14 has a 0xff byte.
+        const auto at = [&](uint64_t line) {
+            for (const QJsonObject& o : rows)
+                if (o.value(QStringLiteral("file")).toString() == q(in("b_bad.jsonl")) &&
+                    o.value(QStringLiteral("line")).toInteger() == static_cast<qint64>(line))
+                    return o;
+            return QJsonObject();
+        };
+        QCOMPARE(at(2).value(QStringLiteral("raw")).toString(),
+                 QStringLiteral("{\"id\":\"mj1\",\"text\":\"unterminated\""));
+        QVERIFY(!at(2).value(QStringLiteral("detail")).toString().isEmpty());
+        QVERIFY(!at(14).contains(QStringLiteral("raw")));  // invalid UTF-8: not copied
+        QCOMPARE(at(17).value(QStringLiteral("raw")).toString(),
+                 QStringLiteral("{\"id\":\"c1\",\"text\":\"bell \x01 here\"}"));
+
+        // Beyond the 1000 samples: 2,400 rejected lines of three reasons among documents and
+        // blank lines, every one listed, the counts adding up per reason and in all.
+        const std::string many = path("many");
+        fs::create_directories(many);
+        std::string bytes;
+        uint64_t docs = 0, blank = 0;
+        std::vector<std::pair<uint64_t, std::string>> bad;
+        for (uint64_t line = 1; line <= 3000; ++line) {
+            if (line % 5 == 0) {
+                bytes += doc("ok-" + std::to_string(line), words(9000 + line, 30)) + "\n";
+                ++docs;
+            } else if (line % 50 == 1) {
+                bytes += "\n";
+                ++blank;
+            } else {
+                static const char* const kinds[] = {"{broken", "[1,2]", "{\"id\":\"no text\"}"};
+                static const char* const reasons[] = {"malformed_json", "not_an_object",
+                                                      "missing_text"};
+                bytes += std::string(kinds[line % 3]) + "\n";
+                bad.emplace_back(line, reasons[line % 3]);
+            }
+        }
+        writeFile(many + "/many.jsonl", bytes);
+        r = neardup({QStringLiteral("run"), q(many + "/many.jsonl"), QStringLiteral("-p"),
+                     q(path("many.ndw")), QStringLiteral("-q")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(path("many.ndw")),
+                     QStringLiteral("--rejected"), q(path("many-rejected.jsonl"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(bad.size() > 2000);
+        std::istringstream lines(readFile(path("many-rejected.jsonl")));
+        std::size_t k = 0;
+        std::map<std::string, uint64_t> byReason;
+        for (std::string line; std::getline(lines, line); ++k) {
+            const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(line)).object();
+            QVERIFY(k < bad.size());
+            QCOMPARE(o.value(QStringLiteral("line")).toInteger(),
+                     static_cast<qint64>(bad[k].first));
+            QCOMPARE(o.value(QStringLiteral("reason")).toString(), q(bad[k].second));
+            QVERIFY(o.contains(QStringLiteral("raw")));
+            ++byReason[bad[k].second];
+        }
+        QCOMPARE(k, bad.size());
+        const QStringList counts = sqlRows(
+            path("many.ndw"), "SELECT reason, count FROM dataset_rejections ORDER BY reason");
+        QStringList fromExport;
+        for (const auto& [reason, count] : byReason)
+            fromExport << q(reason) + QLatin1Char('|') + QString::number(count);
+        QCOMPARE(counts, fromExport);
+        QCOMPARE(sqlRows(path("many.ndw"),
+                         "SELECT lines_read, documents, rejected, blank_lines "
+                         "FROM runs"),
+                 QStringList{QStringLiteral("3000|%1|%2|%3").arg(docs).arg(bad.size()).arg(blank)});
+    }
+
+    void exportChecksOutputsFirst() {
+        const std::string project = path("skip.ndw");
+        const std::string input = in("a_good.jsonl");
+        const std::string before = readFile(input);
+        // A missing directory, a directory as output, an input file as output: exit 1 and
+        // nothing written.
+        Result r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                            QStringLiteral("--out-jsonl"), q(path("nowhere/x.jsonl"))});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("nowhere")), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("nowhere")));
+        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                     QStringLiteral("--rejected"), q(corpus_)});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("is a directory")), qPrintable(r.err));
+        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                     QStringLiteral("--out-kept"), q(path("k.txt")), QStringLiteral("--out-jsonl"),
+                     q(input)});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("refusing to overwrite input file")),
+                 qPrintable(r.err));
+        QVERIFY(readFile(input) == before);
+        QVERIFY(!fs::exists(path("k.txt")));  // nothing written when one output is refused
+        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                     QStringLiteral("--rejected"), q(in("b_bad.jsonl"))});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("refusing to overwrite input file")),
+                 qPrintable(r.err));
+        if (!root_) {
+            fs::create_directories(path("ro"));
+            ::chmod(path("ro").c_str(), 0555);
+            r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                         QStringLiteral("--rejected"), q(path("ro/r.jsonl"))});
+            ::chmod(path("ro").c_str(), 0755);
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("Permission denied")), qPrintable(r.err));
+            QVERIFY(fs::is_empty(path("ro")));
+        }
+        // `run` refuses an input as output before it starts: no run is recorded.
+        r = neardup({QStringLiteral("run"), q(corpus_), QStringLiteral("-p"),
+                     q(path("overwrite.ndw")), QStringLiteral("-q"), QStringLiteral("--out-jsonl"),
+                     q(input)});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("refusing to overwrite input file")),
+                 qPrintable(r.err));
+        QVERIFY(readFile(input) == before);
+        QVERIFY(sqlRows(path("overwrite.ndw"), "SELECT id FROM runs").isEmpty());
     }
 
     void outputsAreIdenticalAcrossRunsAndThreads() {

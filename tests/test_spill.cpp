@@ -48,8 +48,11 @@ struct Watcher : PipelineObserver {
     std::atomic<bool>* cancel = nullptr;
     void info(const std::string& m) override {
         messages.push_back(m);
-        if (m.find("spilling") != std::string::npos && !workParent.empty())
-            duringRun = listDir(workParent);
+        if (m.find("spilling") != std::string::npos && !workParent.empty()) {
+            duringRun.clear();  // work directories only: <project>.d also holds run locks
+            for (const auto& name : listDir(workParent))
+                if (name.rfind("work-", 0) == 0) duringRun.push_back(name);
+        }
     }
     void phaseStarted(const std::string& phase) override {
         if (cancel && phase == cancelAtPhase) cancel->store(true);

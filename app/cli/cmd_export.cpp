@@ -1,17 +1,37 @@
-// `neardup export`: writes the outputs of a stored run again, from the project.
+// `neardup export`: writes the outputs of a stored run again, from the project, and the
+// rejected lines of its dataset.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 
+#include "atomic_file.h"
 #include "commands.h"
+#include "output_check.h"
 #include "output_options.h"
 #include "project_store.h"
+#include "rejected_lines.h"
 
 namespace neardup::cli {
+
+namespace {
+
+std::atomic<bool> gExportCancel{false};
+
+// The first Ctrl-C stops the export (nothing is renamed into place); a second exits at once.
+extern "C" void onExportSignal(int) {
+    if (gExportCancel.exchange(true)) ::_exit(kExitInterrupted);
+}
+
+}  // namespace
 
 Command addExportCommand(CLI::App& app) {
     struct Options {
         std::string project;
         int64_t run = 0;
         ExportOptions outputs;
+        std::string rejected;
     };
     auto opt = std::make_shared<Options>();
     CLI::App* cmd =
@@ -21,36 +41,102 @@ Command addExportCommand(CLI::App& app) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--run", opt->run, "Run number (default: the latest successful run)");
     addOutputOptions(*cmd, opt->outputs);
+    cmd->add_option("--rejected", opt->rejected,
+                    "Write every rejected line of the run's dataset as JSONL: {\"file\", "
+                    "\"line\", \"reason\"[, \"detail\"][, \"raw\"]} (any run status; with no "
+                    "--run, the latest run)");
     return [opt]() -> int {
-        if (!opt->outputs.any()) {
+        if (!opt->outputs.any() && opt->rejected.empty()) {
             std::fprintf(stderr,
-                         "neardup export: nothing to write; give at least one --out-* option or "
-                         "--summary-json\n");
+                         "neardup export: nothing to write; give at least one --out-* option, "
+                         "--summary-json or --rejected\n");
             return kExitUsage;
+        }
+        // Checked before anything is loaded or written: a missing or unwritable directory, a
+        // directory as output, two outputs on one path; the inputs once they are known.
+        ExportOptions all = opt->outputs;
+        std::vector<NamedOutput> named = namedOutputs(all);
+        named.push_back({"--rejected", opt->rejected});
+        if (const std::string problem = outputProblem(named); !problem.empty()) {
+            std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
+            return kExitError;
         }
         ProjectStore store(opt->project);
         int64_t runId = opt->run;
         if (runId == 0) {
-            const auto latest = store.latestRun("ok");
+            const auto latest = opt->outputs.any() ? store.latestRun("ok") : [&] {
+                const auto runs = store.runStates();
+                return runs.empty() ? std::optional<int64_t>() : runs.back().id;
+            }();
             if (!latest) {
-                std::fprintf(stderr, "neardup export: %s holds no successful run\n",
-                             opt->project.c_str());
+                std::fprintf(stderr, "neardup export: %s holds no %srun\n", opt->project.c_str(),
+                             opt->outputs.any() ? "successful " : "");
                 return kExitError;
             }
             runId = *latest;
         }
         const RunResult run = store.loadRun(runId);
-        if (run.status != "ok") {
+        if (opt->outputs.any() && run.status != "ok") {
             std::fprintf(stderr, "neardup export: run %lld is %s, not exportable\n",
                          static_cast<long long>(runId), run.status.c_str());
             return kExitError;
         }
         DocumentTable docs;
-        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
-        exportRun(run, dataset.files, docs, opt->outputs);
-        std::printf("exported run %lld: %llu kept, %llu removed\n", static_cast<long long>(runId),
-                    static_cast<unsigned long long>(run.counts.kept),
-                    static_cast<unsigned long long>(run.counts.removed));
+        const DatasetRecord dataset =
+            store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
+        // An output may not replace one of the inputs it is made from.
+        if (const std::string problem = outputProblem(named, dataset.files); !problem.empty()) {
+            std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
+            return kExitError;
+        }
+        std::signal(SIGINT, onExportSignal);
+        std::signal(SIGTERM, onExportSignal);
+        std::signal(SIGHUP, onExportSignal);
+        all.cancel = &gExportCancel;
+        try {
+            if (opt->outputs.any()) {
+                exportRun(run, dataset.files, docs, all);
+                std::printf("exported run %lld: %llu kept, %llu removed\n",
+                            static_cast<long long>(runId),
+                            static_cast<unsigned long long>(run.counts.kept),
+                            static_cast<unsigned long long>(run.counts.removed));
+            }
+            if (!opt->rejected.empty()) {
+                std::vector<RejectedLine> lines;
+                uint64_t total = 0;
+                for (const RejectionCount& r : dataset.rejections)
+                    total += r.count;
+                if (!rejected_lines::load(store, dataset, lines)) {
+                    std::fprintf(stderr,
+                                 "neardup export: the project keeps only the first %zu of the %llu "
+                                 "rejected lines of dataset %lld (saved before every one was "
+                                 "kept, or in memory); run it again to list them all\n",
+                                 dataset.rejectionSamples.size(),
+                                 static_cast<unsigned long long>(total),
+                                 static_cast<long long>(dataset.id));
+                    lines.clear();
+                    for (const Rejection& r : dataset.rejectionSamples) {
+                        RejectedLine l;
+                        l.line = r.line;
+                        l.file = r.file;
+                        l.reason = static_cast<uint8_t>(r.reason);
+                        lines.push_back(l);
+                    }
+                }
+                AtomicFile out(opt->rejected);
+                const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
+                if (gExportCancel.load()) throw ExportCancelled();
+                out.commit();
+                std::printf("exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
+                            static_cast<unsigned long long>(counts.lines),
+                            static_cast<long long>(runId),
+                            static_cast<unsigned long long>(counts.withRaw));
+                if (lines.size() != total) return kExitError;
+            }
+        } catch (const ExportCancelled&) {
+            std::fprintf(stderr, "neardup export: interrupted; nothing written\n");
+            return kExitInterrupted;
+        }
         return kExitOk;
     };
 }

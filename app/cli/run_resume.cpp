@@ -1,0 +1,64 @@
+#include "run_resume.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "commands.h"
+#include "project_store.h"
+#include "run_lock.h"
+
+namespace neardup::cli {
+
+int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<std::string>& inputs,
+                  RunParams& params, int64_t& resumedRun) {
+    if (!inputs.empty()) {
+        std::fprintf(stderr,
+                     "neardup run: --resume takes the inputs of the run it resumes; give no "
+                     "inputs\n");
+        return kExitUsage;
+    }
+    // Options that change results belong to the resumed run.
+    const std::set<std::string> resultGroups = {"Input", "Shingles and signatures",
+                                                "LSH and comparison"};
+    for (const CLI::Option* o : cmd.get_options()) {
+        if (o->count() > 0 && resultGroups.contains(o->get_group())) {
+            std::fprintf(stderr,
+                         "neardup run: --resume runs with the parameters of the run it resumes; "
+                         "%s cannot be changed\n",
+                         o->get_name().c_str());
+            return kExitUsage;
+        }
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(project, ec)) {
+        std::fprintf(stderr, "neardup run: --resume: no project %s\n", project.c_str());
+        return kExitError;
+    }
+    ProjectStore store(project);
+    const std::optional<ResumeRecord> rec = findResumable(store);
+    if (!rec) {
+        std::fprintf(stderr,
+                     "neardup run: nothing to resume in %s (no interrupted or failed run that was "
+                     "not resumed yet)\n",
+                     project.c_str());
+        return kExitError;
+    }
+    RunParams resumed = rec->params;
+    auto given = [&cmd](const char* name) { return cmd.get_option(name)->count() > 0; };
+    if (given("--threads")) resumed.threads = params.threads;
+    if (given("--backend")) resumed.backend = params.backend;
+    if (given("--memory-budget")) resumed.memoryBudget = params.memoryBudget;
+    if (given("--work-dir")) resumed.workDir = params.workDir;
+    resumed.workers = params.workers;  // not recorded: the command line's, or the default
+    resumed.devices = params.devices;
+    params = std::move(resumed);
+    inputs = rec->inputs;
+    resumedRun = rec->runId;
+    std::fprintf(stderr, "resuming run %lld (%s: %s) with its %zu input(s) and parameters\n",
+                 static_cast<long long>(rec->runId), rec->status.c_str(), rec->error.c_str(),
+                 inputs.size());
+    return kExitOk;
+}
+
+}  // namespace neardup::cli

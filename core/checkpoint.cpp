@@ -1,0 +1,380 @@
+#include "checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace neardup {
+
+static_assert(std::endian::native == std::endian::little,
+              "checkpoints are little-endian; add byte swapping for this platform");
+
+namespace {
+
+constexpr char kMagic[8] = {'N', 'D', 'W', 'C', 'K', 'P', '0', '1'};
+constexpr uint64_t kDefaultEvery = uint64_t{256} << 20;
+constexpr uint64_t kMaxPayload = uint64_t{1} << 40;
+
+uint64_t fnv1a(const char* p, std::size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (std::size_t i = 0; i < n; ++i) {
+        h ^= static_cast<unsigned char>(p[i]);
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+template <typename T>
+void put(std::string& s, T v) {
+    s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <typename T>
+void putArray(std::string& s, const T* p, std::size_t n) {
+    s.append(reinterpret_cast<const char*>(p), n * sizeof(T));
+}
+
+// Reads fixed-size values from a payload; any overrun makes ok() false.
+class Reader {
+  public:
+    Reader(const char* p, std::size_t n) : p_(p), end_(p + n) {}
+    template <typename T>
+    T get() {
+        T v{};
+        if (static_cast<std::size_t>(end_ - p_) < sizeof v) {
+            ok_ = false;
+            return v;
+        }
+        std::memcpy(&v, p_, sizeof v);
+        p_ += sizeof v;
+        return v;
+    }
+    template <typename T>
+    bool array(T* out, std::size_t n) {
+        const std::size_t bytes = n * sizeof(T);
+        if (n > kMaxPayload || static_cast<std::size_t>(end_ - p_) < bytes) return ok_ = false;
+        std::memcpy(out, p_, bytes);
+        p_ += bytes;
+        return true;
+    }
+    std::string_view bytes(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) {
+            ok_ = false;
+            return {};
+        }
+        const std::string_view v(p_, n);
+        p_ += n;
+        return v;
+    }
+    bool ok() const { return ok_; }
+    bool done() const { return p_ == end_; }
+
+  private:
+    const char* p_;
+    const char* end_;
+    bool ok_ = true;
+};
+
+bool writeAll(int fd, const std::string& s, off_t at) {
+    std::size_t done = 0;
+    while (done < s.size()) {
+        const ssize_t n =
+            ::pwrite(fd, s.data() + done, s.size() - done, at + static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+bool readAll(int fd, std::string& s, std::size_t n, off_t at) {
+    s.resize(n);
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t r = ::pread(fd, s.data() + done, n - done, at + static_cast<off_t>(done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        done += static_cast<std::size_t>(r);
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string sidecarDirectory(const std::string& projectPath) {
+    if (projectPath.empty() || projectPath == ":memory:") return {};
+    return projectPath + ".d";
+}
+
+ReadCheckpoint::ReadCheckpoint(std::string sidecarDir, const std::vector<InputFile>& files,
+                               const ReaderOptions& reader, const std::string& cacheKey, int hashes)
+    : hashes_(hashes) {
+    if (sidecarDir.empty()) return;
+    everyBytes_ = kDefaultEvery;
+    if (const char* env = std::getenv("NEARDUP_CHECKPOINT_BYTES"); env != nullptr && *env) {
+        everyBytes_ = std::strtoull(env, nullptr, 10);
+        if (everyBytes_ == 0) return;  // 0 turns checkpoints off
+    }
+    for (const InputFile& f : files) {
+        std::error_code ec;  // the same files, however they were named on the command line
+        const auto abs = std::filesystem::absolute(f.path, ec);
+        key_ += ec ? f.path : abs.lexically_normal().string();
+        key_ += '\0';
+        key_ += std::to_string(f.size) + ":" + std::to_string(f.mtimeNs) + ":" +
+                toString(f.compression) + '\n';
+    }
+    key_ += reader.textField + '\0' + reader.idField + '\0' + reader.keepField + '\0';
+    key_ += cacheKey + '\0' + std::to_string(hashes);
+    char name[64];
+    std::snprintf(name, sizeof name, "checkpoint-%016llx.bin",
+                  static_cast<unsigned long long>(fnv1a(key_.data(), key_.size())));
+    path_ = sidecarDir + "/" + name;
+    enabled_ = true;
+}
+
+ReadCheckpoint::~ReadCheckpoint() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, SignatureMatrix& sigs,
+                                                    RejectionLog& log, DatasetRecord& dataset,
+                                                    uint64_t& bytesBefore) {
+    if (!enabled_) return std::nullopt;
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    fd_ = fd;
+    std::string buf;
+    const std::size_t headerBytes = sizeof kMagic + 4 + key_.size();
+    bool usable =
+        readAll(fd, buf, headerBytes, 0) && std::memcmp(buf.data(), kMagic, sizeof kMagic) == 0;
+    if (usable) {
+        uint32_t keyLength = 0;
+        std::memcpy(&keyLength, buf.data() + sizeof kMagic, 4);
+        usable = keyLength == key_.size() &&
+                 std::memcmp(buf.data() + sizeof kMagic + 4, key_.data(), key_.size()) == 0;
+    }
+    if (!usable) {  // another shape under a colliding name, or damaged: start afresh
+        ::close(fd_);
+        fd_ = -1;
+        ::unlink(path_.c_str());
+        return std::nullopt;
+    }
+    const auto h = static_cast<std::size_t>(hashes_);
+    DocumentTable d;
+    SignatureMatrix s;
+    s.hashes = hashes_;
+    RejectionLog l;
+    ReadPosition pos;
+    uint64_t lines = 0, blank = 0, bytes = 0;
+    off_t at = static_cast<off_t>(headerBytes);
+    off_t validEnd = at;
+    bool malformed = false;  // a whole record (checksum right) that does not parse
+    for (;;) {
+        std::string lengthBytes;
+        if (!readAll(fd, lengthBytes, 8, at)) break;
+        uint64_t length = 0;
+        std::memcpy(&length, lengthBytes.data(), 8);
+        if (length > kMaxPayload || !readAll(fd, buf, static_cast<std::size_t>(length) + 8, at + 8))
+            break;
+        uint64_t sum = 0;
+        std::memcpy(&sum, buf.data() + length, 8);
+        if (sum != fnv1a(buf.data(), static_cast<std::size_t>(length))) break;
+        Reader r(buf.data(), static_cast<std::size_t>(length));
+        ReadPosition p;
+        p.file = r.get<uint32_t>();
+        p.offset = r.get<uint64_t>();
+        p.line = r.get<uint64_t>();
+        const uint64_t recLines = r.get<uint64_t>(), recBlank = r.get<uint64_t>(),
+                       recBytes = r.get<uint64_t>();
+        const uint64_t first = r.get<uint64_t>(), n = r.get<uint64_t>();
+        // Every row takes at least 41 bytes (columns and id length) plus its signature.
+        if (!r.ok() || first != d.size() || n > length / (41 + 4 * h)) {
+            malformed = true;
+            break;
+        }
+        const auto count = static_cast<std::size_t>(n);
+        std::vector<uint32_t> file(count), length32(count), chars(count);
+        std::vector<uint64_t> line(count), offset(count);
+        std::vector<double> keep(count);
+        r.array(file.data(), count);
+        r.array(line.data(), count);
+        r.array(offset.data(), count);
+        r.array(length32.data(), count);
+        r.array(chars.data(), count);
+        r.array(keep.data(), count);
+        if (!r.ok()) break;
+        const std::size_t before = d.size();
+        for (std::size_t i = 0; i < count && r.ok(); ++i) {
+            const auto idLength = r.get<uint32_t>();
+            const std::string_view id = r.bytes(idLength);
+            d.append(file[i], line[i], offset[i], length32[i], chars[i], keep[i], id);
+        }
+        s.values.resize((before + count) * h);
+        s.digests.resize(before + count);
+        s.eligible.resize(before + count);
+        r.array(s.values.data() + before * h, count * h);
+        r.array(s.digests.data() + before, count);
+        r.array(s.eligible.data() + before, count);
+        const uint64_t rejected = r.get<uint64_t>();
+        for (uint64_t k = 0; k < rejected && r.ok(); ++k) {
+            Rejection rej;
+            const auto reason = r.get<uint8_t>();
+            rej.file = r.get<uint32_t>();
+            rej.line = r.get<uint64_t>();
+            const auto detailLength = r.get<uint32_t>();
+            rej.detail = std::string(r.bytes(detailLength));
+            if (reason >= kRejectReasonCount) r.bytes(SIZE_MAX);  // makes r not ok
+            rej.reason = static_cast<RejectReason>(reason);
+            if (r.ok()) l.add(rej);
+        }
+        if (!r.ok() || !r.done()) {
+            malformed = true;
+            break;
+        }
+        pos = p;
+        lines = recLines;
+        blank = recBlank;
+        bytes = recBytes;
+        at += static_cast<off_t>(8 + length + 8);
+        validEnd = at;
+        ++records_;
+        recordedRows_ = d.size();
+    }
+    if (malformed) {  // written by something else: start afresh
+        ::close(fd_);
+        fd_ = -1;
+        ::unlink(path_.c_str());
+        records_ = 0;
+        recordedRows_ = 0;
+        return std::nullopt;
+    }
+    if (records_ == 0) {
+        // Nothing usable yet: keep the header, drop anything after it.
+        if (::ftruncate(fd_, validEnd) != 0) disable();
+        records_ = 0;
+        recordedRows_ = 0;
+        return std::nullopt;
+    }
+    // A torn last record (killed while appending it) added nothing: cut it off.
+    if (::ftruncate(fd_, validEnd) != 0) {
+        disable();
+        return std::nullopt;
+    }
+    docs = std::move(d);
+    sigs = std::move(s);
+    log = std::move(l);
+    dataset.linesRead = lines;
+    dataset.blankLines = blank;
+    bytesBefore = bytes;
+    bytesRead_ = bytes;
+    next_ = pos;
+    return pos;
+}
+
+void ReadCheckpoint::afterChunk(const LineChunk& chunk, const ParsedChunk& parsed,
+                                const DocumentTable& docs, const SignatureMatrix& sigs,
+                                const DatasetRecord& dataset, uint64_t bytesRead) {
+    if (!enabled_) return;
+    pending_.insert(pending_.end(), parsed.rejections.begin(), parsed.rejections.end());
+    if (!chunk.failure.empty()) {
+        next_ = {chunk.file + 1, 0, 1};  // a damaged or unreadable file ends at its failure
+    } else {
+        next_ = {chunk.file, chunk.baseOffset + chunk.data.size(), chunk.firstLine + parsed.lines};
+    }
+    sinceLast_ += bytesRead - bytesRead_;
+    bytesRead_ = bytesRead;
+    if (sinceLast_ >= everyBytes_) append(docs, sigs, dataset);
+}
+
+void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& sigs,
+                            const DatasetRecord& dataset) {
+    sinceLast_ = 0;
+    try {
+        off_t at = 0;
+        if (fd_ < 0) {
+            std::error_code ec;
+            std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+            fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd_ < 0) return disable();
+            std::string header(kMagic, sizeof kMagic);
+            put(header, static_cast<uint32_t>(key_.size()));
+            header += key_;
+            if (!writeAll(fd_, header, 0)) return disable();
+            recordedRows_ = 0;
+        }
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0) return disable();
+        at = st.st_size;
+        const auto h = static_cast<std::size_t>(hashes_);
+        const auto first = static_cast<std::size_t>(recordedRows_);
+        const std::size_t n = docs.size() - first;
+        std::string p;
+        put(p, next_.file);
+        put(p, next_.offset);
+        put(p, next_.line);
+        put(p, dataset.linesRead);
+        put(p, dataset.blankLines);
+        put(p, bytesRead_);
+        put(p, static_cast<uint64_t>(first));
+        put(p, static_cast<uint64_t>(n));
+        putArray(p, docs.file.data() + first, n);
+        putArray(p, docs.line.data() + first, n);
+        putArray(p, docs.offset.data() + first, n);
+        putArray(p, docs.length.data() + first, n);
+        putArray(p, docs.chars.data() + first, n);
+        putArray(p, docs.keepValue.data() + first, n);
+        for (std::size_t i = first; i < docs.size(); ++i) {
+            const std::string_view id = docs.id(i);
+            put(p, static_cast<uint32_t>(id.size()));
+            p.append(id);
+        }
+        putArray(p, sigs.values.data() + first * h, n * h);
+        putArray(p, sigs.digests.data() + first, n);
+        putArray(p, sigs.eligible.data() + first, n);
+        put(p, static_cast<uint64_t>(pending_.size()));
+        for (const Rejection& r : pending_) {
+            put(p, static_cast<uint8_t>(r.reason));
+            put(p, r.file);
+            put(p, r.line);
+            put(p, static_cast<uint32_t>(r.detail.size()));
+            p += r.detail;
+        }
+        std::string record;
+        record.reserve(p.size() + 16);
+        put(record, static_cast<uint64_t>(p.size()));
+        record += p;
+        put(record, fnv1a(p.data(), p.size()));
+        if (!writeAll(fd_, record, at) || ::fdatasync(fd_) != 0) {
+            // A partial record is ignored when restoring; cut it now if possible.
+            if (::ftruncate(fd_, at) != 0) return disable();
+            return;
+        }
+        recordedRows_ = docs.size();
+        pending_.clear();
+        ++records_;
+    } catch (const std::exception&) {
+        disable();  // out of memory for the record: go on without checkpoints
+    }
+}
+
+void ReadCheckpoint::disable() {
+    if (!enabled_) return;
+    enabled_ = false;
+    pending_.clear();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    ::unlink(path_.c_str());
+}
+
+void ReadCheckpoint::remove() {
+    disable();
+}
+
+}  // namespace neardup

@@ -1,0 +1,91 @@
+// Checkpoints of the read + signatures phase, so that a run killed while reading a large corpus
+// can be resumed where it was instead of from the beginning.
+//
+// While a run reads, every `everyBytes` of input (256 MiB by default; NEARDUP_CHECKPOINT_BYTES
+// overrides it, for tests) the rows signed since the last record are appended to
+// "<project>.d/checkpoint-<16 hex digits>.bin" with the position after them (file index,
+// decompressed byte offset, line number) and the counts so far. The name and the header hold
+// a key of everything that determines those rows (the input files with their sizes and
+// modification times, the reader options, the signature cache key, H), so only a run that
+// would compute the very same rows uses it. A later run restores the rows (documents,
+// signatures, digests, eligibility, every rejection replayed into its RejectionLog, lines and
+// blank lines, bytes read) and reads on from the position: the dataset, signatures,
+// rejections and outputs are identical to an uninterrupted run's
+// (tests/test_kill_resume.cpp). The file is removed once the dataset and its signatures are
+// saved. Records are appended whole with a checksum; a torn last record (killed while writing
+// it) is ignored and overwritten. Runs that spill signatures to disk do not checkpoint.
+//
+// Layout, little-endian: "NDWCKP01", uint32 key length, key; then records, each
+//   uint64 payload length, payload, uint64 FNV-1a of the payload
+// payload: uint32 file, uint64 offset, uint64 line (the position after the record's rows);
+//   uint64 lines read, blank lines, bytes read (all totals); uint64 first row, rows (n);
+//   the n rows' file (u32), line (u64), offset (u64), length (u32), chars (u32), keep (f64),
+//   id length (u32) and bytes; signature values (n x H u32), digests (n u64), eligible (n u8);
+//   uint64 rejections, each: reason (u8), file (u32), line (u64), detail length (u32), detail.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "document_table.h"
+#include "jsonl_reader.h"
+#include "project_store.h"
+#include "signatures.h"
+
+namespace neardup {
+
+// "<project>.d", or "" (no checkpoints) for an in-memory project.
+std::string sidecarDirectory(const std::string& projectPath);
+
+struct ReadPosition {
+    uint32_t file = 0;
+    uint64_t offset = 0;  // decompressed bytes of `file` before the position
+    uint64_t line = 1;    // 1-based number of the line at the position
+};
+
+class ReadCheckpoint {
+  public:
+    // Disabled (every call does nothing) when `sidecarDir` is empty.
+    ReadCheckpoint(std::string sidecarDir, const std::vector<InputFile>& files,
+                   const ReaderOptions& reader, const std::string& cacheKey, int hashes);
+    ~ReadCheckpoint();  // keeps the file: a run that did not finish leaves it for the next
+    ReadCheckpoint(const ReadCheckpoint&) = delete;
+    ReadCheckpoint& operator=(const ReadCheckpoint&) = delete;
+
+    // Fills the empty `docs`, `sigs`, `log` and the counts of `dataset` from the checkpoint and
+    // returns where reading goes on, with the bytes read before it; nothing when there is no
+    // usable checkpoint (then nothing is changed).
+    std::optional<ReadPosition> restore(DocumentTable& docs, SignatureMatrix& sigs,
+                                        RejectionLog& log, DatasetRecord& dataset,
+                                        uint64_t& bytesBefore);
+    // After the pipeline consumed `chunk` (its rows are in docs/sigs, its counts in dataset);
+    // `bytesRead` = every decompressed byte up to the end of the chunk. Appends a record when
+    // enough input went by. Throws nothing: a checkpoint that cannot be written is dropped.
+    void afterChunk(const LineChunk& chunk, const ParsedChunk& parsed, const DocumentTable& docs,
+                    const SignatureMatrix& sigs, const DatasetRecord& dataset, uint64_t bytesRead);
+    // No more checkpoints for this run (it spills); the file is removed.
+    void disable();
+    // The dataset and signatures are saved: the checkpoint is not needed any more.
+    void remove();
+    // Records in the checkpoint file (restored or appended).
+    int records() const { return records_; }
+
+  private:
+    void append(const DocumentTable& docs, const SignatureMatrix& sigs,
+                const DatasetRecord& dataset);
+    std::string path_, key_;
+    int hashes_ = 0;
+    uint64_t everyBytes_ = 0;
+    int fd_ = -1;
+    bool enabled_ = false;
+    uint64_t recordedRows_ = 0;  // rows already in the file
+    uint64_t sinceLast_ = 0;     // input bytes since the last record
+    uint64_t bytesRead_ = 0;
+    ReadPosition next_;
+    std::vector<Rejection> pending_;  // rejections since the last record
+    int records_ = 0;
+};
+
+}  // namespace neardup
