@@ -1,5 +1,6 @@
 #include "clustering.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -40,10 +41,7 @@ bool isDuplicate(const ScoredPair& p, int hashes, double threshold) {
     return p.matches >= needed;
 }
 
-namespace {
-
-// True when document x should be kept rather than the current choice y.
-bool better(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32_t y) {
+bool keepRather(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32_t y) {
     switch (policy) {
         case KeepPolicy::First:
             return x < y;
@@ -60,15 +58,17 @@ bool better(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32_t y
     return x < y;
 }
 
-}  // namespace
-
 void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
-                      KeepPolicy policy, const DocumentTable& docs, RunResult& run) {
+                      KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                      std::span<const DocPair> excluded) {
     const std::size_t n = docs.size();
     UnionFind uf(n);
     uint64_t duplicates = 0;
     for (const ScoredPair& p : pairs) {
         if (!isDuplicate(p, hashes, threshold)) continue;
+        if (!excluded.empty() &&
+            std::binary_search(excluded.begin(), excluded.end(), DocPair{p.a, p.b}))
+            continue;
         ++duplicates;
         uf.unite(p.a, p.b);
     }
@@ -87,13 +87,19 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
         if (c == RunResult::kNoCluster) {
             c = static_cast<uint32_t>(run.representative.size());
             run.representative.push_back(static_cast<uint32_t>(i));
-        } else if (better(policy, docs, static_cast<uint32_t>(i), run.representative[c])) {
+        } else if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c])) {
             run.representative[c] = static_cast<uint32_t>(i);
         }
         run.clusterOf[i] = c;
     }
+    run.keepAll.clear();
     run.counts.duplicatePairs = duplicates;
     run.counts.clusters = run.representative.size();
+    countRemovals(run);
+}
+
+void countRemovals(RunResult& run) {
+    const std::size_t n = run.clusterOf.size();
     uint64_t removed = 0;
     for (std::size_t i = 0; i < n; ++i)
         removed += run.removed(i) ? 1 : 0;

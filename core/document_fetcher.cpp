@@ -1,5 +1,6 @@
 #include "document_fetcher.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "jsonl_reader.h"
@@ -66,6 +67,43 @@ FetchedDocument DocumentFetcher::fetch(const DocumentTable& docs, std::size_t do
     }
     return fetch(DocumentLocation{docs.file[docIndex], docs.line[docIndex], docs.offset[docIndex],
                                   docs.length[docIndex]});
+}
+
+namespace {
+
+char lowerAscii(char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+}  // namespace
+
+TextSearchResult searchTexts(DocumentFetcher& fetcher,
+                             const std::vector<std::pair<uint32_t, DocumentLocation>>& docs,
+                             std::string_view needle,
+                             const std::function<bool(uint64_t, uint64_t)>& progress) {
+    TextSearchResult out;
+    std::string folded(needle);
+    for (char& c : folded)
+        c = lowerAscii(c);
+    const auto same = [](char x, char y) { return lowerAscii(x) == y; };
+    const uint64_t total = docs.size();
+    for (const auto& [index, where] : docs) {
+        if (progress && out.searched % 256 == 0 && !progress(out.searched, total)) {
+            out.cancelled = true;
+            return out;
+        }
+        ++out.searched;
+        const FetchedDocument d = fetcher.fetch(where);
+        if (!d.ok) {
+            ++out.unreadable;
+            continue;
+        }
+        if (std::search(d.text.begin(), d.text.end(), folded.begin(), folded.end(), same) !=
+            d.text.end())
+            out.matches.push_back(index);
+    }
+    if (progress) progress(out.searched, total);
+    return out;
 }
 
 double exactTextJaccard(std::string_view a, std::string_view b, const SignatureParams& params) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,22 @@ class DocumentFetcher {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+struct TextSearchResult {
+    std::vector<uint32_t> matches;  // document indices, in the order searched
+    uint64_t searched = 0;          // documents read so far
+    uint64_t unreadable = 0;        // documents that could not be read back (skipped)
+    bool cancelled = false;
+};
+
+// Reads the given documents back (index and location, best in input order so that files are
+// read forward) and returns those whose text contains `needle`, ignoring ASCII case.
+// `progress(searched, total)` is called every 256 documents and at the end; returning false
+// cancels the search, which then returns what it found so far.
+TextSearchResult searchTexts(DocumentFetcher& fetcher,
+                             const std::vector<std::pair<uint32_t, DocumentLocation>>& docs,
+                             std::string_view needle,
+                             const std::function<bool(uint64_t, uint64_t)>& progress = nullptr);
 
 // Exact Jaccard of the two texts' shingle sets under `params` (normalization, shingle kind and
 // size), as --verify exact computes it.

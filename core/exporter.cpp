@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
 #include "atomic_file.h"
@@ -27,14 +28,37 @@ void refuseInputs(const std::string& out, const std::vector<InputFile>& files) {
                                      "' with an output");
 }
 
+// Progress and cancellation, looked at every kEvery documents (no per-document call).
+class Ticker {
+  public:
+    static constexpr uint64_t kEvery = 4096;
+    Ticker(const ExportOptions& o, uint64_t total) : o_(o), total_(total) {}
+    // Counts `docs` more documents done; reports and checks the cancel flag now and then.
+    void advance(uint64_t docs) {
+        done_ += docs;
+        if (done_ - last_ >= kEvery) tick();
+    }
+    void tick() {
+        last_ = done_;
+        if (o_.cancel && o_.cancel->load(std::memory_order_relaxed)) throw ExportCancelled();
+        if (o_.progress) o_.progress(std::min(done_, total_), total_);
+    }
+
+  private:
+    const ExportOptions& o_;
+    uint64_t total_, done_ = 0, last_ = 0;
+};
+
 // Copies the kept documents' lines by streaming each input once, in order.
 void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
-                const DocumentTable& docs, AtomicFile& out) {
+                const DocumentTable& docs, AtomicFile& out, Ticker& ticker) {
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();
     auto skipRemoved = [&] {
+        const std::size_t from = next;
         while (next < n && run.removed(next))
             ++next;
+        ticker.advance(next - from);
     };
     skipRemoved();
     if (next == n) return;
@@ -50,6 +74,7 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
             out.write(std::string_view(chunk.data).substr(at, docs.length[next]));
             out.write("\n");
             ++next;
+            ticker.advance(1);
             skipRemoved();
         }
     }
@@ -63,50 +88,63 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
                const ExportOptions& options) {
     const std::size_t n = docs.size();
-    if (!options.jsonl.empty()) {
-        refuseInputs(options.jsonl, files);
-        AtomicFile out(options.jsonl);
-        writeJsonl(run, files, docs, out);
-        out.commit();
-    }
+    uint64_t outputs = 0;
+    for (const std::string* p :
+         {&options.jsonl, &options.kept, &options.removed, &options.clusters})
+        outputs += p->empty() ? 0 : 1;
+    Ticker ticker(options, outputs * n);
+    ticker.tick();  // a flag raised before the start cancels at once
+    // Every output is complete under its temporary name before any is renamed into place.
+    std::vector<std::unique_ptr<AtomicFile>> written;
+    auto open = [&](const std::string& path) -> AtomicFile& {
+        refuseInputs(path, files);
+        written.push_back(std::make_unique<AtomicFile>(path));
+        return *written.back();
+    };
+    if (!options.jsonl.empty()) writeJsonl(run, files, docs, open(options.jsonl), ticker);
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
         if (path.empty()) continue;
-        refuseInputs(path, files);
-        AtomicFile out(path);
+        AtomicFile& out = open(path);
         for (std::size_t i = 0; i < n; ++i) {
-            if (run.removed(i) == kept) continue;
-            out.write(docs.id(i));
-            out.write("\n");
+            if (run.removed(i) != kept) {
+                out.write(docs.id(i));
+                out.write("\n");
+            }
+            ticker.advance(1);
         }
-        out.commit();
     }
     if (!options.clusters.empty()) {
-        refuseInputs(options.clusters, files);
+        AtomicFile& out = open(options.clusters);
         // Members grouped by cluster, clusters in order of their smallest member.
         std::vector<std::vector<uint32_t>> members(run.representative.size());
         for (std::size_t i = 0; i < n; ++i)
             if (run.clusterOf[i] != RunResult::kNoCluster)
                 members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
-        AtomicFile out(options.clusters);
         std::string line;
+        uint64_t outside = n;  // documents in no cluster count as done at the end
         for (std::size_t c = 0; c < members.size(); ++c) {
             for (const uint32_t d : members[c]) {
                 line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
-                       ",\"representative\":" + (run.representative[c] == d ? "true" : "false") +
-                       "}\n";
+                       ",\"representative\":" + (run.representative[c] == d ? "true" : "false");
+                // A cluster kept whole by a "keep all" decision: no member is removed.
+                if (!run.keepAll.empty() && run.keepAll[c]) line += ",\"kept\":true";
+                line += "}\n";
                 out.write(line);
             }
+            ticker.advance(members[c].size());
+            outside -= members[c].size();
         }
-        out.commit();
+        ticker.advance(outside);
     }
     if (!options.summaryJson.empty()) {
-        refuseInputs(options.summaryJson, files);
-        AtomicFile out(options.summaryJson);
+        AtomicFile& out = open(options.summaryJson);
         out.write(summaryJson(run));
         out.write("\n");
-        out.commit();
     }
+    ticker.tick();
+    for (auto& out : written)
+        out->commit();
 }
 
 std::string summaryJson(const RunResult& run) {
@@ -153,6 +191,7 @@ std::string summaryJson(const RunResult& run) {
     field("stored_pairs", std::to_string(c.storedPairs));
     field("duplicate_pairs", std::to_string(c.duplicatePairs));
     field("clusters", std::to_string(c.clusters));
+    field("decisions_applied", std::to_string(run.decisionsApplied));
     field("buckets_k",
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));
     field("signatures_reused", run.signaturesReused ? "true" : "false");

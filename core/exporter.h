@@ -1,6 +1,10 @@
 // Writing a run's outputs: deduplicated JSONL, kept/removed id lists, clusters, summary.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,8 +17,14 @@ struct ExportOptions {
     std::string jsonl;        // kept input lines, byte for byte, in input order
     std::string kept;         // one id per line
     std::string removed;      // one id per line
-    std::string clusters;     // JSONL: {"id": ..., "cluster": N, "representative": bool}
+    std::string clusters;     // JSONL: {"id", "cluster", "representative"[, "kept": true]}
     std::string summaryJson;  // the run summary
+    // Optional: called every few thousand documents with (documents done, documents in all,
+    // counted over every requested output), on the exporting thread.
+    std::function<void(uint64_t, uint64_t)> progress;
+    // Optional: polled as often; once true, the export stops, renames nothing into place and
+    // throws ExportCancelled (no output file is created or replaced).
+    const std::atomic<bool>* cancel = nullptr;
 
     bool any() const {
         return !jsonl.empty() || !kept.empty() || !removed.empty() || !clusters.empty() ||
@@ -22,8 +32,14 @@ struct ExportOptions {
     }
 };
 
-// Writes each requested output to a temporary file in the target directory and renames it
-// into place, so an output either is complete or does not exist. Refuses to overwrite an
+class ExportCancelled : public std::runtime_error {
+  public:
+    ExportCancelled() : std::runtime_error("export cancelled") {}
+};
+
+// Writes each requested output to a temporary file in the target directory and renames them
+// all into place once every one is complete, so an output either is complete or does not
+// exist, and a cancelled or failed export leaves none of its files. Refuses to overwrite an
 // input file. Throws std::runtime_error naming the path.
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
                const ExportOptions& options);

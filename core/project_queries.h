@@ -2,10 +2,18 @@
 // cluster listings, cluster members and pairs, bucket statistics, document locations. Opens
 // its own read-only connection, so it never takes the write lock a running pipeline needs.
 //
+// Clusters are shown as audited (core/decisions.h): a stored cluster holding a document named
+// by a decision is replaced by its pieces, re-clustered from its stored pairs with the
+// decisions (in this connection's temp schema). The first piece keeps the stored cluster's
+// number; further pieces of a split are numbered (the run's cluster count + their smallest
+// member). Work per decision is proportional to the clusters it reaches, not to the run. A
+// decision recorded through another connection shows at the next call.
+//
 // Not thread-safe (one instance per thread); interrupt() alone may be called from any thread.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "decisions.h"
 #include "document_fetcher.h"
 #include "document_table.h"
 #include "params.h"
@@ -50,11 +59,22 @@ struct DatasetSource {
     uint64_t documents = 0;
 };
 
-enum class ClusterSort { Cluster, Size, Representative, MinEstimated, MeanEstimated, MinExact };
+enum class ClusterSort {
+    Cluster,
+    Size,
+    Representative,
+    MinEstimated,
+    MeanEstimated,
+    MinExact,
+    Decision
+};
 
 struct ClusterFilter {
-    std::string idSearch;  // substring of any member's id (case-sensitive); empty = all
-    uint64_t minSize = 0;  // clusters with at least this many members
+    std::string idSearch;      // substring of any member's id (case-sensitive); empty = all
+    uint64_t minSize = 0;      // clusters with at least this many members
+    bool decidedOnly = false;  // clusters shaped by a decision (ClusterRow::decisions != 0)
+    // Clusters with a member among these documents (e.g. a text search's matches); null = all.
+    std::shared_ptr<const std::vector<uint32_t>> documents = nullptr;
 };
 
 struct ClusterRow {
@@ -67,12 +87,14 @@ struct ClusterRow {
     uint64_t pairs = 0;
     double minEstimated = 0, meanEstimated = 0;
     double minExact = 0, meanExact = 0;
+    uint8_t decisions = 0;  // DecisionMark bits (core/decisions.h); 0 when none shaped it
 };
 
 struct ClusterMember {
     uint32_t docIndex = 0;
     std::string docId;
     bool representative = false;
+    bool kept = false;   // the representative, or any member of a cluster kept whole
     uint32_t chars = 0;  // normalized code points
     DocumentLocation location;
 };
@@ -81,7 +103,8 @@ struct PairRow {
     uint32_t a = 0, b = 0;  // document indices, a < b
     uint32_t matches = 0;
     double estimated = 0;
-    double exact = 0;  // NaN when not verified
+    double exact = 0;           // NaN when not verified
+    bool notDuplicate = false;  // a decision says the two are not duplicates (still linked)
 };
 
 struct BandRow {
@@ -143,14 +166,38 @@ class ProjectQueries {
     // Mean and standard deviation of bucket sizes of one band, or pooled over all bands.
     SizeMoments bucketSizeMoments(int64_t runId, int band);
 
+    // The dataset's audit decisions, oldest first.
+    std::vector<Decision> decisions(int64_t datasetId);
+    // The cluster holding a document (as listed: audited when there are decisions), or -1.
+    int64_t clusterOfDocument(int64_t runId, uint32_t docIndex);
+    // Every clustered document of the run with its location, in document (input) order: what a
+    // text search reads.
+    std::vector<std::pair<uint32_t, DocumentLocation>> clusteredDocuments(int64_t runId);
+
     // Aborts the statement running on another thread (it then throws QueryError).
     void interrupt();
 
   private:
-    void ensureClusterSummary(int64_t runId);
+    // The listing of a run: the stored clusters, except those reached by a decision, which
+    // are replaced by their audited pieces (temp.adj_*; listed in temp.touched).
+    struct RunView {
+        bool built = false;
+        std::vector<Decision> decisions;  // those the listing was built with
+        std::set<int64_t> touched;        // stored clusters replaced by pieces
+        int64_t storedClusters = 0;       // pieces other than the first: this + smallest member
+        bool audited(int64_t cluster) const {
+            return cluster >= storedClusters || touched.count(cluster) > 0;
+        }
+    };
+    RunView& ensureClusterSummary(int64_t runId);
+    void insertSummary(const RunInfo& run, bool adjusted, const std::string& only);
+    void buildPieces(const RunInfo& run, int64_t cluster, int64_t storedClusters,
+                     const std::vector<Decision>& list);
+    void useDocumentFilter(const ClusterFilter& f);
 
     sqlite3* db_ = nullptr;
-    std::set<int64_t> summarized_;
+    std::map<int64_t, RunView> views_;
+    std::shared_ptr<const std::vector<uint32_t>> filterDocuments_;  // now in temp.filter_docs
 };
 
 }  // namespace neardup

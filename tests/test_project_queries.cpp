@@ -13,6 +13,7 @@
 
 #include "clustering.h"
 #include "corpus_generator.h"
+#include "decisions.h"
 #include "document_fetcher.h"
 #include "pipeline.h"
 #include "project_queries.h"
@@ -319,6 +320,54 @@ class TestProjectQueries : public QObject {
         QVERIFY(!fetcher.fetch(bad).ok);
     }
 
+    // Text search reads clustered documents back and matches ignoring ASCII case; it can be
+    // cancelled from its progress callback.
+    void textSearchOverClusteredDocuments() {
+        ProjectQueries q(project_);
+        const DatasetSource src = q.datasetSource(run_.datasetId);
+        DocumentFetcher fetcher(src.files, src.reader);
+        const auto clustered = q.clusteredDocuments(run_.runId);
+        QVERIFY(clustered.size() > 10);
+        const uint32_t target = clustered[clustered.size() / 2].first;
+        const FetchedDocument doc = fetcher.fetch(docs_, target);
+        QVERIFY(doc.ok && doc.text.size() > 60);
+        std::string needle = doc.text.substr(20, 24);
+        for (char& c : needle)
+            c = (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
+        uint64_t lastTotal = 0, calls = 0;
+        bool ordered = true;
+        const TextSearchResult r =
+            searchTexts(fetcher, clustered, needle, [&](uint64_t done, uint64_t total) {
+                ordered = ordered && done <= total;
+                lastTotal = total;
+                ++calls;
+                return true;
+            });
+        QVERIFY(!r.cancelled);
+        QVERIFY(ordered);
+        QCOMPARE(r.searched, uint64_t(clustered.size()));
+        QCOMPARE(lastTotal, uint64_t(clustered.size()));
+        QVERIFY(calls >= 2);
+        QCOMPARE(r.unreadable, uint64_t{0});
+        QVERIFY(std::find(r.matches.begin(), r.matches.end(), target) != r.matches.end());
+        // Every match really contains the needle (case aside); the others do not.
+        std::set<uint32_t> matched(r.matches.begin(), r.matches.end());
+        std::string lowerNeedle = needle;
+        for (char& c : lowerNeedle)
+            c = char(std::tolower(static_cast<unsigned char>(c)));
+        for (const auto& [index, where] : clustered) {
+            std::string text = fetcher.fetch(where).text;
+            for (char& c : text)
+                c = char(std::tolower(static_cast<unsigned char>(c)));
+            QCOMPARE(matched.count(index) == 1, text.find(lowerNeedle) != std::string::npos);
+        }
+        QVERIFY(searchTexts(fetcher, clustered, "no such text \x01 anywhere").matches.empty());
+        const TextSearchResult stopped = searchTexts(
+            fetcher, clustered, needle, [](uint64_t done, uint64_t) { return done < 256; });
+        QVERIFY(stopped.cancelled || clustered.size() <= 256);
+        QVERIFY(stopped.searched <= 256);
+    }
+
     void exactJaccardOfFetchedTexts() {
         // The generator's truth uses the engine's shingling, so the fetched texts must agree.
         std::map<std::string, uint32_t> byId;
@@ -365,6 +414,153 @@ class TestProjectQueries : public QObject {
         QCOMPARE(q.runIds().size(), std::size_t{2});
         QCOMPARE(q.clusterCount(second.runId, {}), second.counts.clusters);
         QCOMPARE(q.clusterCount(run_.runId, {}), first);
+    }
+
+    // Decisions recorded through another connection reshape the listing at the next call: a
+    // cut pair of two leaves the list, keep_instead changes the representative, keep_all keeps
+    // every member; the filters by decision and by a document list; undoing restores it.
+    void auditedClustersFollowDecisions() {
+        const std::string copy = path("audit.ndw");
+        QVERIFY(QFile::copy(QString::fromStdString(project_), QString::fromStdString(copy)));
+        ProjectQueries q(copy);
+        const int64_t runId = run_.runId;
+        const uint64_t total = q.clusterCount(runId, {});
+        QCOMPARE(total, run_.counts.clusters);
+        QVERIFY(q.decisions(run_.datasetId).empty());
+        // The documents a text search reads: every clustered one, in input order.
+        const auto clustered = q.clusteredDocuments(runId);
+        QCOMPARE(uint64_t(clustered.size()), run_.counts.removed + run_.counts.clusters);
+        for (std::size_t i = 1; i < clustered.size(); ++i)
+            QVERIFY(clustered[i - 1].first < clustered[i].first);
+        QCOMPARE(clustered.front().second.offset, docs_.offset[clustered.front().first]);
+
+        const auto bySize = q.clusters(runId, {}, ClusterSort::Size, true, 0, 100000);
+        const ClusterRow big = bySize.front();
+        QVERIFY(big.size >= 3);
+        const ClusterRow whole = bySize[1];
+        const ClusterRow two = bySize.back();
+        QCOMPARE(two.size, uint64_t{2});
+        const auto twoPairs = q.clusterPairs(runId, two.cluster);
+        QCOMPARE(twoPairs.size(), std::size_t{1});
+        uint32_t instead = 0;
+        for (const auto& m : q.clusterMembers(runId, big.cluster))
+            if (!m.representative) instead = m.docIndex;
+        const uint32_t wholeMember = q.clusterMembers(runId, whole.cluster).back().docIndex;
+        {
+            ProjectStore store(copy);
+            recordDecision(store, run_.datasetId, DecisionKind::NotDuplicate, twoPairs[0].a,
+                           twoPairs[0].b);
+            recordDecision(store, run_.datasetId, DecisionKind::KeepInstead, instead);
+            recordDecision(store, run_.datasetId, DecisionKind::KeepAll, wholeMember);
+        }
+        QCOMPARE(q.decisions(run_.datasetId).size(), std::size_t{3});
+        QCOMPARE(q.clusterCount(runId, {}), total - 1);
+        QCOMPARE(q.clusterOfDocument(runId, twoPairs[0].a), int64_t{-1});
+        const int64_t bigNow = q.clusterOfDocument(runId, instead);
+        QVERIFY(bigNow >= 0);
+        // The listing agrees with loadRun, which exports use.
+        RunResult audited;
+        {
+            ProjectStore store(copy);
+            audited = store.loadRun(runId);
+        }
+        QCOMPARE(audited.decisionsApplied, uint64_t{3});
+        const auto rows = q.clusters(runId, {}, ClusterSort::Cluster, false, 0, 100000);
+        QCOMPARE(uint64_t(rows.size()), audited.counts.clusters);
+        uint64_t sizes = 0;
+        std::set<uint32_t> representatives;
+        for (const auto& r : rows) {
+            // Numbers differ (a split's further pieces are numbered after the run's clusters);
+            // each listed cluster is an audited cluster with the same representative and size.
+            const uint32_t c = audited.clusterOf[r.representative];
+            QVERIFY(c != RunResult::kNoCluster);
+            QCOMPARE(audited.representative[c], r.representative);
+            QCOMPARE(r.size,
+                     uint64_t(std::count(audited.clusterOf.begin(), audited.clusterOf.end(), c)));
+            QVERIFY(representatives.insert(r.representative).second);
+            sizes += r.size;
+        }
+        uint64_t clusteredNow = 0;
+        for (const uint32_t c : audited.clusterOf)
+            clusteredNow += c != RunResult::kNoCluster ? 1 : 0;
+        QCOMPARE(sizes, clusteredNow);
+        // keep_instead: the chosen member is the representative, marked as decided.
+        ClusterFilter decided;
+        decided.decidedOnly = true;
+        const auto marked = q.clusters(runId, decided, ClusterSort::Cluster, false, 0, 100);
+        QCOMPARE(marked.size(), std::size_t{2});
+        for (const auto& r : marked) {
+            if (r.cluster == bigNow) {
+                QCOMPARE(r.representative, instead);
+                QVERIFY(r.decisions & kMarkKeepInstead);
+            } else {
+                QVERIFY(r.decisions & kMarkKeepAll);
+            }
+        }
+        for (const auto& m : q.clusterMembers(runId, bigNow))
+            QCOMPARE(m.kept, m.docIndex == instead);
+        const auto wholeMembers = q.clusterMembers(runId, q.clusterOfDocument(runId, wholeMember));
+        QCOMPARE(uint64_t(wholeMembers.size()), whole.size);
+        for (const auto& m : wholeMembers)
+            QVERIFY(m.kept);
+        // Clusters holding one of a list of documents.
+        ClusterFilter byDocs;
+        byDocs.documents =
+            std::make_shared<const std::vector<uint32_t>>(std::vector<uint32_t>{instead});
+        const auto found = q.clusters(runId, byDocs, ClusterSort::Size, true, 0, 10);
+        QCOMPARE(found.size(), std::size_t{1});
+        QCOMPARE(found[0].cluster, bigNow);
+        byDocs.documents = std::make_shared<const std::vector<uint32_t>>(
+            std::vector<uint32_t>{instead, wholeMember, twoPairs[0].a});
+        QCOMPARE(q.clusterCount(runId, byDocs), uint64_t{2});
+        // Cutting every pair between the two halves of the largest cluster splits it; further
+        // pieces are numbered after the run's clusters and list their own members.
+        const auto bigMembers = [&] {
+            std::vector<uint32_t> out;
+            for (uint32_t d = 0; d < run_.clusterOf.size(); ++d)
+                if (run_.clusterOf[d] == uint32_t(big.cluster)) out.push_back(d);
+            return out;
+        }();
+        const uint32_t middle = bigMembers[bigMembers.size() / 2];
+        {
+            ProjectStore store(copy);
+            for (const ScoredPair& p : run_.pairs)
+                if (run_.clusterOf[p.a] == uint32_t(big.cluster) &&
+                    run_.clusterOf[p.b] == uint32_t(big.cluster) &&
+                    (p.a < middle) != (p.b < middle))
+                    recordDecision(store, run_.datasetId, DecisionKind::NotDuplicate, p.a, p.b);
+            audited = store.loadRun(runId);
+        }
+        std::set<uint32_t> pieces;
+        for (const uint32_t d : bigMembers)
+            if (audited.clusterOf[d] != RunResult::kNoCluster) pieces.insert(audited.clusterOf[d]);
+        QVERIFY(pieces.size() >= 2);
+        const auto split = q.clusters(runId, {}, ClusterSort::Cluster, false, 0, 100000);
+        QCOMPARE(uint64_t(split.size()), audited.counts.clusters);
+        int numberedAfter = 0;
+        for (const auto& r : split) {
+            const uint32_t c = audited.clusterOf[r.representative];
+            QCOMPARE(audited.representative[c], r.representative);
+            if (r.cluster < int64_t(run_.counts.clusters)) continue;
+            ++numberedAfter;
+            QVERIFY(r.decisions & kMarkSplit);
+            for (const auto& m : q.clusterMembers(runId, r.cluster)) {
+                QCOMPARE(audited.clusterOf[m.docIndex], c);
+                QCOMPARE(q.clusterOfDocument(runId, m.docIndex), r.cluster);
+            }
+            QCOMPARE(uint64_t(q.clusterPairs(runId, r.cluster).size()), r.pairs);
+        }
+        QCOMPARE(numberedAfter, int(pieces.size()) - 1);
+
+        // Undoing every decision gives the stored clustering back.
+        {
+            ProjectStore store(copy);
+            while (undoDecision(store, run_.datasetId)) {
+            }
+        }
+        QCOMPARE(q.clusterCount(runId, {}), total);
+        QCOMPARE(q.clusterCount(runId, decided), uint64_t{0});
+        QCOMPARE(q.clusterOfDocument(runId, twoPairs[0].a), int64_t(two.cluster));
     }
 
     // What the workbench does on a large project, timed. Not a test: set
@@ -431,6 +627,26 @@ class TestProjectQueries : public QObject {
                 qInfo("re-cluster at %.2f: %lld ms (%llu clusters)", threshold, t.restart(),
                       qulonglong(r.counts.clusters));
             }
+            // An audit decision: recorded, then the audited listing is rebuilt.
+            const auto members = q.clusterMembers(info.runId, top.front().cluster);
+            recordDecision(store, info.datasetId, DecisionKind::KeepInstead,
+                           members.back().docIndex);
+            qInfo("record a decision: %lld ms", t.restart());
+            q.clusterCount(info.runId, {});
+            q.clusters(info.runId, {}, ClusterSort::Size, true, 0, 200);
+            qInfo(
+                "audited listing rebuilt (re-cluster + temp tables + summary) + first page: "
+                "%lld ms",
+                t.restart());
+            q.clusters(info.runId, {}, ClusterSort::Size, true, total * 9 / 10, 200);
+            qInfo("audited page at 90%% by size: %lld ms", t.restart());
+            const auto clustered = q.clusteredDocuments(info.runId);
+            const DatasetSource src = q.datasetSource(info.datasetId);
+            DocumentFetcher fetcher(src.files, src.reader);
+            t.restart();
+            const TextSearchResult found = searchTexts(fetcher, clustered, "zzqx");
+            qInfo("text search over %zu clustered documents: %lld ms (%zu matches)",
+                  clustered.size(), t.restart(), found.matches.size());
         }
     }
 };

@@ -1,6 +1,7 @@
 #include "bucketspanel.h"
 
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -13,11 +14,41 @@
 #include <cmath>
 #include "qcp.h"
 
+#include "bucket_members.h"
 #include "jobqueue.h"
 
 namespace neardup::ui {
 
+// The band keys of the last run asked about, its document table and a CPU backend to compute
+// keys with; kept between clicks so that only the first click on a run pays for the keys.
+struct BucketMembersState {
+    std::string project;
+    BandKeyTable table;
+    bool loaded = false;
+    DocumentTable docs;
+    int64_t docsDataset = -1;
+    std::unique_ptr<Backend> backend;
+};
+
+struct BucketMembersResult {
+    qint64 runId = 0;
+    int band = 0;
+    quint64 key = 0;
+    bool ok = false;
+    QString why;
+    struct Row {
+        uint32_t index = 0;
+        QString id;
+        uint32_t bytes = 0, chars = 0;
+        QString preview;
+    };
+    std::vector<Row> rows;
+    double milliseconds = 0;
+};
+
 namespace {
+
+constexpr int kKeyRole = Qt::UserRole + 1;  // the exact 64-bit key (UserRole sorts as double)
 
 struct BucketData {
     std::vector<BandRow> bands;
@@ -35,6 +66,19 @@ QStandardItem* numberItem(double sortValue, const QString& text) {
 
 QString count(uint64_t v) {
     return QLocale().toString(static_cast<qulonglong>(v));
+}
+
+QStandardItem* keyItem(uint64_t key) {
+    QStandardItem* item =
+        numberItem(double(key), QStringLiteral("%1").arg(key, 16, 16, QLatin1Char('0')));
+    item->setData(static_cast<qulonglong>(key), kKeyRole);
+    return item;
+}
+
+QStandardItem* textItem(const QString& text) {
+    auto* item = new QStandardItem(text);
+    item->setData(text, Qt::UserRole);
+    return item;
 }
 
 }  // namespace
@@ -84,6 +128,35 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setAlternatingRowColors(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setToolTip(tr("Click a bucket to list its documents"));
+    connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const QModelIndex source = proxy_->mapToSource(index);
+        const QStandardItem* band = outliers_->item(source.row(), 0);
+        const QStandardItem* key = outliers_->item(source.row(), 1);
+        if (band && key)
+            showBucket(band->data(Qt::UserRole).toInt(), key->data(kKeyRole).toULongLong());
+    });
+
+    members_ = new QStandardItemModel(0, 4, this);
+    members_->setHorizontalHeaderLabels({tr("Document"), tr("Bytes"), tr("Chars"), tr("Text")});
+    auto* membersProxy = new QSortFilterProxyModel(this);
+    membersProxy->setSourceModel(members_);
+    membersProxy->setSortRole(Qt::UserRole);
+    membersTable_ = new QTableView;
+    membersTable_->setObjectName(QStringLiteral("bucketMembersTable"));
+    membersTable_->setModel(membersProxy);
+    membersTable_->setSortingEnabled(true);
+    membersTable_->sortByColumn(0, Qt::AscendingOrder);
+    membersTable_->verticalHeader()->hide();
+    membersTable_->verticalHeader()->setDefaultSectionSize(20);
+    membersTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    membersTable_->horizontalHeader()->setStretchLastSection(true);
+    membersTable_->setAlternatingRowColors(true);
+    membersTable_->setWordWrap(false);
+    membersLabel_ = new QLabel(tr("Click an outlier bucket to list its documents."));
+    membersLabel_->setWordWrap(true);
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(plot_);
@@ -94,7 +167,17 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
         new QLabel(tr("Outlier buckets (size > mean + 2\u03c3), largest stored per "
                       "band:")));
     tv->addWidget(table_);
-    split->addWidget(tableBox);
+    auto* membersBox = new QWidget;
+    auto* mv = new QVBoxLayout(membersBox);
+    mv->setContentsMargins(0, 0, 0, 0);
+    mv->addWidget(membersLabel_);
+    mv->addWidget(membersTable_);
+    auto* lower = new QSplitter(Qt::Horizontal);
+    lower->addWidget(tableBox);
+    lower->addWidget(membersBox);
+    lower->setStretchFactor(0, 1);
+    lower->setStretchFactor(1, 1);
+    split->addWidget(lower);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
@@ -104,11 +187,18 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     connect(band_, &QComboBox::currentIndexChanged, this, &BucketsPanel::reload);
 }
 
+BucketsPanel::~BucketsPanel() = default;
+
 int BucketsPanel::band() const {
     return band_->currentData().toInt();
 }
 
 void BucketsPanel::setRun(const RunInfo& run) {
+    if (run.runId != runId_) {
+        ++membersSerial_;  // a listing still coming is for the previous run
+        members_->removeRows(0, members_->rowCount());
+        membersLabel_->setText(tr("Click an outlier bucket to list its documents."));
+    }
     runId_ = run.runId;
     const QSignalBlocker block(band_);
     const int keep = band();
@@ -203,9 +293,7 @@ void BucketsPanel::reload() {
             outliers_->removeRows(0, outliers_->rowCount());
             for (const OutlierRow& o : d.outliers) {
                 outliers_->appendRow(
-                    {numberItem(o.band, QString::number(o.band)),
-                     numberItem(double(o.key),
-                                QStringLiteral("%1").arg(o.key, 16, 16, QLatin1Char('0'))),
+                    {numberItem(o.band, QString::number(o.band)), keyItem(o.key),
                      numberItem(double(o.size), count(o.size)),
                      numberItem(double(o.comparisons), count(o.comparisons)),
                      numberItem(o.share, QStringLiteral("%1%").arg(o.share * 100, 0, 'f', 3))});
@@ -213,6 +301,111 @@ void BucketsPanel::reload() {
             table_->resizeColumnsToContents();
             emit loaded();
         });
+}
+
+void BucketsPanel::showBucket(int band, quint64 key) {
+    const qint64 runId = runId_;
+    if (!runId) return;
+    const int serial = ++membersSerial_;
+    if (!membersState_) membersState_ = std::make_shared<BucketMembersState>();
+    membersLabel_->setText(tr("Listing the documents of bucket %1 of band %2\u2026")
+                               .arg(key, 16, 16, QLatin1Char('0'))
+                               .arg(band));
+    members_->removeRows(0, members_->rowCount());
+    auto state = membersState_;
+    jobs_->submit<BucketMembersResult>(
+        this,
+        [state, runId, band, key](JobContext& c) {
+            QElapsedTimer clock;
+            clock.start();
+            BucketMembersResult r;
+            r.runId = runId;
+            r.band = band;
+            r.key = key;
+            ProjectStore& store = c.store();
+            if (state->project != c.projectPath()) {  // another project: nothing carries over
+                state->project = c.projectPath();
+                state->loaded = false;
+                state->table = BandKeyTable{};
+                state->docs = DocumentTable{};
+                state->docsDataset = -1;
+            }
+            // A failure is not kept: a later run may cache the signatures.
+            if (!state->loaded || state->table.runId() != runId) {
+                if (!state->backend) state->backend = makeCpuBackend(0);
+                state->loaded = state->table.load(store, runId, *state->backend);
+                if (!state->loaded) {
+                    r.why = QString::fromStdString(state->table.why());
+                    state->table = BandKeyTable{};
+                    return r;
+                }
+            }
+            const int64_t dataset = state->table.datasetId();
+            if (state->docsDataset != dataset) {
+                state->docs = DocumentTable{};
+                store.loadDataset(dataset, &state->docs);
+                state->docsDataset = dataset;
+            }
+            const DocumentTable& docs = state->docs;
+            const std::vector<uint32_t> members = state->table.members(band, key);
+            r.rows.reserve(members.size());
+            DocumentFetcher& fetcher = c.fetcher(dataset);
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                const uint32_t d = members[k];
+                BucketMembersResult::Row row;
+                row.index = d;
+                row.id = QString::fromUtf8(docs.id(d).data(), qsizetype(docs.id(d).size()));
+                row.bytes = docs.length[d];
+                row.chars = docs.chars[d];
+                if (k < std::size_t(kMaxPreviews)) {
+                    const FetchedDocument f = fetcher.fetch(docs, d);
+                    row.preview =
+                        f.ok ? QString::fromStdString(f.text).simplified().left(240)
+                             : tr("(cannot read: %1)").arg(QString::fromStdString(f.error));
+                }
+                r.rows.push_back(std::move(row));
+            }
+            r.ok = true;
+            r.milliseconds = double(clock.nsecsElapsed()) / 1e6;
+            return r;
+        },
+        [this, serial](BucketMembersResult r) {
+            if (serial != membersSerial_) return;
+            showMembers(r);
+        },
+        [this, serial](const QString& e) {
+            if (serial != membersSerial_) return;
+            membersLabel_->setText(tr("Cannot list the bucket: %1").arg(e));
+            emit membersListed(false);
+        });
+}
+
+void BucketsPanel::showMembers(const BucketMembersResult& r) {
+    members_->removeRows(0, members_->rowCount());
+    const QString key = QStringLiteral("%1").arg(r.key, 16, 16, QLatin1Char('0'));
+    if (!r.ok) {
+        membersLabel_->setText(tr("Cannot list the documents of bucket %1: %2").arg(key, r.why));
+        emit membersListed(false);
+        return;
+    }
+    for (const auto& row : r.rows) {
+        QStandardItem* id = textItem(row.id);
+        id->setData(static_cast<qulonglong>(row.index), kKeyRole);
+        id->setToolTip(tr("document %1").arg(row.index));
+        QStandardItem* text = textItem(row.preview);
+        text->setToolTip(row.preview);
+        members_->appendRow({id, numberItem(row.bytes, count(row.bytes)),
+                             numberItem(row.chars, count(row.chars)), text});
+    }
+    membersTable_->resizeColumnToContents(0);
+    membersTable_->resizeColumnToContents(1);
+    membersTable_->resizeColumnToContents(2);
+    QString text =
+        tr("Bucket %1 of band %2: %n document(s)", "", int(r.rows.size())).arg(key).arg(r.band);
+    if (int(r.rows.size()) > kMaxPreviews)
+        text += tr(" (text previews for the first %1)").arg(kMaxPreviews);
+    membersLabel_->setText(text);
+    emit membersListed(true);
 }
 
 }  // namespace neardup::ui

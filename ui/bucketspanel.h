@@ -1,9 +1,12 @@
 // Bucket statistics of the selected run: for one band or all, the bucket-size histogram on
 // log-log axes with the mean + 2 sigma line, and the outlier buckets (the SEDD appendix G
-// columns: band, key, size, comparisons, share of all comparisons) in a sortable table.
+// columns: band, key, size, comparisons, share of all comparisons) in a sortable table. A click
+// on an outlier bucket lists its documents (id, length, text preview): band keys are not stored,
+// so they are recomputed from the run's cached signatures on the job queue (core/bucket_members).
 #pragma once
 
 #include <QWidget>
+#include <memory>
 
 #include "project_queries.h"
 
@@ -17,11 +20,14 @@ class QTableView;
 namespace neardup::ui {
 
 class JobQueue;
+struct BucketMembersState;
+struct BucketMembersResult;
 
 class BucketsPanel : public QWidget {
     Q_OBJECT
   public:
     explicit BucketsPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    ~BucketsPanel() override;
 
     void setRun(const RunInfo& run);
     int band() const;  // -1 = all bands
@@ -34,11 +40,22 @@ class BucketsPanel : public QWidget {
     int drawnBins() const { return drawnBins_; }
     double markerSize() const { return marker_; }
 
+    // Lists the documents of bucket `key` of band `band` (what a click on an outlier does).
+    void showBucket(int band, quint64 key);
+    QTableView* outlierTable() const { return table_; }
+    QStandardItemModel* memberModel() const { return members_; }
+    QLabel* membersLabel() const { return membersLabel_; }
+    // Previews are fetched for the first kMaxPreviews members of a bucket.
+    static constexpr int kMaxPreviews = 500;
+
   signals:
     void loaded();
+    // After a bucket's members were listed (ok) or could not be (the label says why).
+    void membersListed(bool ok);
 
   private:
     void reload();
+    void showMembers(const BucketMembersResult& r);
 
     JobQueue* jobs_;
     qint64 runId_ = 0;
@@ -48,7 +65,12 @@ class BucketsPanel : public QWidget {
     QStandardItemModel* outliers_;
     QSortFilterProxyModel* proxy_;
     QTableView* table_;
+    QStandardItemModel* members_;
+    QTableView* membersTable_;
+    QLabel* membersLabel_;
+    std::shared_ptr<BucketMembersState> membersState_;  // touched by jobs only
     int serial_ = 0;
+    int membersSerial_ = 0;
     int drawnBins_ = 0;
     double marker_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "clustersmodel.h"
 
 #include <QColor>
+#include <algorithm>
 #include <cmath>
 
 #include "jobqueue.h"
@@ -31,12 +32,22 @@ ClusterSort sortFor(int column) {
             return ClusterSort::MeanEstimated;
         case ClustersModel::Exact:
             return ClusterSort::MinExact;
+        case ClustersModel::Decision:
+            return ClusterSort::Decision;
         default:
             return ClusterSort::Size;
     }
 }
 
 }  // namespace
+
+QString decisionText(uint8_t marks) {
+    QStringList parts;
+    if (marks & kMarkKeepAll) parts << ClustersModel::tr("keep all");
+    if (marks & kMarkKeepInstead) parts << ClustersModel::tr("keep instead");
+    if (marks & kMarkSplit) parts << ClustersModel::tr("split");
+    return parts.join(QStringLiteral(", "));
+}
 
 ClustersModel::ClustersModel(JobQueue* jobs, QObject* parent)
     : QAbstractTableModel(parent), jobs_(jobs) {}
@@ -50,6 +61,66 @@ void ClustersModel::setFilter(const QString& idSearch, int minSize) {
     filter_.idSearch = idSearch.toStdString();
     filter_.minSize = minSize > 0 ? uint64_t(minSize) : 0;
     reload();
+}
+
+void ClustersModel::setDecidedOnly(bool decidedOnly) {
+    if (filter_.decidedOnly == decidedOnly) return;
+    filter_.decidedOnly = decidedOnly;
+    reload();
+}
+
+void ClustersModel::setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents) {
+    if (filter_.documents == documents) return;
+    filter_.documents = std::move(documents);
+    reload();
+}
+
+void ClustersModel::refresh() {
+    if (runId_ == 0) return;
+    // Pages requested before the refresh would append rows of the old listing.
+    ++generation_;
+    loading_ = false;
+    const int generation = generation_;
+    const qint64 run = runId_;
+    const ClusterFilter filter = filter_;
+    const ClusterSort sort = sort_;
+    const bool desc = descending_;
+    // Re-read what is loaded, capped: beyond it, scrolling fetches pages again.
+    const uint64_t limit = std::clamp<uint64_t>(rows_.size(), kPageSize, 20000);
+    jobs_->submit<Page>(
+        this,
+        [=](JobContext& c) {
+            Page p;
+            ProjectQueries& q = c.queries();
+            p.total = q.clusterCount(run, filter);
+            p.rows = q.clusters(run, filter, sort, desc, 0, limit);
+            return p;
+        },
+        [this, generation](Page p) {
+            if (generation != generation_) return;
+            total_ = p.total;
+            const int old = int(rows_.size()), now = int(p.rows.size());
+            if (now < old) {
+                beginRemoveRows({}, now, old - 1);
+                rows_.resize(std::size_t(now));
+                endRemoveRows();
+            }
+            const int common = std::min(old, now);
+            for (int i = 0; i < common; ++i)
+                rows_[std::size_t(i)] = std::move(p.rows[std::size_t(i)]);
+            if (common > 0) emit dataChanged(index(0, 0), index(common - 1, ColumnCount - 1));
+            if (now > old) {
+                beginInsertRows({}, old, now - 1);
+                for (int i = old; i < now; ++i)
+                    rows_.push_back(std::move(p.rows[std::size_t(i)]));
+                endInsertRows();
+            }
+            emit refreshed();
+        },
+        [this, generation](const QString& error) {
+            if (generation != generation_) return;
+            emit failed(error);
+        });
 }
 
 void ClustersModel::sort(int column, Qt::SortOrder order) {
@@ -142,10 +213,13 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
     const ClusterRow* r = clusterAt(index.row());
     if (!r) return {};
     if (role == Qt::TextAlignmentRole)
-        return index.column() == Representative ? QVariant()
-                                                : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == Representative || index.column() == Decision
+                   ? QVariant()
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == Representative)
         return tr("document %1, kept").arg(r->representative);
+    if (role == Qt::ToolTipRole && index.column() == Decision && r->decisions)
+        return tr("Shaped by audit decisions: %1").arg(decisionText(r->decisions));
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
         case Cluster:
@@ -162,6 +236,8 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
             return similarity(r->minExact);
         case Pairs:
             return QString::number(r->pairs);
+        case Decision:
+            return decisionText(r->decisions);
         default:
             return {};
     }
@@ -173,9 +249,14 @@ QVariant ClustersModel::headerData(int section, Qt::Orientation o, int role) con
         return tr(
             "Smallest exact Jaccard among the cluster's verified pairs (\u2014 when none "
             "was verified)");
+    if (role == Qt::ToolTipRole && section == Decision)
+        return tr(
+            "Audit decisions that shaped the cluster: split (not a duplicate), keep "
+            "instead (representative chosen), keep all");
     if (role != Qt::DisplayRole) return {};
-    static const char* const names[ColumnCount] = {
-        "Cluster", "Size", "Representative", "Min est. J", "Mean est. J", "Exact J (min)", "Pairs"};
+    static const char* const names[ColumnCount] = {"Cluster",    "Size",        "Representative",
+                                                   "Min est. J", "Mean est. J", "Exact J (min)",
+                                                   "Pairs",      "Decision"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -1,10 +1,12 @@
 // The clusters of a run as a table, over SQL (core/project_queries): rows arrive a page at a
 // time from the job queue as the view scrolls (canFetchMore/fetchMore), and sorting or
 // filtering re-queries instead of sorting in memory, so a million clusters cost what one page
-// costs.
+// costs. The listing is the audited one (core/decisions.h): refresh() re-reads the rows loaded
+// so far in place after a decision, without resetting the view.
 #pragma once
 
 #include <QAbstractTableModel>
+#include <memory>
 #include <vector>
 
 #include "project_queries.h"
@@ -12,6 +14,9 @@
 namespace neardup::ui {
 
 class JobQueue;
+
+// "keep all, keep instead, split" for DecisionMark bits (core/decisions.h); empty when none.
+QString decisionText(uint8_t marks);
 
 class ClustersModel : public QAbstractTableModel {
     Q_OBJECT
@@ -24,6 +29,7 @@ class ClustersModel : public QAbstractTableModel {
         MeanEstimated,
         Exact,
         Pairs,
+        Decision,
         ColumnCount
     };
     static constexpr int kPageSize = 200;
@@ -32,6 +38,11 @@ class ClustersModel : public QAbstractTableModel {
 
     void setRun(qint64 runId);  // 0 = none
     void setFilter(const QString& idSearch, int minSize);
+    void setDecidedOnly(bool decidedOnly);
+    // Only clusters holding one of these documents (a text search's matches); null = all.
+    void setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents);
+    // Re-reads the rows loaded so far (and the count) in place; emits refreshed() when done.
+    void refresh();
     qint64 runId() const { return runId_; }
     quint64 totalCount() const { return total_; }
     bool isLoading() const { return loading_; }
@@ -49,6 +60,8 @@ class ClustersModel : public QAbstractTableModel {
   signals:
     // After the first page of a new listing (run, filter or order) arrived.
     void reloaded();
+    // After refresh() replaced the rows.
+    void refreshed();
     void failed(const QString& message);
 
   private:

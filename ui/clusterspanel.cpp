@@ -1,14 +1,19 @@
 #include "clusterspanel.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <cmath>
@@ -42,6 +47,29 @@ struct ClusterDetail {
     std::vector<PairRow> pairs;
 };
 
+struct DecisionOutcome {
+    QString message;
+    int64_t anchorCluster = -1;  // where the anchor document is now
+};
+
+// What a text search reads: the clustered documents and where the dataset's files are.
+struct SearchInput {
+    std::vector<std::pair<uint32_t, DocumentLocation>> documents;
+    DatasetSource source;
+};
+
+QString describe(const Decision& d) {
+    switch (d.kind) {
+        case DecisionKind::NotDuplicate:
+            return ClustersPanel::tr("not a duplicate %1 / %2").arg(d.a).arg(d.b);
+        case DecisionKind::KeepInstead:
+            return ClustersPanel::tr("keep %1 instead").arg(d.a);
+        case DecisionKind::KeepAll:
+            return ClustersPanel::tr("keep all with %1").arg(d.a);
+    }
+    return {};
+}
+
 }  // namespace
 
 ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
@@ -50,15 +78,41 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     search_->setObjectName(QStringLiteral("clusterSearch"));
     search_->setPlaceholderText(tr("Search member ids\u2026"));
     search_->setClearButtonEnabled(true);
+    searchMode_ = new QComboBox;
+    searchMode_->setObjectName(QStringLiteral("clusterSearchMode"));
+    searchMode_->addItem(tr("Ids"));
+    searchMode_->addItem(tr("Text"));
+    searchMode_->setToolTip(
+        tr("Ids: members whose id contains the text, as you type. Text: members whose text "
+           "contains it (ignoring ASCII case), read back from the input files on Enter."));
     minSize_ = new QSpinBox;
     minSize_->setRange(0, 1000000);
     minSize_->setSpecialValueText(tr("any size"));
     minSize_->setPrefix(tr("size \u2265 "));
+    decidedOnly_ = new QCheckBox(tr("decided"));
+    decidedOnly_->setObjectName(QStringLiteral("decidedOnly"));
+    decidedOnly_->setToolTip(tr("Only clusters shaped by an audit decision"));
     count_ = new QLabel;
     auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(searchMode_);
     filterRow->addWidget(search_, 1);
     filterRow->addWidget(minSize_);
+    filterRow->addWidget(decidedOnly_);
     filterRow->addWidget(count_);
+    searchProgress_ = new QProgressBar;
+    searchProgress_->setObjectName(QStringLiteral("textSearchProgress"));
+    searchProgress_->setMaximumHeight(14);
+    searchProgress_->setTextVisible(false);
+    stopSearch_ = new QPushButton(tr("Stop"));
+    stopSearch_->setObjectName(QStringLiteral("stopTextSearch"));
+    searchStatus_ = new QLabel;
+    searchStatus_->setObjectName(QStringLiteral("textSearchStatus"));
+    auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(searchStatus_, 1);
+    searchRow->addWidget(searchProgress_);
+    searchRow->addWidget(stopSearch_);
+    searchProgress_->hide();
+    stopSearch_->hide();
 
     view_ = new QTableView;
     view_->setObjectName(QStringLiteral("clustersView"));
@@ -72,8 +126,8 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setSortingEnabled(true);
     view_->sortByColumn(ClustersModel::Size, Qt::DescendingOrder);
-    const int widths[] = {56, 40, 110, 74, 80, 86};
-    for (int c = 0; c < 6; ++c)
+    const int widths[] = {56, 40, 110, 74, 80, 86, 44};
+    for (int c = 0; c < 7; ++c)
         view_->setColumnWidth(c, widths[c]);
 
     members_ = new QTableWidget(0, 4);
@@ -93,6 +147,7 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     auto* lv = new QVBoxLayout(leftBox);
     lv->setContentsMargins(0, 0, 0, 0);
     lv->addLayout(filterRow);
+    lv->addLayout(searchRow);
     auto* leftSplit = new QSplitter(Qt::Vertical);
     leftSplit->addWidget(view_);
     leftSplit->addWidget(members_);
@@ -113,10 +168,32 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     auto* debounce = new QTimer(this);
     debounce->setSingleShot(true);
     debounce->setInterval(250);
-    connect(search_, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
+    connect(search_, &QLineEdit::textChanged, this, [this, debounce](const QString& text) {
+        if (searchMode_->currentIndex() == int(SearchMode::Ids)) {
+            debounce->start();
+        } else if (text.trimmed().isEmpty()) {
+            // Clearing a text search shows every cluster again.
+            abandonTextSearch();
+            searchStatus_->clear();
+            model_->setDocumentFilter(nullptr);
+        }
+    });
+    connect(search_, &QLineEdit::returnPressed, this, [this] {
+        if (searchMode_->currentIndex() == int(SearchMode::Text)) startTextSearch();
+    });
+    connect(searchMode_, &QComboBox::currentIndexChanged, this, [this](int mode) {
+        abandonTextSearch();
+        searchStatus_->clear();
+        search_->setPlaceholderText(mode == int(SearchMode::Ids)
+                                        ? tr("Search member ids\u2026")
+                                        : tr("Search member texts, then Enter\u2026"));
+        model_->setDocumentFilter(nullptr);
+        applyFilter();
+    });
+    connect(stopSearch_, &QPushButton::clicked, this, &ClustersPanel::stopTextSearch);
     connect(minSize_, &QSpinBox::valueChanged, debounce, qOverload<>(&QTimer::start));
-    connect(debounce, &QTimer::timeout, this,
-            [this] { model_->setFilter(search_->text().trimmed(), minSize_->value()); });
+    connect(decidedOnly_, &QCheckBox::toggled, model_, &ClustersModel::setDecidedOnly);
+    connect(debounce, &QTimer::timeout, this, &ClustersPanel::applyFilter);
     connect(model_, &ClustersModel::reloaded, this, [this] {
         updateCount();
         if (model_->rowCount() > 0)
@@ -134,17 +211,52 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
             [this](int row, int) { onMemberActivated(row); });
     connect(comparison_, &ComparisonView::nextRequested, this, &ClustersPanel::nextPair);
     connect(comparison_, &ComparisonView::previousRequested, this, &ClustersPanel::previousPair);
-    auto shortcut = [this](QKeySequence keys, void (ClustersPanel::*slot)()) {
+    connect(comparison_, &ComparisonView::notDuplicateRequested, this,
+            &ClustersPanel::markNotDuplicate);
+    connect(comparison_, &ComparisonView::keepInsteadRequested, this, &ClustersPanel::keepInstead);
+    connect(comparison_, &ComparisonView::keepAllRequested, this, &ClustersPanel::keepAll);
+    connect(comparison_, &ComparisonView::undoRequested, this, &ClustersPanel::undoDecision);
+    auto shortcut = [this](QKeySequence keys, auto slot) {
         auto* s = new QShortcut(keys, this);
         s->setContext(Qt::WindowShortcut);
         connect(s, &QShortcut::activated, this, slot);
     };
     shortcut(QKeySequence(Qt::ALT | Qt::Key_Down), &ClustersPanel::nextPair);
     shortcut(QKeySequence(Qt::ALT | Qt::Key_Up), &ClustersPanel::previousPair);
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_N), &ClustersPanel::markNotDuplicate);
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_Left), [this] { keepInstead(false); });
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_Right), [this] { keepInstead(true); });
+    shortcut(QKeySequence(Qt::ALT | Qt::Key_K), &ClustersPanel::keepAll);
+    shortcut(QKeySequence(Qt::CTRL | Qt::Key_Z), &ClustersPanel::undoDecision);
+}
+
+ClustersPanel::~ClustersPanel() {
+    // The search thread posts to this object: stop it and wait before going away.
+    if (searchCancel_) searchCancel_->store(true);
+    if (searchThread_) searchThread_->wait();
+}
+
+void ClustersPanel::applyFilter() {
+    if (searchMode_->currentIndex() == int(SearchMode::Ids))
+        model_->setFilter(search_->text().trimmed(), minSize_->value());
+    else
+        model_->setFilter({}, minSize_->value());
+}
+
+void ClustersPanel::setSearchMode(SearchMode mode) {
+    searchMode_->setCurrentIndex(int(mode));
+}
+
+QString ClustersPanel::searchStatus() const {
+    return searchStatus_->text();
 }
 
 void ClustersPanel::setRun(const RunInfo& run) {
+    abandonTextSearch();
+    searchStatus_->clear();
+    model_->setDocumentFilter(nullptr);
     run_ = run;
+    deciding_ = false;
     cluster_ = -1;
     pairs_.clear();
     memberList_.clear();
@@ -153,6 +265,7 @@ void ClustersPanel::setRun(const RunInfo& run) {
                                  : tr("No run selected."));
     model_->setRun(run.runId);
     updateCount();
+    refreshDecisionState();
 }
 
 void ClustersPanel::clearRun() {
@@ -180,9 +293,13 @@ void ClustersPanel::onClusterSelected() {
     const QModelIndexList rows = view_->selectionModel()->selectedRows();
     const ClusterRow* c = rows.isEmpty() ? nullptr : model_->clusterAt(rows.front().row());
     if (!c) return;
-    cluster_ = c->cluster;
+    loadCluster(c->cluster);
+}
+
+void ClustersPanel::loadCluster(qint64 clusterId) {
+    cluster_ = clusterId;
     const int serial = ++serial_;
-    const qint64 runId = run_.runId, cluster = c->cluster;
+    const qint64 runId = run_.runId, cluster = clusterId;
     jobs_->submit<ClusterDetail>(
         this,
         [runId, cluster](JobContext& ctx) {
@@ -201,13 +318,22 @@ void ClustersPanel::onClusterSelected() {
                 members_->setItem(i, 0, new QTableWidgetItem(QString::number(m.docIndex)));
                 members_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.docId)));
                 members_->setItem(i, 2, new QTableWidgetItem(QString::number(m.chars)));
-                members_->setItem(
-                    i, 3, new QTableWidgetItem(m.representative ? tr("kept") : tr("removed")));
+                members_->setItem(i, 3,
+                                  new QTableWidgetItem(m.representative ? tr("kept")
+                                                       : m.kept         ? tr("kept (keep all)")
+                                                                        : tr("removed")));
             }
             members_->resizeColumnsToContents();
             pairIndex_ = 0;
-            const int start = wantLastPair_ ? int(pairs_.size()) - 1 : 0;
+            int start = wantLastPair_ ? int(pairs_.size()) - 1 : 0;
             wantLastPair_ = false;
+            if (wantPair_) {
+                for (int i = 0; i < int(pairs_.size()); ++i)
+                    if (pairs_[std::size_t(i)].a == wantPair_->first &&
+                        pairs_[std::size_t(i)].b == wantPair_->second)
+                        start = i;
+                wantPair_.reset();
+            }
             if (!pairs_.empty())
                 showPair(std::max(0, start));
             else if (memberList_.size() >= 2)
@@ -249,21 +375,30 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
                             const QString& position) {
     const int serial = ++serial_;
     const RunInfo run = run_;
-    const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan("")};
+    const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan(""), false};
     const bool haveStored = stored != nullptr;
-    bool repA = false, repB = false;
+    bool repA = false, repB = false, keptA = false, keptB = false;
     for (const auto& m : memberList_) {
-        if (m.docIndex == a) repA = m.representative;
-        if (m.docIndex == b) repB = m.representative;
+        if (m.docIndex == a) {
+            repA = m.representative;
+            keptA = m.kept;
+        }
+        if (m.docIndex == b) {
+            repB = m.representative;
+            keptB = m.kept;
+        }
     }
     jobs_->submit<ComparisonData>(
         this,
-        [run, pair, haveStored, repA, repB, position](JobContext& ctx) {
+        [run, pair, haveStored, repA, repB, keptA, keptB, position](JobContext& ctx) {
             ComparisonData d;
             d.docA = pair.a;
             d.docB = pair.b;
             d.representativeA = repA;
             d.representativeB = repB;
+            d.keptA = keptA;
+            d.keptB = keptB;
+            d.notDuplicate = pair.notDuplicate;
             d.position = position;
             d.hashes = run.params.signature.hashes;
             d.matches = pair.matches;
@@ -313,6 +448,259 @@ void ClustersPanel::previousPair() {
     if (row <= 0) return;
     wantLastPair_ = true;
     selectClusterRow(row - 1);
+}
+
+}  // namespace neardup::ui
+
+namespace neardup::ui {
+
+// ---- Audit decisions ----------------------------------------------------------------------
+
+void ClustersPanel::markNotDuplicate() {
+    // The buttons' state says what makes sense for the pair shown (not already marked, not
+    // already the representative); the keyboard follows it.
+    if (!comparison_->hasComparison() || !comparison_->notDuplicateButton()->isEnabled()) return;
+    const uint32_t a = comparison_->leftDocument(), b = comparison_->rightDocument();
+    record(DecisionKind::NotDuplicate, a, b, a);
+}
+
+void ClustersPanel::keepInstead(bool right) {
+    const QPushButton* button =
+        right ? comparison_->keepRightButton() : comparison_->keepLeftButton();
+    if (!comparison_->hasComparison() || !button->isEnabled()) return;
+    const uint32_t doc = right ? comparison_->rightDocument() : comparison_->leftDocument();
+    record(DecisionKind::KeepInstead, doc, 0, doc);
+}
+
+void ClustersPanel::keepAll() {
+    if (!comparison_->hasComparison()) return;
+    const uint32_t doc = comparison_->leftDocument();
+    record(DecisionKind::KeepAll, doc, 0, doc);
+}
+
+void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor) {
+    if (!run_.runId || deciding_) return;
+    deciding_ = true;
+    // Come back to the same pair when it is still in a cluster.
+    wantPair_ = std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
+                               std::max(comparison_->leftDocument(), comparison_->rightDocument()));
+    const qint64 runId = run_.runId;
+    const int64_t datasetId = run_.datasetId;
+    comparison_->setDecisionMessage(tr("Recording\u2026"));
+    jobs_->submit<DecisionOutcome>(
+        this,
+        [=](JobContext& ctx) {
+            Decision d;
+            d.kind = kind;
+            d.a = std::min(a, kind == DecisionKind::NotDuplicate ? b : a);
+            d.b = kind == DecisionKind::NotDuplicate ? std::max(a, b) : 0;
+            d.id = recordDecision(ctx.store(), datasetId, kind, a, b);
+            DecisionOutcome out;
+            out.message = tr("Recorded: %1.").arg(describe(d));
+            // Rebuilds the audited listing with the new decision.
+            out.anchorCluster = ctx.queries().clusterOfDocument(runId, anchor);
+            return out;
+        },
+        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
+        [this](const QString& e) {
+            deciding_ = false;
+            wantPair_.reset();
+            comparison_->setDecisionMessage(tr("Cannot record the decision: %1").arg(e));
+        });
+}
+
+void ClustersPanel::undoDecision() {
+    if (!run_.runId || deciding_ || decisionCount_ == 0) return;
+    deciding_ = true;
+    const qint64 runId = run_.runId;
+    const int64_t datasetId = run_.datasetId;
+    if (comparison_->hasComparison())
+        wantPair_ =
+            std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
+                           std::max(comparison_->leftDocument(), comparison_->rightDocument()));
+    jobs_->submit<DecisionOutcome>(
+        this,
+        [=](JobContext& ctx) {
+            DecisionOutcome out;
+            const std::optional<Decision> d = neardup::undoDecision(ctx.store(), datasetId);
+            if (!d) {
+                out.message = tr("No decision to undo.");
+                return out;
+            }
+            out.message = tr("Undone: %1.").arg(describe(*d));
+            out.anchorCluster = ctx.queries().clusterOfDocument(runId, d->a);
+            return out;
+        },
+        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
+        [this](const QString& e) {
+            deciding_ = false;
+            wantPair_.reset();
+            comparison_->setDecisionMessage(tr("Cannot undo: %1").arg(e));
+        });
+}
+
+void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster) {
+    comparison_->setDecisionMessage(message);
+    refreshDecisionState();
+    // The rows loaded so far are re-read in place; then the cluster of the decision (or the
+    // row that was selected, when that cluster is gone) is shown again.
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const int selectedRow = rows.isEmpty() ? 0 : rows.front().row();
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(
+        model_, &ClustersModel::refreshed, this, [this, connection, selectedRow, anchorCluster] {
+            disconnect(*connection);
+            deciding_ = false;
+            updateCount();
+            int row = anchorCluster >= 0 ? model_->rowOfCluster(anchorCluster) : -1;
+            if (row < 0) {
+                wantPair_.reset();
+                row = std::min(selectedRow, model_->rowCount() - 1);
+            }
+            if (row < 0) {
+                comparison_->clear(tr("No clusters match."));
+            } else {
+                selectClusterRow(row);
+                // The same row may hold another cluster now, or the same
+                // one with other members: load it either way.
+                loadCluster(model_->clusterAt(row)->cluster);
+            }
+            emit decisionsChanged();
+        });
+    model_->refresh();
+}
+
+void ClustersPanel::refreshDecisionState() {
+    if (!run_.runId) {
+        decisionCount_ = 0;
+        comparison_->setDecisionState(0, {});
+        return;
+    }
+    const int64_t datasetId = run_.datasetId;
+    const qint64 runId = run_.runId;
+    jobs_->submit<std::vector<Decision>>(
+        this, [datasetId](JobContext& ctx) { return ctx.queries().decisions(datasetId); },
+        [this, runId](std::vector<Decision> list) {
+            if (runId != run_.runId) return;
+            decisionCount_ = int(list.size());
+            comparison_->setDecisionState(decisionCount_,
+                                          list.empty() ? QString() : describe(list.back()));
+        });
+}
+
+// ---- Text search --------------------------------------------------------------------------
+
+void ClustersPanel::startTextSearch() {
+    abandonTextSearch();
+    const QString needle = search_->text().trimmed();
+    if (!run_.runId) return;
+    if (needle.isEmpty()) {
+        searchStatus_->clear();
+        model_->setDocumentFilter(nullptr);
+        return;
+    }
+    const int serial = ++searchSerial_;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    searchCancel_ = cancel;
+    searchStatus_->setText(tr("Listing the clustered documents\u2026"));
+    searchProgress_->setRange(0, 0);
+    searchProgress_->show();
+    stopSearch_->show();
+    const qint64 runId = run_.runId;
+    const int64_t datasetId = run_.datasetId;
+    jobs_->submit<std::shared_ptr<SearchInput>>(
+        this,
+        [runId, datasetId](JobContext& ctx) {
+            auto in = std::make_shared<SearchInput>();
+            in->documents = ctx.queries().clusteredDocuments(runId);
+            in->source = ctx.queries().datasetSource(datasetId);
+            return in;
+        },
+        [this, serial, cancel, needle](std::shared_ptr<SearchInput> in) {
+            if (serial != searchSerial_) return;
+            if (cancel->load()) {
+                searchProgress_->hide();
+                stopSearch_->hide();
+                searchStatus_->setText(tr("Text search stopped."));
+                return;
+            }
+            const quint64 total = in->documents.size();
+            searchProgress_->setRange(0, 1000);
+            searchProgress_->setValue(0);
+            searchStatus_->setText(tr("Searching %1 documents\u2026").arg(total));
+            // Reading the texts back may take a while on a large run: a thread of its own, so
+            // that the queries behind the table keep flowing. It reports through queued calls.
+            QThread* thread = QThread::create([this, serial, cancel, in, needle] {
+                TextSearchResult r;
+                std::string error;
+                try {
+                    DocumentFetcher fetcher(in->source.files, in->source.reader);
+                    r = searchTexts(
+                        fetcher, in->documents, needle.toStdString(),
+                        [this, serial, cancel](uint64_t done, uint64_t all) {
+                            if (cancel->load()) return false;
+                            if (done % 4096 == 0 || done == all)
+                                QMetaObject::invokeMethod(
+                                    this,
+                                    [this, serial, done, all] {
+                                        if (serial == searchSerial_ && all > 0)
+                                            searchProgress_->setValue(int(done * 1000 / all));
+                                    },
+                                    Qt::QueuedConnection);
+                            return true;
+                        });
+                } catch (const std::exception& e) {
+                    error = e.what();
+                }
+                auto matches = std::make_shared<const std::vector<uint32_t>>(std::move(r.matches));
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, serial, matches, error, r] {
+                        if (serial != searchSerial_) return;
+                        searchProgress_->hide();
+                        stopSearch_->hide();
+                        if (!error.empty()) {
+                            searchStatus_->setText(
+                                tr("Text search failed: %1").arg(QString::fromStdString(error)));
+                            return;
+                        }
+                        QString text = r.cancelled
+                                           ? tr("Stopped after %1 documents: %2 match so far")
+                                                 .arg(r.searched)
+                                                 .arg(matches->size())
+                                           : tr("%1 of %2 clustered documents match")
+                                                 .arg(matches->size())
+                                                 .arg(r.searched);
+                        if (r.unreadable)
+                            text += tr(" (%1 could not be read back)").arg(r.unreadable);
+                        searchStatus_->setText(text);
+                        model_->setDocumentFilter(matches);
+                        emit textSearchFinished(matches->size());
+                    },
+                    Qt::QueuedConnection);
+            });
+            connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+            searchThread_ = thread;
+            thread->start(QThread::LowPriority);
+        },
+        [this, serial](const QString& e) {
+            if (serial != searchSerial_) return;
+            searchProgress_->hide();
+            stopSearch_->hide();
+            searchStatus_->setText(tr("Text search failed: %1").arg(e));
+        });
+}
+
+void ClustersPanel::stopTextSearch() {
+    // The search reports what it found so far; its thread ends at its next document.
+    if (searchCancel_) searchCancel_->store(true);
+}
+
+void ClustersPanel::abandonTextSearch() {
+    if (searchCancel_) searchCancel_->store(true);
+    ++searchSerial_;  // whatever it still reports is dropped
+    searchProgress_->hide();
+    stopSearch_->hide();
 }
 
 }  // namespace neardup::ui

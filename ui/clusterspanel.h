@@ -1,18 +1,32 @@
 // The clusters of the selected run: a paged, sortable, searchable table; the members of the
 // selected cluster; and the side-by-side comparison of two members, with keyboard navigation
-// over the stored pairs within a cluster and on across clusters.
+// over the stored pairs within a cluster and on across clusters. Audit decisions about the pair
+// shown are recorded in the project (core/decisions.h) and the table follows them at once.
+//
+// Search: by id (SQL LIKE over the members' ids, as you type) or by text (on Enter: the texts
+// of the run's clustered documents are read back from the input files on a thread of their own,
+// with progress and Stop; the table then lists the clusters holding a match).
 #pragma once
 
+#include <QPointer>
 #include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "project_queries.h"
 
+class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
+class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
+class QThread;
 
 namespace neardup::ui {
 
@@ -25,6 +39,9 @@ class ClustersPanel : public QWidget {
     Q_OBJECT
   public:
     explicit ClustersPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    ~ClustersPanel() override;
+
+    enum class SearchMode { Ids, Text };
 
     void setRun(const RunInfo& run);  // runId 0 clears
     void clearRun();
@@ -34,6 +51,15 @@ class ClustersPanel : public QWidget {
     QTableWidget* membersTable() const { return members_; }
     ComparisonView* comparison() const { return comparison_; }
     QLineEdit* searchBox() const { return search_; }
+    QComboBox* searchModeBox() const { return searchMode_; }
+    QCheckBox* decidedOnlyBox() const { return decidedOnly_; }
+    QSpinBox* minSizeBox() const { return minSize_; }
+    QPushButton* stopSearchButton() const { return stopSearch_; }
+    QString searchStatus() const;
+    bool isSearchingText() const { return bool(searchThread_); }
+    void setSearchMode(SearchMode mode);
+    // Decisions of the current run's dataset, as last read.
+    int decisionCount() const { return decisionCount_; }
     qint64 currentCluster() const { return cluster_; }
     int currentPair() const { return pairIndex_; }
     int pairCount() const { return int(pairs_.size()); }
@@ -42,13 +68,31 @@ class ClustersPanel : public QWidget {
     void selectClusterRow(int row);
     void nextPair();
     void previousPair();
+    // Decisions about the pair shown: recorded, then the table and the comparison follow.
+    void markNotDuplicate();
+    void keepInstead(bool right);
+    void keepAll();
+    void undoDecision();
+    // Text mode: searches the clustered documents' texts for the search box's text.
+    void startTextSearch();
+    void stopTextSearch();
 
   signals:
     // After a comparison is shown (for tests and the status bar).
     void comparisonShown();
+    // After a decision was recorded or undone and the table shows its effect.
+    void decisionsChanged();
+    // After a text search finished (or was stopped) and the table lists its clusters.
+    void textSearchFinished(quint64 matches);
 
   private:
     void onClusterSelected();
+    void loadCluster(qint64 cluster);
+    void applyFilter();
+    void record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor);
+    void afterDecision(const QString& message, int64_t anchorCluster);
+    void refreshDecisionState();
+    void abandonTextSearch();
     void onMemberActivated(int row);
     void showPair(int index);
     void compare(uint32_t a, uint32_t b, const PairRow* stored, const QString& position);
@@ -58,8 +102,13 @@ class ClustersPanel : public QWidget {
     RunInfo run_;
     ClustersModel* model_;
     QLineEdit* search_;
+    QComboBox* searchMode_;
     QSpinBox* minSize_;
+    QCheckBox* decidedOnly_;
     QLabel* count_;
+    QProgressBar* searchProgress_;
+    QPushButton* stopSearch_;
+    QLabel* searchStatus_;
     QTableView* view_;
     QTableWidget* members_;
     ComparisonView* comparison_;
@@ -68,7 +117,15 @@ class ClustersPanel : public QWidget {
     std::vector<PairRow> pairs_;
     int pairIndex_ = 0;
     bool wantLastPair_ = false;
+    std::optional<std::pair<uint32_t, uint32_t>> wantPair_;  // show this pair once loaded
     int serial_ = 0;  // drops results of an earlier selection
+    int decisionCount_ = 0;
+    bool deciding_ = false;  // a decision is being recorded: ignore more until it shows
+    // The running text search: its thread, its stop flag, and a serial that drops results of
+    // an earlier one.
+    QPointer<QThread> searchThread_;
+    std::shared_ptr<std::atomic<bool>> searchCancel_;
+    int searchSerial_ = 0;
 };
 
 }  // namespace neardup::ui

@@ -54,9 +54,10 @@ void renderSide(QTextEdit* edit, const std::string& text, const WordDiff& diff, 
     edit->moveCursor(QTextCursor::Start);
 }
 
-QString header(uint32_t doc, const QString& id, bool representative, bool shortened) {
+QString header(uint32_t doc, const QString& id, bool representative, bool kept, bool shortened) {
     QString h = QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(id.toHtmlEscaped()).arg(doc);
     h += representative ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept</span>")
+         : kept         ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept (keep all)</span>")
                         : QObject::tr(" &nbsp;<span style='color:#b71c1c'>removed</span>");
     if (shortened) h += QObject::tr(" &nbsp;(shown shortened)");
     return h;
@@ -85,6 +86,35 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(previous_, &QPushButton::clicked, this, &ComparisonView::previousRequested);
     connect(next_, &QPushButton::clicked, this, &ComparisonView::nextRequested);
 
+    // Audit decisions, recorded in the project and honoured by every export.
+    notDuplicate_ = new QPushButton(tr("Not a duplicate"));
+    notDuplicate_->setObjectName(QStringLiteral("notDuplicateButton"));
+    notDuplicate_->setToolTip(
+        tr("These two are not duplicates: their pair no longer joins them (Alt+N)"));
+    keepLeft_ = new QPushButton(tr("\u25c0 Keep this one instead"));
+    keepLeft_->setObjectName(QStringLiteral("keepLeftButton"));
+    keepLeft_->setToolTip(tr("Make the left document its cluster's representative (Alt+Left)"));
+    keepRight_ = new QPushButton(tr("Keep this one instead \u25b6"));
+    keepRight_->setObjectName(QStringLiteral("keepRightButton"));
+    keepRight_->setToolTip(tr("Make the right document its cluster's representative (Alt+Right)"));
+    keepAll_ = new QPushButton(tr("Keep all"));
+    keepAll_->setObjectName(QStringLiteral("keepAllButton"));
+    keepAll_->setToolTip(tr("Keep every member of this cluster: remove none (Alt+K)"));
+    undo_ = new QPushButton(tr("Undo decision"));
+    undo_->setObjectName(QStringLiteral("undoDecisionButton"));
+    undo_->setToolTip(tr("Take back the latest decision about this dataset (Ctrl+Z)"));
+    undo_->setEnabled(false);
+    decisionState_ = new QLabel;
+    decisionState_->setObjectName(QStringLiteral("decisionState"));
+    decisionMessage_ = new QLabel;
+    decisionMessage_->setObjectName(QStringLiteral("decisionMessage"));
+    decisionMessage_->setWordWrap(true);
+    connect(notDuplicate_, &QPushButton::clicked, this, &ComparisonView::notDuplicateRequested);
+    connect(keepLeft_, &QPushButton::clicked, this, [this] { emit keepInsteadRequested(false); });
+    connect(keepRight_, &QPushButton::clicked, this, [this] { emit keepInsteadRequested(true); });
+    connect(keepAll_, &QPushButton::clicked, this, &ComparisonView::keepAllRequested);
+    connect(undo_, &QPushButton::clicked, this, &ComparisonView::undoRequested);
+
     auto* leftBox = new QWidget;
     auto* lv = new QVBoxLayout(leftBox);
     lv->setContentsMargins(0, 0, 0, 0);
@@ -103,9 +133,19 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(summary_, 1);
     bar->addWidget(previous_);
     bar->addWidget(next_);
+    auto* decide = new QHBoxLayout;
+    decide->addWidget(keepLeft_);
+    decide->addWidget(notDuplicate_);
+    decide->addWidget(keepAll_);
+    decide->addWidget(keepRight_);
+    decide->addStretch(1);
+    decide->addWidget(decisionState_);
+    decide->addWidget(undo_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
+    layout->addLayout(decide);
+    layout->addWidget(decisionMessage_);
     layout->addWidget(split, 1);
 
     connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, this,
@@ -127,8 +167,11 @@ void ComparisonView::syncScroll(QTextEdit* from, QTextEdit* to) {
 }
 
 void ComparisonView::setComparison(const ComparisonData& d) {
-    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.shortenedA));
-    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.shortenedB));
+    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.keptA, d.shortenedA));
+    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.keptB, d.shortenedB));
+    shown_ = true;
+    docA_ = d.docA;
+    docB_ = d.docB;
     if (d.errorA.isEmpty())
         renderSide(left_, d.textA, d.diff, Side::A, QColor(255, 205, 205), QColor(255, 225, 170));
     else
@@ -160,12 +203,35 @@ void ComparisonView::setComparison(const ComparisonData& d) {
                  .arg(removed)
                  .arg(added);
     if (d.diff.truncated) parts << tr("too different for a word alignment");
+    if (d.notDuplicate) parts << tr("<b>marked not a duplicate</b> (still linked through others)");
     summary_->setText(parts.join(QStringLiteral(" \u00b7 ")));
     previous_->setEnabled(true);
     next_->setEnabled(true);
+    for (QPushButton* b : {notDuplicate_, keepLeft_, keepRight_, keepAll_})
+        b->setEnabled(true);
+    keepLeft_->setEnabled(!d.representativeA);
+    keepRight_->setEnabled(!d.representativeB);
+    notDuplicate_->setEnabled(!d.notDuplicate);
+}
+
+void ComparisonView::setDecisionState(int count, const QString& last) {
+    undo_->setEnabled(count > 0);
+    decisionState_->setText(count == 0 ? tr("no decisions")
+                                       : tr("%n decision(s); last: %1", "", count).arg(last));
+}
+
+void ComparisonView::setDecisionMessage(const QString& message) {
+    decisionMessage_->setText(message);
+}
+
+QString ComparisonView::decisionMessage() const {
+    return decisionMessage_->text();
 }
 
 void ComparisonView::clear(const QString& message) {
+    shown_ = false;
+    for (QPushButton* b : {notDuplicate_, keepLeft_, keepRight_, keepAll_})
+        b->setEnabled(false);
     headerA_->clear();
     headerB_->clear();
     left_->clear();

@@ -1,5 +1,6 @@
 // Two documents side by side with word-level differences highlighted (core/word_diff), their
-// estimated and exact Jaccard, and synchronized scrolling.
+// estimated and exact Jaccard, and synchronized scrolling; buttons (and the clusters panel's
+// keyboard shortcuts) for the audit decisions about the pair shown (core/decisions.h).
 #pragma once
 
 #include <QWidget>
@@ -17,7 +18,9 @@ struct ComparisonData {
     uint32_t docA = 0, docB = 0;
     QString idA, idB;
     bool representativeA = false, representativeB = false;
-    std::string textA, textB;  // UTF-8, possibly shortened for display
+    bool keptA = false, keptB = false;  // the representative, or kept by a "keep all"
+    bool notDuplicate = false;          // a decision says this pair is not a duplicate
+    std::string textA, textB;           // UTF-8, possibly shortened for display
     bool shortenedA = false, shortenedB = false;
     QString errorA, errorB;  // when a document could not be read back
     WordDiff diff;
@@ -44,10 +47,29 @@ class ComparisonView : public QWidget {
     QTextEdit* rightView() const { return right_; }
     QPushButton* nextButton() const { return next_; }
     QPushButton* previousButton() const { return previous_; }
+    QPushButton* notDuplicateButton() const { return notDuplicate_; }
+    QPushButton* keepLeftButton() const { return keepLeft_; }
+    QPushButton* keepRightButton() const { return keepRight_; }
+    QPushButton* keepAllButton() const { return keepAll_; }
+    QPushButton* undoButton() const { return undo_; }
+    // The documents shown (valid while hasComparison()).
+    bool hasComparison() const { return shown_; }
+    uint32_t leftDocument() const { return docA_; }
+    uint32_t rightDocument() const { return docB_; }
+    // "3 decisions; last: not a duplicate 12 / 40" next to the undo button; undo is enabled
+    // when there is one to undo.
+    void setDecisionState(int count, const QString& last);
+    // A line about the last decision (recorded, undone, or why it failed).
+    void setDecisionMessage(const QString& message);
+    QString decisionMessage() const;
 
   signals:
     void nextRequested();
     void previousRequested();
+    void notDuplicateRequested();
+    void keepInsteadRequested(bool right);  // keep the right (or left) document instead
+    void keepAllRequested();
+    void undoRequested();
 
   private:
     void syncScroll(QTextEdit* from, QTextEdit* to);
@@ -59,7 +81,16 @@ class ComparisonView : public QWidget {
     QTextEdit* right_;
     QPushButton* previous_;
     QPushButton* next_;
+    QPushButton* notDuplicate_;
+    QPushButton* keepLeft_;
+    QPushButton* keepRight_;
+    QPushButton* keepAll_;
+    QPushButton* undo_;
+    QLabel* decisionState_;
+    QLabel* decisionMessage_;
     bool syncing_ = false;
+    bool shown_ = false;
+    uint32_t docA_ = 0, docB_ = 0;
 };
 
 }  // namespace neardup::ui

@@ -1,13 +1,17 @@
 #include "exportdialog.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -35,6 +39,11 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
         c->setChecked(true);
     result_ = new QLabel;
     result_->setWordWrap(true);
+    progress_ = new QProgressBar;
+    progress_->setObjectName(QStringLiteral("exportProgress"));
+    progress_->setRange(0, 1000);
+    progress_->setValue(0);
+    progress_->setVisible(false);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* form = new QFormLayout;
@@ -42,8 +51,11 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
     form->addRow(tr("File name prefix"), prefix_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     export_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    cancel_ = buttons->addButton(tr("Cancel Export"), QDialogButtonBox::ActionRole);
+    cancel_->setEnabled(false);
     disconnect(buttons, &QDialogButtonBox::accepted, nullptr, nullptr);
     connect(export_, &QPushButton::clicked, this, &ExportDialog::startExport);
+    connect(cancel_, &QPushButton::clicked, this, &ExportDialog::cancelExport);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
@@ -52,7 +64,8 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
         layout->addWidget(c);
     layout->addWidget(
         new QLabel(tr("Each file is written under a temporary name and renamed "
-                      "into place, so it is either complete or absent.")));
+                      "into place when all are complete: an export is complete or absent.")));
+    layout->addWidget(progress_);
     layout->addWidget(result_);
     layout->addWidget(buttons);
     resize(560, sizeHint().height());
@@ -109,12 +122,19 @@ void ExportDialog::startExport() {
         return;
     }
     exporting_ = true;
+    cancelled_ = false;
     export_->setEnabled(false);
+    cancel_->setEnabled(true);
+    progress_->setValue(0);
+    progress_->setVisible(true);
     result_->setText(tr("Exporting\u2026"));
     const qint64 runId = runId_;
+    cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
+    auto flag = cancelFlag_;
+    QPointer<QProgressBar> bar(progress_);
     jobs_->submit<QString>(
         this,
-        [runId, o](JobContext& ctx) {
+        [runId, o, flag, bar](JobContext& ctx) mutable {
             ProjectStore& store = ctx.store();
             const RunResult run = store.loadRun(runId);
             if (run.status != "ok")
@@ -122,24 +142,65 @@ void ExportDialog::startExport() {
                                          ", not exportable");
             DocumentTable docs;
             const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
-            exportRun(run, dataset.files, docs, o);
+            // At most ~20 updates a second reach the GUI thread.
+            QElapsedTimer sinceShown;
+            sinceShown.start();
+            o.cancel = flag.get();
+            o.progress = [&](uint64_t done, uint64_t total) {
+                if (sinceShown.elapsed() < 50 || total == 0) return;
+                sinceShown.restart();
+                const int value = int(1000.0 * double(done) / double(total));
+                // Posted to the application object, which outlives the dialog; the bar is
+                // checked on the GUI thread, where it lives.
+                QMetaObject::invokeMethod(
+                    qApp,
+                    [bar, value] {
+                        if (bar) bar->setValue(value);
+                    },
+                    Qt::QueuedConnection);
+            };
+            try {
+                exportRun(run, dataset.files, docs, o);
+            } catch (const ExportCancelled&) {
+                return QString();  // empty: cancelled
+            }
             return tr("Exported run %1: %2 kept, %3 removed.")
                 .arg(runId)
                 .arg(run.counts.kept)
                 .arg(run.counts.removed);
         },
         [this](QString message) {
-            exporting_ = false;
-            export_->setEnabled(true);
-            result_->setText(message);
-            emit exported(true, message);
+            if (message.isEmpty()) {
+                cancelled_ = true;
+                finish(false, tr("Export cancelled; no file was written."));
+            } else {
+                progress_->setValue(progress_->maximum());
+                finish(true, message);
+            }
         },
-        [this](const QString& error) {
-            exporting_ = false;
-            export_->setEnabled(true);
-            result_->setText(tr("Export failed: %1").arg(error));
-            emit exported(false, error);
-        });
+        [this](const QString& error) { finish(false, tr("Export failed: %1").arg(error)); });
+}
+
+void ExportDialog::cancelExport() {
+    if (!exporting_ || !cancelFlag_) return;
+    cancelFlag_->store(true);
+    cancel_->setEnabled(false);
+    result_->setText(tr("Cancelling\u2026"));
+}
+
+void ExportDialog::finish(bool ok, const QString& message) {
+    exporting_ = false;
+    export_->setEnabled(true);
+    cancel_->setEnabled(false);
+    if (!ok) progress_->setVisible(false);
+    result_->setText(message);
+    emit exported(ok, message);
+}
+
+void ExportDialog::reject() {
+    // Closing the dialog stops its export; the job's result then goes nowhere.
+    if (exporting_ && cancelFlag_) cancelFlag_->store(true);
+    QDialog::reject();
 }
 
 }  // namespace neardup::ui

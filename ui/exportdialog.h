@@ -1,12 +1,17 @@
 // Writes a stored run's outputs with neardup::exportRun (each file written to a temporary name
-// and renamed into place): kept ids, removed ids, clusters JSONL, deduplicated JSONL, summary.
+// and renamed into place once all are complete): kept ids, removed ids, clusters JSONL,
+// deduplicated JSONL, summary. The export runs on a job queue with a progress bar; Cancel (or
+// closing the dialog) stops it and leaves none of its files.
 #pragma once
 
 #include <QDialog>
+#include <atomic>
+#include <memory>
 
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
 
 namespace neardup::ui {
@@ -25,14 +30,27 @@ class ExportDialog : public QDialog {
     bool isExporting() const { return exporting_; }
     QString resultText() const;
 
+    QProgressBar* progressBar() const { return progress_; }
+    QPushButton* cancelButton() const { return cancel_; }
+
   public slots:
     void startExport();
+    // Stops an export in progress; exported(false, …) follows once the worker has stopped.
+    void cancelExport();
 
   signals:
+    // ok false: failed or cancelled (cancelled() is true then).
     void exported(bool ok, const QString& message);
+
+  public:
+    bool wasCancelled() const { return cancelled_; }
+
+  protected:
+    void reject() override;
 
   private:
     void browse();
+    void finish(bool ok, const QString& message);
 
     JobQueue* jobs_;
     qint64 runId_;
@@ -45,7 +63,11 @@ class ExportDialog : public QDialog {
     QCheckBox* summary_;
     QLabel* result_;
     QPushButton* export_;
+    QPushButton* cancel_;
+    QProgressBar* progress_;
+    std::shared_ptr<std::atomic<bool>> cancelFlag_;
     bool exporting_ = false;
+    bool cancelled_ = false;
 };
 
 }  // namespace neardup::ui

@@ -9,10 +9,12 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <utility>
 
 #include "backend_factory.h"
 #include "bucketspanel.h"
@@ -21,7 +23,9 @@
 #include "exportdialog.h"
 #include "jobqueue.h"
 #include "parameterspanel.h"
+#include "project_copy.h"
 #include "runcontroller.h"
+#include "runhistorydiff.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
 #include "runmonitor.h"
@@ -73,6 +77,8 @@ MainWindow::MainWindow(QWidget* parent)
     clusters_ = new ClustersPanel(queries_);
     buckets_ = new BucketsPanel(queries_);
     threshold_ = new ThresholdPanel(background_);
+    // An audit decision changes the counts at every threshold.
+    connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
 
     tabs_ = new QTabWidget;
     tabs_->addTab(clusters_, tr("Clusters"));
@@ -114,6 +120,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildMenus();
     connect(history_, &RunHistoryPanel::currentRunChanged, this, &MainWindow::onCurrentRunChanged);
+    connect(history_, &RunHistoryPanel::compareRequested, this,
+            [this](qint64 a, qint64 b) { compareRuns(a, b); });
     connect(dataset_, &DatasetPanel::runRequested, this, [this] { startRun(); });
     connect(dataset_, &DatasetPanel::inputsChanged, this, &MainWindow::updateRunEnabled);
     connect(parameters_, &ParametersPanel::changed, this, &MainWindow::updateRunEnabled);
@@ -163,6 +171,8 @@ void MainWindow::buildMenus() {
         file->addAction(tr("&Open Project\u2026"), this, &MainWindow::openProjectDialog);
     openAction->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    saveAsAction_ = file->addAction(tr("Save Project &As\u2026"), this, &MainWindow::saveAsDialog);
+    saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     file->addSeparator();
     exportAction_ = file->addAction(tr("&Export Run\u2026"), this, [this] { openExportDialog(); });
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -178,6 +188,14 @@ void MainWindow::buildMenus() {
     run->addSeparator();
     run->addAction(tr("Use the Selected Run's &Parameters"), this, &MainWindow::useRunParameters)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    run->addAction(tr("C&ompare the Two Selected Runs\u2026"), this, [this] {
+        const QList<qint64> runs = history_->selectedRuns();
+        if (runs.size() == 2)
+            compareRuns(runs[0], runs[1]);
+        else
+            statusBar()->showMessage(
+                tr("Select two runs in the run history (Ctrl+click) to compare them."), 8000);
+    });
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -232,6 +250,89 @@ void MainWindow::openProjectDialog() {
     if (!path.isEmpty()) openProject(path);
 }
 
+void MainWindow::saveAsDialog() {
+    if (project_.isEmpty()) return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
+                                                QFileInfo(project_).absolutePath(),
+                                                tr("NearDup projects (*.ndw)"));
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QLatin1String(".ndw"))) path += QStringLiteral(".ndw");
+    saveProjectAs(path);
+}
+
+bool MainWindow::saveProjectAs(const QString& path, bool quiet) {
+    QString refusal;
+    if (project_.isEmpty())
+        refusal = tr("No project is open.");
+    else if (run_->isRunning())
+        refusal = tr("A run is in progress: wait for it to finish or cancel it first.");
+    else if (saving_)
+        refusal = tr("A copy of the project is already being saved.");
+    else if (QFileInfo(path).absoluteFilePath() == project_)
+        refusal = tr("That is the open project itself.");
+    if (!refusal.isEmpty()) {
+        if (!quiet) QMessageBox::information(this, tr("Save project as"), refusal);
+        emit projectSaved(false, refusal);
+        return false;
+    }
+    saving_ = true;
+    updateRunEnabled();
+    const std::string from = project_.toStdString();
+    const std::string to = QFileInfo(path).absoluteFilePath().toStdString();
+    QPointer<MainWindow> self(this);
+    auto lastShown = std::make_shared<QElapsedTimer>();
+    lastShown->start();
+    statusBar()->showMessage(tr("Saving a copy to %1\u2026").arg(path));
+    background_->submit<ProjectCopyResult>(
+        this,
+        [from, to, self, lastShown](JobContext&) {
+            return copyProject(from, to, [&](uint64_t done, uint64_t total) {
+                if (lastShown->elapsed() < 200 || total == 0) return;
+                lastShown->restart();
+                const int percent = int(100.0 * double(done) / double(total));
+                QMetaObject::invokeMethod(
+                    qApp,
+                    [self, percent] {
+                        if (self)
+                            self->statusBar()->showMessage(
+                                tr("Saving a copy\u2026 %1%").arg(percent));
+                    },
+                    Qt::QueuedConnection);
+            });
+        },
+        [this, path](ProjectCopyResult r) {
+            saving_ = false;
+            reselectRun_ = runInfo_.runId;  // the copy shows the run that was shown
+            statusBar()->showMessage(tr("Saved as %1 (%2 MB database, %n cached signature file(s))",
+                                        "", int(r.sidecarFiles))
+                                         .arg(path)
+                                         .arg(double(r.databaseBytes) / 1e6, 0, 'f', 1),
+                                     15000);
+            if (openProject(path, true))
+                emit projectSaved(true, project_);
+            else
+                emit projectSaved(false, tr("Saved as %1, but cannot open it.").arg(path));
+        },
+        [this, quiet](const QString& e) {
+            saving_ = false;
+            updateRunEnabled();
+            statusBar()->clearMessage();
+            if (!quiet)
+                QMessageBox::warning(this, tr("Save project as"),
+                                     tr("Cannot save the project: %1").arg(e));
+            emit projectSaved(false, e);
+        });
+    return true;
+}
+
+RunDiffDialog* MainWindow::compareRuns(qint64 a, qint64 b) {
+    if (project_.isEmpty() || !a || !b) return nullptr;
+    auto* dialog = new RunDiffDialog(queries_, std::min(a, b), std::max(a, b), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
+
 void MainWindow::newProject(const QString& path) {
     const std::string p = path.toStdString();
     background_->submit<bool>(
@@ -254,10 +355,12 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
             QMessageBox::warning(this, tr("Open project"), tr("%1 does not exist.").arg(path));
         return false;
     }
-    if (run_->isRunning()) {
+    if (run_->isRunning() || saving_) {
         if (!quiet)
             QMessageBox::information(this, tr("Open project"),
-                                     tr("Wait for the run to finish or cancel it first."));
+                                     saving_
+                                         ? tr("Wait for Save As to finish first.")
+                                         : tr("Wait for the run to finish or cancel it first."));
         return false;
     }
     project_ = info.absoluteFilePath();
@@ -273,7 +376,7 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     dataset_->setInputs({});
     updateTitle();
     updateRunEnabled();
-    refreshRuns(0);
+    refreshRuns(std::exchange(reselectRun_, 0));
     return true;
 }
 
@@ -375,12 +478,16 @@ void MainWindow::updateRunEnabled() {
         why = tr("Add input files first.");
     else if (run_ && run_->isRunning())
         why = tr("A run is in progress.");
+    else if (saving_)
+        why = tr("The project is being saved under a new name.");
     else if (!parameters_->isValid())
         why = parameters_->validationMessage();
     dataset_->setRunEnabled(why.isEmpty(), why);
     if (runAction_) runAction_->setEnabled(why.isEmpty());
     if (cancelAction_) cancelAction_->setEnabled(run_ && run_->isRunning());
     if (exportAction_) exportAction_->setEnabled(runInfo_.runId != 0);
+    if (saveAsAction_)
+        saveAsAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
 }
 
 void MainWindow::updateTitle() {
@@ -401,7 +508,7 @@ ExportDialog* MainWindow::openExportDialog() {
 
 bool MainWindow::isSettled() const {
     return queries_->pending() == 0 && background_->pending() == 0 && !run_->isRunning() &&
-           (project_.isEmpty() || runShownOnce_);
+           !saving_ && (project_.isEmpty() || runShownOnce_);
 }
 
 void MainWindow::whenSettled(std::function<void()> then, int timeoutMs) {

@@ -22,6 +22,7 @@ class ExportDialog;
 class JobQueue;
 class ParametersPanel;
 class RunController;
+class RunDiffDialog;
 class RunHistoryPanel;
 class RunMonitor;
 class ThresholdPanel;
@@ -36,6 +37,13 @@ class MainWindow : public QMainWindow {
     bool openProject(const QString& path, bool quiet = false);
     // Creates (or opens, when it exists) a project file and opens it.
     void newProject(const QString& path);
+    // Save As: copies the open project (database and signature cache) to `path` on a worker,
+    // then opens the copy. Refused (false, with a message unless quiet) while a run is going,
+    // without a project, or while a copy is under way. projectSaved() reports the outcome.
+    bool saveProjectAs(const QString& path, bool quiet = false);
+    bool isSaving() const { return saving_; }
+    // A non-modal dialog listing the documents run b removes that run a keeps, and back.
+    RunDiffDialog* compareRuns(qint64 a, qint64 b);
     QString projectPath() const { return project_; }
     QStringList recentProjects() const;
 
@@ -63,11 +71,14 @@ class MainWindow : public QMainWindow {
   signals:
     void runsLoaded();
     void runShown(qint64 runId);
+    // After Save As: ok and the new path, or not ok and why.
+    void projectSaved(bool ok, const QString& pathOrError);
 
   private:
     void buildMenus();
     void newProjectDialog();
     void openProjectDialog();
+    void saveAsDialog();
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void refreshRuns(qint64 select);
@@ -104,6 +115,9 @@ class MainWindow : public QMainWindow {
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* saveAsAction_ = nullptr;
+    bool saving_ = false;
+    qint64 reselectRun_ = 0;
     QLabel* statusProject_ = nullptr;
     QLabel* statusBusy_ = nullptr;
     bool runShownOnce_ = false;

@@ -2,9 +2,13 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
 #include "qcp.h"
 
 #include "runhistorymodel.h"
@@ -16,7 +20,8 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
       model_(new RunHistoryModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       view_(new QTableView),
-      chart_(new QCustomPlot) {
+      chart_(new QCustomPlot),
+      compare_(new QPushButton(tr("Compare\u2026"))) {
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(Qt::UserRole);
     view_->setObjectName(QStringLiteral("runHistoryView"));
@@ -24,13 +29,16 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     view_->setSortingEnabled(true);
     view_->sortByColumn(RunHistoryModel::Run, Qt::AscendingOrder);
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Ctrl+click adds a second run for a comparison; the current row is the run shown.
+    view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     view_->setAlternatingRowColors(true);
     view_->verticalHeader()->hide();
     view_->verticalHeader()->setDefaultSectionSize(22);
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->horizontalHeader()->setStretchLastSection(false);
     connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RunHistoryPanel::onSelectionChanged);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &RunHistoryPanel::onSelectionChanged);
 
     chart_->setObjectName(QStringLiteral("phaseChart"));
@@ -43,8 +51,27 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     chart_->xAxis->setLabel(tr("seconds"));
     chart_->xAxis->ticker()->setTickCount(4);
 
+    compare_->setObjectName(QStringLiteral("compareRunsButton"));
+    compare_->setEnabled(false);
+    compare_->setToolTip(
+        tr("Select two runs (Ctrl+click) to list the documents one removes and the other "
+           "keeps"));
+    connect(compare_, &QPushButton::clicked, this, [this] {
+        const QList<qint64> runs = selectedRuns();
+        if (runs.size() == 2) emit compareRequested(runs[0], runs[1]);
+    });
+    auto* tableBox = new QWidget;
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(2);
+    tableLayout->addWidget(view_, 1);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(new QLabel(tr("Ctrl+click a second run to compare outcomes.")), 1);
+    buttons->addWidget(compare_);
+    tableLayout->addLayout(buttons);
+
     auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(view_);
+    split->addWidget(tableBox);
     split->addWidget(chart_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -72,16 +99,43 @@ void RunHistoryPanel::selectRun(qint64 runId) {
     const int row = model_->rowOfRun(runId);
     if (row < 0) return;
     const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
-    view_->selectionModel()->select(
+    // Through the selection model, not QAbstractItemView::setCurrentIndex: in extended
+    // selection the view's command follows the keyboard modifiers last seen (a Ctrl still
+    // recorded as held would toggle the row off again).
+    view_->selectionModel()->setCurrentIndex(
         index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     view_->scrollTo(index);
-    view_->setCurrentIndex(index);
+}
+
+void RunHistoryPanel::selectRuns(qint64 a, qint64 b) {
+    const int rowA = model_->rowOfRun(a), rowB = model_->rowOfRun(b);
+    if (rowA < 0 || rowB < 0) return;
+    const QModelIndex ia = proxy_->mapFromSource(model_->index(rowA, 0));
+    const QModelIndex ib = proxy_->mapFromSource(model_->index(rowB, 0));
+    QItemSelectionModel* sel = view_->selectionModel();
+    sel->select(ia, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    sel->setCurrentIndex(ib, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+}
+
+QList<qint64> RunHistoryPanel::selectedRuns() const {
+    QList<qint64> runs;
+    for (const QModelIndex& i : view_->selectionModel()->selectedRows())
+        if (const RunSummary* r = model_->runAt(proxy_->mapToSource(i).row())) runs << r->runId;
+    std::sort(runs.begin(), runs.end());
+    return runs;
 }
 
 void RunHistoryPanel::onSelectionChanged() {
     const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    compare_->setEnabled(rows.size() == 2);
+    // The run shown is the current row when it is selected, else the first selected one.
+    const QModelIndex current = view_->selectionModel()->currentIndex();
+    const bool currentSelected =
+        current.isValid() && view_->selectionModel()->isRowSelected(current.row(), {});
+    const QModelIndex shown =
+        currentSelected ? current : (rows.isEmpty() ? QModelIndex() : rows.front());
     const RunSummary* run =
-        rows.isEmpty() ? nullptr : model_->runAt(proxy_->mapToSource(rows.front()).row());
+        shown.isValid() ? model_->runAt(proxy_->mapToSource(shown).row()) : nullptr;
     drawPhases(run);
     const qint64 id = run ? run->runId : 0;
     if (id != current_) {

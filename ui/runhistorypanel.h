@@ -1,4 +1,5 @@
-// The run history table and, for the selected run, a chart of its phase timings.
+// The run history table and, for the selected run, a chart of its phase timings. Two runs
+// selected together (Ctrl+click) can be compared: "Compare" asks for a diff of their outcomes.
 #pragma once
 
 #include <QWidget>
@@ -7,6 +8,7 @@
 #include "project_store.h"
 
 class QCustomPlot;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -23,14 +25,21 @@ class RunHistoryPanel : public QWidget {
     // newest.
     void setRuns(std::vector<RunSummary> runs, qint64 select = 0);
     void selectRun(qint64 runId);
+    // Selects two runs for a comparison; the current run becomes `b`.
+    void selectRuns(qint64 a, qint64 b);
     qint64 currentRun() const { return current_; }
+    // Selected runs, in run id order.
+    QList<qint64> selectedRuns() const;
 
     RunHistoryModel* model() const { return model_; }
     QTableView* view() const { return view_; }
     QCustomPlot* phaseChart() const { return chart_; }
+    QPushButton* compareButton() const { return compare_; }
 
   signals:
     void currentRunChanged(qint64 runId);
+    // The older run is `a`.
+    void compareRequested(qint64 a, qint64 b);
 
   private:
     void onSelectionChanged();
@@ -40,6 +49,7 @@ class RunHistoryPanel : public QWidget {
     QSortFilterProxyModel* proxy_;
     QTableView* view_;
     QCustomPlot* chart_;
+    QPushButton* compare_;
     qint64 current_ = 0;
 };
 

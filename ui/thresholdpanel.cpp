@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "clustering.h"
+#include "decisions.h"
 #include "jobqueue.h"
 
 namespace neardup::ui {
@@ -70,6 +71,15 @@ ThresholdPanel::ThresholdPanel(JobQueue* jobs, QWidget* parent)
 
 ThresholdPanel::~ThresholdPanel() = default;
 
+void ThresholdPanel::refresh() {
+    if (!run_.runId || !slider_->isEnabled()) return;
+    if (inFlight_) {
+        refreshQueued_ = true;
+        return;
+    }
+    request(threshold());
+}
+
 double ThresholdPanel::threshold() const {
     const double floor = run_.params.compare.storeFloor;
     return floor + (1.0 - floor) * double(slider_->value()) / kSteps;
@@ -86,6 +96,7 @@ void ThresholdPanel::setRun(const RunInfo& run) {
     run_ = run;
     last_.reset();
     queued_.reset();
+    refreshQueued_ = false;
     const bool usable = run.runId != 0 && run.status == "ok" && run.params.compare.storeFloor < 1.0;
     slider_->setEnabled(usable);
     if (!usable) {
@@ -137,11 +148,15 @@ void ThresholdPanel::request(double t) {
                 state->runId = run.runId;
                 r.loadMilliseconds = millisecondsSince(t0);
             }
+            // The dataset's audit decisions apply at every threshold (a few rows: read each time,
+            // so that a decision just recorded counts).
+            const std::vector<Decision> decisions = listDecisions(ctx.store(), run.datasetId);
             const auto t0 = std::chrono::steady_clock::now();
             state->scratch = RunResult{};
-            clusterDocuments(state->pairs, state->hashes, t, state->keep, state->docs,
-                             state->scratch);
+            clusterWithDecisions(state->pairs, state->hashes, t, state->keep, state->docs,
+                                 decisions, state->scratch);
             r.milliseconds = millisecondsSince(t0);
+            r.decisionsApplied = state->scratch.decisionsApplied;
             const RunCounts& c = state->scratch.counts;
             r.clusters = c.clusters;
             r.removed = c.removed;
@@ -151,6 +166,8 @@ void ThresholdPanel::request(double t) {
         },
         [this](ReclusterResult r) {
             inFlight_ = false;
+            if (refreshQueued_ && !queued_) queued_ = r.threshold;
+            refreshQueued_ = false;
             if (r.runId == run_.runId) show(r);
             if (queued_) {
                 const double next = *queued_;
@@ -180,6 +197,8 @@ QString ThresholdPanel::resultText() const {
             .arg(r.threshold, 0, 'f', 3)
             .arg(count(r.clusters), count(r.removed), count(r.duplicatePairs), count(r.pairs))
             .arg(r.milliseconds, 0, 'f', 1);
+    if (r.decisionsApplied > 0)
+        text += tr("; %n audit decision(s) applied", "", int(r.decisionsApplied));
     if (r.loadMilliseconds > 0)
         text += tr(" (pairs and documents loaded in %1 ms)").arg(r.loadMilliseconds, 0, 'f', 0);
     return text;

@@ -1,6 +1,7 @@
 // The interactive threshold: re-clusters the selected run from its stored pairs (every pair at
 // or above the run's store floor) at the slider's threshold, on a worker thread, and shows the
-// resulting counts. Slider moves during a computation are coalesced into one more request.
+// resulting counts. Slider moves during a computation are coalesced into one more request. The
+// dataset's audit decisions (core/decisions.h) are applied at every threshold.
 #pragma once
 
 #include <QWidget>
@@ -21,8 +22,9 @@ struct ReclusterResult {
     qint64 runId = 0;
     double threshold = 0;
     quint64 clusters = 0, removed = 0, duplicatePairs = 0, pairs = 0;
-    double milliseconds = 0;      // clusterDocuments alone
-    double loadMilliseconds = 0;  // loading pairs and documents, first time for a run only
+    double milliseconds = 0;       // clustering alone (clusterWithDecisions)
+    quint64 decisionsApplied = 0;  // audit decisions that shaped the result
+    double loadMilliseconds = 0;   // loading pairs and documents, first time for a run only
 };
 
 class ThresholdPanel : public QWidget {
@@ -34,6 +36,8 @@ class ThresholdPanel : public QWidget {
     void setRun(const RunInfo& run);
     void setThreshold(double threshold);  // moves the slider (clamped to [floor, 1])
     double threshold() const;
+    // Re-clusters again at the current threshold (after a decision was recorded or undone).
+    void refresh();
 
     QSlider* slider() const { return slider_; }
     const std::optional<ReclusterResult>& lastResult() const { return last_; }
@@ -55,6 +59,7 @@ class ThresholdPanel : public QWidget {
     QLabel* baseline_;
     bool inFlight_ = false;
     std::optional<double> queued_;
+    bool refreshQueued_ = false;
     std::optional<ReclusterResult> last_;
 };
 

@@ -6,11 +6,16 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QPixmap>
+#include <QStandardItemModel>
+#include <QThread>  // clusterspanel.h holds a QPointer<QThread> (needs the complete type)
 #include <QTimer>
 #include <cstdio>
 
+#include "bucketspanel.h"
 #include "clusterspanel.h"
 #include "mainwindow.h"
+#include "runhistorydiff.h"
+#include "runhistorypanel.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -35,8 +40,18 @@ int main(int argc, char** argv) {
     const QCommandLineOption tab(QStringLiteral("tab"),
                                  QStringLiteral("Central tab to show first: clusters or buckets"),
                                  QStringLiteral("name"));
+    const QCommandLineOption bucket(
+        QStringLiteral("show-bucket"),
+        QStringLiteral(
+            "With --screenshot: list the documents of the largest outlier bucket first"));
+    const QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QStringLiteral("With --screenshot: compare two runs and save an image of the diff instead"),
+        QStringLiteral("A,B"));
     parser.addOption(screenshot);
     parser.addOption(tab);
+    parser.addOption(bucket);
+    parser.addOption(compare);
     parser.process(app);
 
     neardup::ui::MainWindow window;
@@ -61,12 +76,37 @@ int main(int argc, char** argv) {
     if (parser.value(tab) == QLatin1String("buckets")) window.tabs()->setCurrentIndex(1);
     if (parser.isSet(screenshot)) {
         const QString file = parser.value(screenshot);
-        window.whenSettled([&window, file] {
+        auto save = [file](QWidget* w) {
             // Highest compression: screenshots are committed to the repository.
-            const bool ok = window.grab().save(file, nullptr, 0);
+            const bool ok = w->grab().save(file, nullptr, 0);
             std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save",
                          qPrintable(QFileInfo(file).absoluteFilePath()));
             QCoreApplication::exit(ok ? 0 : 1);
+        };
+        const QStringList runs = parser.value(compare).split(QLatin1Char(','));
+        const bool showBucket = parser.isSet(bucket);
+        window.whenSettled([&window, save, runs, showBucket] {
+            if (runs.size() == 2) {
+                window.history()->selectRuns(runs[0].toLongLong(), runs[1].toLongLong());
+                neardup::ui::RunDiffDialog* d =
+                    window.compareRuns(runs[0].toLongLong(), runs[1].toLongLong());
+                if (!d) QCoreApplication::exit(1);
+                QObject::connect(d, &neardup::ui::RunDiffDialog::loaded, d,
+                                 [d, save] { QTimer::singleShot(300, d, [d, save] { save(d); }); });
+                return;
+            }
+            QStandardItemModel* outliers = window.buckets()->outlierModel();
+            if (showBucket && outliers->rowCount() > 0) {
+                int largest = 0;
+                for (int r = 1; r < outliers->rowCount(); ++r)
+                    if (outliers->item(r, 2)->data(Qt::UserRole).toDouble() >
+                        outliers->item(largest, 2)->data(Qt::UserRole).toDouble())
+                        largest = r;
+                window.buckets()->showBucket(
+                    outliers->item(largest, 0)->data(Qt::UserRole).toInt(),
+                    outliers->item(largest, 1)->data(Qt::UserRole + 1).toULongLong());
+            }
+            window.whenSettled([&window, save] { save(&window); });
         });
     }
     return app.exec();

@@ -1,0 +1,267 @@
+#include "project_copy.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "project_store.h"
+
+namespace neardup {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errnoText(const std::string& what, const std::string& path) {
+    return what + " '" + path + "': " + std::strerror(errno);
+}
+
+class Fd {
+  public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+  private:
+    int fd_;
+};
+
+// A sqlite3 connection that closes itself.
+class Connection {
+  public:
+    Connection(const std::string& path, int flags) {
+        const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+        if (rc != SQLITE_OK) {
+            const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw StoreError("cannot open '" + path + "': " + msg);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+    }
+    ~Connection() { sqlite3_close(db_); }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+    sqlite3* get() const { return db_; }
+    std::string error() const { return sqlite3_errmsg(db_); }
+
+  private:
+    sqlite3* db_ = nullptr;
+};
+
+// Rows of a one-column text query; the statement is finalized on every path.
+std::vector<std::string> textColumn(sqlite3* db, const char* sql, const std::string& path) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK)
+        throw StoreError(path + " is not a NearDup project: " + sqlite3_errmsg(db));
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+        out.emplace_back(p ? p : "");
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) throw StoreError("cannot read '" + path + "': " + sqlite3_errmsg(db));
+    return out;
+}
+
+void syncFile(const std::string& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0 || ::fsync(fd.get()) != 0) throw StoreError(errnoText("cannot sync", path));
+}
+
+void syncDirectory(const fs::path& dir) {
+    Fd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.get() >= 0) ::fsync(fd.get());  // failure loses nothing already visible
+}
+
+// Copies a file in 1 MiB blocks (reporting progress), then syncs it.
+void copyFile(const std::string& from, const std::string& to, uint64_t& done, uint64_t total,
+              const std::function<void(uint64_t, uint64_t)>& progress) {
+    Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+    if (in.get() < 0) throw StoreError(errnoText("cannot read", from));
+    Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (out.get() < 0) throw StoreError(errnoText("cannot create", to));
+    std::vector<char> buffer(std::size_t{1} << 20);
+    for (;;) {
+        const ssize_t got = ::read(in.get(), buffer.data(), buffer.size());
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            throw StoreError(errnoText("cannot read", from));
+        }
+        if (got == 0) break;
+        for (ssize_t at = 0; at < got;) {
+            const ssize_t put =
+                ::write(out.get(), buffer.data() + at, static_cast<std::size_t>(got - at));
+            if (put < 0) {
+                if (errno == EINTR) continue;
+                throw StoreError(errnoText("cannot write", to));
+            }
+            at += put;
+        }
+        done += static_cast<uint64_t>(got);
+        if (progress) progress(std::min(done, total), total);
+    }
+    if (::fsync(out.get()) != 0) throw StoreError(errnoText("cannot sync", to));
+    if (::close(out.release()) != 0) throw StoreError(errnoText("cannot close", to));
+}
+
+// A file name recorded in signature_caches that stays inside the sidecar directory.
+bool plainName(const std::string& name) {
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+}  // namespace
+
+ProjectCopyResult copyProject(const std::string& source, const std::string& target,
+                              const std::function<void(uint64_t, uint64_t)>& progress) {
+    if (source.empty() || source == ":memory:")
+        throw StoreError("an in-memory project has no file");
+    if (target.empty() || target == ":memory:")
+        throw StoreError("cannot copy a project to '" + target + "'");
+    std::error_code ec;
+    if (!fs::is_regular_file(source, ec)) throw StoreError("no project file '" + source + "'");
+    if (fs::weakly_canonical(source, ec) == fs::weakly_canonical(target, ec) ||
+        (fs::exists(target, ec) && fs::equivalent(source, target, ec)))
+        throw StoreError("'" + target + "' is the project itself");
+    if (fs::is_directory(target, ec)) throw StoreError("'" + target + "' is a directory");
+
+    Connection src(source, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX);
+    {
+        const auto format =
+            textColumn(src.get(), "SELECT value FROM meta WHERE key = 'format'", source);
+        if (format.size() != 1 || format[0] != "neardup-project")
+            throw StoreError(source + " is not a NearDup project");
+    }
+    std::vector<std::string> cached = textColumn(
+        src.get(), "SELECT path FROM signature_caches WHERE path IS NOT NULL ORDER BY path",
+        source);
+    // Resume records of interrupted runs (core/run_lock.h), so `neardup run --resume` works on
+    // the copy too; locks and spill directories belong to live processes of the source.
+    for (fs::directory_iterator it(source + ".d", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("run-", 0) == 0 && name.size() > 7 &&
+            name.compare(name.size() - 7, 7, ".resume") == 0 && it->is_regular_file(ec))
+            cached.push_back(name);
+    }
+    ec.clear();
+
+    const fs::path targetPath(target);
+    const fs::path dir = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
+    const std::string suffix = ".tmp-" + std::to_string(::getpid());
+    const std::string tempDb = (dir / ("." + targetPath.filename().string() + suffix)).string();
+    const std::string sidecar = target + ".d";
+    const std::string tempSidecar = sidecar + suffix;
+    const std::string sourceSidecar = source + ".d";
+
+    // Sizes first, for the progress total.
+    std::vector<std::pair<std::string, uint64_t>> files;
+    ProjectCopyResult result;
+    for (const std::string& name : cached) {
+        if (!plainName(name)) continue;
+        const fs::path p = fs::path(sourceSidecar) / name;
+        const auto size = fs::file_size(p, ec);
+        if (ec) continue;  // a missing cache file is only a missing cache
+        files.emplace_back(name, size);
+        result.sidecarBytes += size;
+    }
+    const auto dbSize = fs::file_size(source, ec);
+    const uint64_t total = (ec ? 0 : dbSize) + result.sidecarBytes;
+    uint64_t done = 0;
+
+    auto cleanUp = [&] {
+        std::error_code ignored;
+        fs::remove(tempDb, ignored);
+        fs::remove(tempDb + "-journal", ignored);
+        fs::remove_all(tempSidecar, ignored);
+    };
+    cleanUp();  // leftovers of an earlier attempt by a process with the same id
+    try {
+        {
+            Connection dst(tempDb,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX);
+            sqlite3_exec(dst.get(), "PRAGMA synchronous = FULL", nullptr, nullptr, nullptr);
+            sqlite3_backup* backup = sqlite3_backup_init(dst.get(), "main", src.get(), "main");
+            if (!backup) throw StoreError("cannot copy '" + source + "': " + dst.error());
+            int rc;
+            int busy = 0;
+            // 1024 pages (4 MiB at the default page size) per step; a write by another
+            // connection between steps restarts the copy, so the result is one snapshot.
+            while ((rc = sqlite3_backup_step(backup, 1024)) == SQLITE_OK || rc == SQLITE_BUSY ||
+                   rc == SQLITE_LOCKED) {
+                if (rc != SQLITE_OK) {
+                    if (++busy > 500) break;  // ten seconds locked by another connection
+                    sqlite3_sleep(20);
+                } else {
+                    busy = 0;
+                }
+                if (progress) {
+                    const int pages = sqlite3_backup_pagecount(backup);
+                    const int left = sqlite3_backup_remaining(backup);
+                    if (pages > 0)
+                        progress(uint64_t(double(dbSize) * double(pages - left) / double(pages)),
+                                 total);
+                }
+            }
+            const int pages = sqlite3_backup_pagecount(backup);
+            sqlite3_backup_finish(backup);
+            if (rc != SQLITE_DONE)
+                throw StoreError("cannot copy '" + source + "' to '" + tempDb +
+                                 "': " + sqlite3_errstr(rc));
+            sqlite3_stmt* st = nullptr;
+            sqlite3_prepare_v2(dst.get(), "PRAGMA page_size", -1, &st, nullptr);
+            const int64_t pageSize =
+                st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+            sqlite3_finalize(st);
+            result.databaseBytes = uint64_t(pages) * uint64_t(pageSize);
+        }
+        syncFile(tempDb);
+        done = dbSize;
+        if (progress) progress(done, total);
+
+        if (!files.empty()) {
+            fs::create_directories(tempSidecar, ec);
+            if (ec) throw StoreError("cannot create '" + tempSidecar + "': " + ec.message());
+            for (const auto& [name, size] : files) {
+                copyFile((fs::path(sourceSidecar) / name).string(),
+                         (fs::path(tempSidecar) / name).string(), done, total, progress);
+                ++result.sidecarFiles;
+            }
+            syncDirectory(tempSidecar);
+        }
+
+        // Into place: the database, then the cache. An old sidecar of the target belongs to the
+        // database being replaced; it goes first so no stale file can pass for the new cache.
+        if (::rename(tempDb.c_str(), target.c_str()) != 0)
+            throw StoreError(errnoText("cannot rename to", target));
+        if (fs::exists(sidecar, ec)) {
+            const std::string old = sidecar + ".old" + suffix;
+            if (::rename(sidecar.c_str(), old.c_str()) != 0)
+                throw StoreError(errnoText("cannot replace", sidecar));
+            fs::remove_all(old, ec);
+        }
+        if (!files.empty() && ::rename(tempSidecar.c_str(), sidecar.c_str()) != 0)
+            throw StoreError(errnoText("cannot rename to", sidecar));
+        syncDirectory(dir);
+    } catch (...) {
+        cleanUp();
+        throw;
+    }
+    return result;
+}
+
+}  // namespace neardup
