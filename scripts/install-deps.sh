@@ -2,12 +2,15 @@
 # Installs the Debian 12 packages NearDup needs to build and test. Idempotent; skips apt-get
 # when everything is already installed. The CUDA toolkit is optional and not installed here:
 # when nvcc is on PATH the CUDA backend is built too.
+# Open MPI is optional for the build too (NEARDUP_MPI=AUTO) but installed here, so that MPI
+# support is built and its tests (mpirun -np 1..3) run.
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
   libsimdjson-dev libsqlite3-dev sqlite3 libutf8proc-dev zlib1g-dev libzstd-dev libtbb-dev
   libcli11-dev
+  libopenmpi-dev openmpi-bin
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl1-mesa-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth dpkg-dev

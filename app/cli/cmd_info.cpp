@@ -4,6 +4,7 @@
 
 #include "backend_factory.h"
 #include "commands.h"
+#include "mpi_job.h"
 
 namespace neardup::cli {
 
@@ -32,6 +33,7 @@ Command addInfoCommand(CLI::App& app) {
         std::printf("neardup %s\n", NEARDUP_VERSION);
         std::printf("cuda backend: %s\n", gpus.compiledIn ? "compiled in" : "not compiled in");
         std::printf("gpus: %s\n", gpus.status.c_str());
+        std::printf("mpi: %s\n", mpi::describeSupport().c_str());
         for (const GpuDevice& d : gpus.devices)
             std::printf("  [%d] %s, %.1f GiB (%.1f GiB free), compute capability %d.%d\n", d.index,
                         d.name.c_str(), static_cast<double>(d.totalMemory) / (1u << 30),

@@ -1,0 +1,89 @@
+#include "mpi_run.h"
+
+#include <sched.h>
+
+#include <cstdio>
+
+#include "commands.h"
+
+namespace neardup::cli {
+
+namespace {
+
+BackendOptions optionsOf(const RunParams& params) {
+    BackendOptions choice;
+    choice.name = params.backend;
+    choice.threads = params.threads;
+    choice.workers = params.workers;
+    choice.devices = params.devices;
+    return choice;
+}
+
+// The GPU of the rank with this local rank, when the backend may use one and none was named.
+void assignDevice(BackendOptions& choice, int localRank) {
+    if (choice.name == "cpu" || !choice.devices.empty()) return;
+    const GpuInventory inv = queryGpus();
+    if (inv.devices.empty()) return;
+    const auto n = static_cast<int>(inv.devices.size());
+    choice.devices = std::to_string(inv.devices[static_cast<std::size_t>(localRank % n)].index);
+}
+
+// Cores in this process's affinity mask; 0 when unknown.
+int boundCores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
+}
+
+}  // namespace
+
+std::optional<int> MpiRun::start(RunParams& params) {
+    const mpi::LaunchInfo launch = mpi::launchInfo();
+    if (!launch.underLauncher) return std::nullopt;
+    if (!mpi::compiledIn()) {
+        if (launch.size == 1) return std::nullopt;  // one rank: an ordinary run
+        if (launch.rank <= 0)
+            std::fprintf(stderr,
+                         "neardup run: started as one of %s MPI ranks, but MPI support is not "
+                         "compiled in (rebuild with libopenmpi-dev installed, or run without "
+                         "mpirun/srun)\n",
+                         launch.size > 0 ? std::to_string(launch.size).c_str() : "several");
+        return kExitError;
+    }
+    job_ = mpi::Job::start();
+    if (params.threads == 0) params.threads = boundCores();  // stays 0 when unknown
+    if (job_->rank() == 0) return std::nullopt;
+    const BackendOptions base = optionsOf(params);
+    return mpi::serveBackendRequests(*job_, [&](int localRank, std::string* reason) {
+        BackendOptions choice = base;
+        assignDevice(choice, localRank);
+        return makeBackend(choice, reason);
+    });
+}
+
+void MpiRun::pickDevice(BackendOptions& choice) const {
+    if (job_) assignDevice(choice, job_->localRank());
+}
+
+std::unique_ptr<Backend> MpiRun::wrap(std::unique_ptr<Backend> local, std::string& reason,
+                                      const std::atomic<bool>* cancel) {
+    if (!job_) return local;
+    auto backend = std::make_unique<mpi::MpiBackend>(*job_, std::move(local), cancel);
+    backend_ = backend.get();
+    reason = backend->description() + "; rank 0 " + reason;
+    return backend;
+}
+
+void MpiRun::printRanks() const {
+    if (!backend_) return;
+    for (const mpi::RankTotals& t : backend_->totals())
+        std::printf(
+            "  %s: signatures %.2f s (%llu documents), band keys %.2f s (%llu rows), compare "
+            "%.2f s (%llu pairs decided)\n",
+            t.label.c_str(), t.signatureSeconds, static_cast<unsigned long long>(t.documents),
+            t.bandKeySeconds, static_cast<unsigned long long>(t.bandKeyRows), t.compareSeconds,
+            static_cast<unsigned long long>(t.pairsDecided));
+}
+
+}  // namespace neardup::cli
