@@ -14,13 +14,16 @@
 #include <memory>
 #include <thread>
 
+#include "checkpoint.h"
 #include "clustering.h"
+#include "decisions.h"
 #include "hash_math.h"
 #include "jsonl_reader.h"
 #include "lsh_buckets.h"
 #include "memory_budget.h"
 #include "pair_verifier.h"
 #include "run_failures.h"
+#include "run_lock.h"
 #include "shingles.h"
 #include "spill_compare.h"
 #include "spill_files.h"
@@ -99,11 +102,9 @@ constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
 
 class RunContext {
   public:
-    RunContext(ProjectStore& store, Backend& backend, PipelineObserver* observer,
-               const std::atomic<bool>* cancel, const RunParams& params, uint64_t budget,
-               WorkDir& work)
-        : store_(store),
-          backend_(backend),
+    RunContext(Backend& backend, PipelineObserver* observer, const std::atomic<bool>* cancel,
+               const RunParams& params, uint64_t budget, WorkDir& work)
+        : backend_(backend),
           observer_(observer),
           cancel_(cancel),
           params_(params),
@@ -142,7 +143,8 @@ class RunContext {
     // matrix in memory while the budget allows and appends rows (with their raw band keys) to
     // the spill files from the chunk where it no longer does.
     void readAndSign(const std::vector<InputFile>& files, DatasetRecord& dataset,
-                     DocumentTable& docs, SignatureMatrix& sigs, RunResult& run) {
+                     DocumentTable& docs, SignatureMatrix& sigs, RunResult& run,
+                     ReadCheckpoint* checkpoint = nullptr) {
         const auto& sp = params_.signature;
         const HashConstants constants = HashConstants::derive(sp);
         const int threads = resolveThreads(params_.threads);
@@ -176,6 +178,10 @@ class RunContext {
         std::atomic<int64_t> readNs{0}, signNs{0};
         sigs.resize(0, sp.hashes);
         docs.clear();
+        uint64_t bytesBefore = 0, consumed = 0;  // input before a checkpoint, and since
+        if (checkpoint)
+            resumeFromCheckpoint(*checkpoint, source, files, docs, sigs, rejections, dataset, run,
+                                 bytesBefore);
         const auto start = Clock::now();
         started("read");
         started("signatures");
@@ -275,6 +281,14 @@ class RunContext {
                                 rejections.add(r);
                             dataset.linesRead += p.lines;
                             dataset.blankLines += p.blankLines;
+                            if (checkpoint) {
+                                consumed += token->chunk.data.size() + token->chunk.dropped;
+                                if (spill_)
+                                    checkpoint->disable();
+                                else
+                                    checkpoint->afterChunk(token->chunk, p, docs, sigs, dataset,
+                                                           bytesBefore + consumed);
+                            }
                             signNs += (Clock::now() - t0).count();
                             progress("read", source.bytesRead(), sizesKnown ? totalBytes : 0);
                             freeTokens.push(token);
@@ -286,7 +300,7 @@ class RunContext {
         if (!spill_ && !fitsInMemory(docs, docs.size())) startSpill(sigs, docs.size(), run);
         block_ = SignatureMatrix{};
         const double wall = secondsSince(start);
-        dataset.inputBytes = source.bytesRead();
+        dataset.inputBytes = bytesBefore + source.bytesRead();
         for (int r = 0; r < kRejectReasonCount; ++r) {
             const auto reason = static_cast<RejectReason>(r);
             if (rejections.counts[r] == 0) continue;
@@ -296,6 +310,7 @@ class RunContext {
                                           first ? first->line : 0});
         }
         dataset.rejectionSamples = rejections.samples;
+        dataset.rejectedLines = std::move(rejections.all);
         // The stages overlap, so wall time is shared between read and signatures in proportion
         // to the thread time each consumed; the two add up to the wall time of the stage.
         const double busy = static_cast<double>(readNs.load() + signNs.load());
@@ -346,6 +361,26 @@ class RunContext {
         finished(run, {"buckets", bucketSeconds, entries, 0, false});
         finished(run, {"compare", compareSeconds, decided, 0, false});
         return pairs;
+    }
+
+    // Takes the rows of a checkpoint left by an earlier run of the same read (checkpoint.h)
+    // and has `source` go on after them.
+    void resumeFromCheckpoint(ReadCheckpoint& checkpoint, LineChunkSource& source,
+                              const std::vector<InputFile>& files, DocumentTable& docs,
+                              SignatureMatrix& sigs, RejectionLog& rejections,
+                              DatasetRecord& dataset, RunResult& run, uint64_t& bytesBefore) {
+        const auto at = checkpoint.restore(docs, sigs, rejections, dataset, bytesBefore);
+        if (!at) return;
+        failOnRejection(params_.reader.onError, rejections.samples, files);
+        source.startAt(at->file, at->offset, at->line);
+        info("resuming the read from a checkpoint: " + std::to_string(docs.size()) +
+             " documents signed, going on at " +
+             (at->file < files.size() ? files[at->file].path + ":" + std::to_string(at->line)
+                                      : std::string("the end")));
+        if (!fitsInMemory(docs, docs.size())) {
+            startSpill(sigs, docs.size(), run);
+            checkpoint.disable();
+        }
     }
 
     // Memory left for working sets next to what stays resident (document table, digests and
@@ -452,7 +487,6 @@ class RunContext {
         return pairs;
     }
 
-    ProjectStore& store_;
     Backend& backend_;
     PipelineObserver* observer_;
     const std::atomic<bool>* cancel_;
@@ -540,7 +574,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     // Declared before the context, which holds spill files inside it: the directory goes last,
     // however the run ends.
     WorkDir work(workParent(store_, params));
-    RunContext ctx(store_, backend_, observer_, cancel_, params, run.memoryBudget, work);
+    RunContext ctx(backend_, observer_, cancel_, params, run.memoryBudget, work);
     run.params = params;
     run.backend = backend_.description();
     backend_.takeWorkerTimings();  // counts from before this run are not its own
@@ -554,6 +588,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         recordUnfinishedRun(store_, run, std::nullopt, {}, 0, std::current_exception());
         throw;
     }
+    // Held until the run ends: tells other processes it is live, and after a kill, that it is
+    // not (run_lock.h).
+    RunLock lock(store_, inputs, params, run.startedAt);
     const std::string cacheKey = signatureCacheKey(params.signature, params.reader);
     DocumentTable docs;
     SignatureMatrix sigs;
@@ -581,8 +618,11 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         DatasetRecord fresh;
         fresh.files = files;
         fresh.reader = params.reader;
+        // Rows signed so far go to a checkpoint now and then, for a run killed while reading.
+        ReadCheckpoint checkpoint(sidecarDirectory(store_.path()), files, params.reader, cacheKey,
+                                  params.signature.hashes);
         try {
-            ctx.readAndSign(files, fresh, docs, sigs, run);
+            ctx.readAndSign(files, fresh, docs, sigs, run, &checkpoint);
         } catch (...) {
             recordUnfinishedRun(store_, run, datasetId, fresh, docs.size(),
                                 std::current_exception());
@@ -590,17 +630,26 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         }
         // The reading stage's buffers are gone; give their pages back before the next phases.
         releaseFreedMemory();
-        if (datasetId) {
-            fresh.id = *datasetId;
-        } else {
-            fresh.id = store_.saveDataset(fresh, docs);
-            datasetId = fresh.id;
+        try {  // Ctrl-C rolls a dataset being saved back; the run is recorded as interrupted
+            const StoreInterruptScope interruptible(store_, [&] { ctx.checkCancel(); });
+            if (datasetId) {
+                fresh.id = *datasetId;
+            } else {
+                fresh.id = store_.saveDataset(fresh, docs);
+                datasetId = fresh.id;
+            }
+            if (ctx.spilled())
+                ctx.info("signatures not cached in the project: they exceed the memory budget");
+            else
+                store_.saveSignatures(*datasetId, cacheKey, sigs);
+            ctx.checkCancel();
+        } catch (...) {
+            recordUnfinishedRun(store_, run, datasetId, fresh, docs.size(),
+                                std::current_exception());
+            throw;
         }
+        checkpoint.remove();  // the dataset and its signatures are in the project now
         dataset = std::move(fresh);
-        if (ctx.spilled())
-            ctx.info("signatures not cached in the project: they exceed the memory budget");
-        else
-            store_.saveSignatures(*datasetId, cacheKey, sigs);
     }
     run.datasetId = *datasetId;
     run.rejections = dataset.rejections;
@@ -618,7 +667,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     run.resolvedBuckets = params.lsh.bucketMode == BucketMode::Exact  ? 0
                           : params.lsh.bucketMode == BucketMode::Auto ? autoBucketCount(n)
                                                                       : params.lsh.buckets;
-    run.runId = store_.beginRun(run);
+    run.runId = lock.beginRun(run);
     try {
         std::vector<ScoredPair> pairs;
         if (auto previous = store_.findReusablePairs(*datasetId, params, run.resolvedBuckets)) {
@@ -655,12 +704,23 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ctx.finished(run, {"union", secondsSince(t0), pairs.size(), 0, false});
         run.pairs = std::move(pairs);
         checkAccounting(run);
+        // The dataset's audit decisions (core/decisions.h) shape what is exported; the run is
+        // stored as the engine clustered it.
+        const std::vector<Decision> decisions = listDecisions(store_, *datasetId);
         ExportOptions outputs = exports;
         outputs.summaryJson.clear();  // written last, once the export phase is timed too
+        outputs.cancel = cancel_;     // Ctrl-C stops the export too; nothing is renamed into place
         if (outputs.any()) {
             ctx.started("export");
             t0 = Clock::now();
-            exportRun(run, files, docs, outputs);
+            try {
+                if (decisions.empty())
+                    exportRun(run, files, docs, outputs);
+                else
+                    exportRun(withDecisions(run, decisions, docs), files, docs, outputs);
+            } catch (const ExportCancelled&) {
+                throw Cancelled();
+            }
             ctx.finished(run, {"export", secondsSince(t0), c.kept, 0, false});
         }
         run.status = "ok";
@@ -669,10 +729,14 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         run.peakRssBytes = peakRssBytes();
         run.workerPhases = backend_.takeWorkerTimings();
         store_.finishRun(run);
+        lock.finished();
         if (!exports.summaryJson.empty()) {
             ExportOptions summaryOnly;
             summaryOnly.summaryJson = exports.summaryJson;
-            exportRun(run, files, docs, summaryOnly);
+            if (decisions.empty())
+                exportRun(run, files, docs, summaryOnly);
+            else
+                exportRun(withDecisions(run, decisions, docs), files, docs, summaryOnly);
         }
     } catch (const Cancelled&) {
         store_.markRun(run.runId, "interrupted", "cancelled by the user");

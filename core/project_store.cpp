@@ -6,7 +6,10 @@
 #include <limits>
 #include <string_view>
 
+#include "decisions.h"
 #include "project_schema.h"
+#include "rejected_lines.h"
+#include "run_lock.h"
 #include "signature_file.h"
 #include "sqlite_handle.h"
 #include "store_rows.h"
@@ -26,6 +29,8 @@ bool inMemory(const std::string& path) {
 struct ProjectStore::Impl {
     std::string path;
     sql::Database db;
+
+    std::function<void()> interruptCheck;
 
     explicit Impl(const std::string& p) : path(p), db(p, true) { schema::open(db, p); }
 
@@ -90,12 +95,18 @@ struct ProjectStore::Impl {
     void insertRunDetails(const RunResult& run);
 };
 
-ProjectStore::ProjectStore(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+ProjectStore::ProjectStore(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
+    recoverStaleRuns(*this);
+}
 
 ProjectStore::~ProjectStore() = default;
 
 const std::string& ProjectStore::path() const {
     return impl_->path;
+}
+
+sql::Database& ProjectStore::database() {
+    return impl_->db;
 }
 
 // ---- Datasets ---------------------------------------------------------------------------
@@ -134,6 +145,7 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
         docs.chars.size() != n || docs.keepValue.size() != n || docs.idEnd.size() != n)
         throw StoreError("project store: document table columns have different lengths");
 
+    if (impl_->interruptCheck) impl_->interruptCheck();
     auto& db = impl_->db;
     sql::Transaction tx(db);
     {
@@ -176,6 +188,7 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
             "chars, doc_id, keep_value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
         st.bind(1, id);
         for (std::size_t i = 0; i < n; ++i) {
+            if ((i & 4095) == 4095 && impl_->interruptCheck) impl_->interruptCheck();
             st.bindU64(2, i)
                 .bind(3, int64_t{docs.file[i]})
                 .bindU64(4, docs.line[i])
@@ -224,6 +237,16 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
         }
     }
     tx.commit();
+    // Every rejected line, next to the project (written once the dataset exists, so a file
+    // never outlives or precedes its row). Best effort: the samples and counts are stored.
+    if (!inMemory(impl_->path) && !dataset.rejectedLines.empty()) {
+        try {
+            std::filesystem::create_directories(impl_->sidecarDir());
+            rejected_lines::write(impl_->sidecarDir() + "/" + rejected_lines::fileName(id),
+                                  dataset.rejectedLines);
+        } catch (const std::exception&) {
+        }
+    }
     return id;
 }
 
@@ -442,6 +465,20 @@ void ProjectStore::Impl::insertRunDetails(const RunResult& run) {
         }
     }
     {
+        auto st = db.prepare(
+            "INSERT INTO worker_phases(run_id, worker, phase, label, seconds, items, bytes) "
+            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        st.bind(1, id);
+        for (const WorkerTiming& w : run.workerPhases)
+            st.bind(2, int64_t{w.worker})
+                .bind(3, std::string_view(w.phase))
+                .bind(4, std::string_view(w.label))
+                .bind(5, w.seconds)
+                .bindU64(6, w.items)
+                .bindU64(7, w.bytes)
+                .run();
+    }
+    {
         auto band = db.prepare(
             "INSERT INTO band_stats(run_id, band, buckets, multi_buckets, mean_size, "
             "stddev_size, max_size, comparisons, outlier_count) "
@@ -536,7 +573,7 @@ void ProjectStore::finishRun(const RunResult& run) {
     }
     // Finishing twice replaces the details instead of failing on duplicate keys. Histograms,
     // outliers and members go with their parents (ON DELETE CASCADE).
-    for (const char* table : {"run_phases", "band_stats", "pairs", "clusters"}) {
+    for (const char* table : {"run_phases", "worker_phases", "band_stats", "pairs", "clusters"}) {
         auto del = db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?1");
         del.bind(1, run.runId).run();
     }
@@ -553,7 +590,28 @@ void ProjectStore::markRun(int64_t runId, const std::string& status, const std::
         throw StoreError("project store: no run " + std::to_string(runId));
 }
 
+std::vector<ProjectStore::RunState> ProjectStore::runStates() {
+    auto st = impl_->db.prepare("SELECT id, status, started_at FROM runs ORDER BY id");
+    std::vector<RunState> out;
+    while (st.step())
+        out.push_back({st.int64(0), st.string(1), st.string(2)});
+    return out;
+}
+
+std::vector<std::string> ProjectStore::signatureCacheFiles() {
+    auto st = impl_->db.prepare("SELECT path FROM signature_caches WHERE path IS NOT NULL");
+    std::vector<std::string> out;
+    while (st.step())
+        out.push_back(st.string(0));
+    return out;
+}
+
+void ProjectStore::setInterruptCheck(std::function<void()> check) {
+    impl_->interruptCheck = std::move(check);
+}
+
 std::vector<RunSummary> ProjectStore::listRuns() {
+    recoverStaleRuns(*this);
     auto& db = impl_->db;
     std::vector<RunSummary> out;
     {
@@ -602,7 +660,21 @@ std::optional<int64_t> ProjectStore::latestRun(const std::string& status) {
     return st.int64(0);
 }
 
+std::vector<WorkerTiming> ProjectStore::loadWorkerPhases(int64_t runId) {
+    auto st = impl_->db.prepare(
+        "SELECT worker, phase, label, seconds, items, bytes FROM worker_phases "
+        "WHERE run_id = ?1 ORDER BY CASE phase WHEN 'signatures' THEN 0 WHEN 'buckets' THEN 1 "
+        "WHEN 'compare' THEN 2 ELSE 3 END, phase, worker");
+    st.bind(1, runId);
+    std::vector<WorkerTiming> out;
+    while (st.step())
+        out.push_back({static_cast<int>(st.int64(0)), st.string(1), st.string(2), st.real(3),
+                       st.u64(4), st.u64(5)});
+    return out;
+}
+
 RunResult ProjectStore::loadRun(int64_t runId) {
+    recoverStaleRuns(*this);
     auto& db = impl_->db;
     RunResult run;
     {
@@ -626,6 +698,7 @@ RunResult ProjectStore::loadRun(int64_t runId) {
             run.phases.push_back(std::move(ph));
         }
     }
+    run.workerPhases = loadWorkerPhases(runId);
     run.rejections = impl_->loadRejections(run.datasetId);
     {
         auto st = db.prepare(
@@ -712,6 +785,7 @@ RunResult ProjectStore::loadRun(int64_t runId) {
             run.clusterOf[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(1));
         }
     }
+    applyRecordedDecisions(*this, run);
     return run;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +18,10 @@
 
 namespace neardup {
 
+namespace sql {
+class Database;
+}
+
 class StoreError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
@@ -29,6 +34,9 @@ struct DatasetRecord {
     uint64_t linesRead = 0, blankLines = 0, inputBytes = 0;
     std::vector<RejectionCount> rejections;
     std::vector<Rejection> rejectionSamples;
+    // Every rejected line; saveDataset keeps them in the sidecar directory (rejected_lines.h),
+    // loadDataset leaves this empty.
+    std::vector<RejectedLine> rejectedLines;
 };
 
 struct RunSummary {  // one row of the run history
@@ -77,10 +85,29 @@ class ProjectStore {
     // Marks a run failed or interrupted, with a message.
     void markRun(int64_t runId, const std::string& status, const std::string& error);
 
+    // Every run's id, status and start time, and the file names of the signature caches in
+    // the sidecar directory: what recoverStaleRuns() (run_lock.h) checks files against.
+    struct RunState {
+        int64_t id = 0;
+        std::string status, startedAt;
+    };
+    std::vector<RunState> runStates();
+    std::vector<std::string> signatureCacheFiles();
+    // Called with every 4096th document row while saveDataset writes them (and before it
+    // writes anything): an exception it throws rolls the dataset back. Empty: never called.
+    void setInterruptCheck(std::function<void()> check);
+
     std::vector<RunSummary> listRuns();
     std::optional<int64_t> latestRun(const std::string& status = "ok");
-    // Everything saved by finishRun, including pairs and clusters.
+    // Everything saved by finishRun, including pairs and clusters, with the dataset's audit
+    // decisions applied to the clustering (core/decisions.h): what every export writes.
     RunResult loadRun(int64_t runId);
+
+    // The connection, for modules that keep their own tables (core/decisions).
+    sql::Database& database();
+    // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a
+    // single-worker run.
+    std::vector<WorkerTiming> loadWorkerPhases(int64_t runId);
 
   private:
     struct Impl;

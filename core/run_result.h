@@ -80,6 +80,8 @@ struct RunResult {
     uint64_t peakRssBytes = 0;
     RunCounts counts;
     std::vector<PhaseTiming> phases;
+    // Per-worker busy time per phase when the backend has several workers (GPUs, CPU workers).
+    std::vector<WorkerTiming> workerPhases;
     std::vector<RejectionCount> rejections;
     std::vector<BandStats> bands;
     std::vector<ScoredPair> pairs;  // sorted by (a, b); every pair >= store floor
@@ -88,9 +90,14 @@ struct RunResult {
     static constexpr uint32_t kNoCluster = 0xFFFFFFFFu;
     std::vector<uint32_t> clusterOf;
     std::vector<uint32_t> representative;
+    // Audit decisions (core/decisions.h): keepAll[c] != 0 when a "keep all" decision keeps every
+    // member of cluster c (empty when none); how many recorded decisions shaped this clustering.
+    std::vector<uint8_t> keepAll;
+    uint64_t decisionsApplied = 0;
 
     bool removed(std::size_t doc) const {
-        return clusterOf[doc] != kNoCluster && representative[clusterOf[doc]] != doc;
+        const uint32_t c = clusterOf[doc];
+        return c != kNoCluster && representative[c] != doc && (keepAll.empty() || !keepAll[c]);
     }
 };
 

@@ -103,6 +103,83 @@ class TestCli : public QObject {
         QVERIFY(r.out.contains(QStringLiteral("cuda backend:")));
         QVERIFY(r.out.contains(QStringLiteral("simd:")));
     }
+    // `selftest --backend cpu` compares the CPU backend with itself at another thread count;
+    // `--backend cuda` compares the GPU with the CPU where there is a GPU, and elsewhere refuses
+    // in one line with exit 1 (nothing was tested).
+    void selftest() {
+        Result r = neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
+                            QStringLiteral("cpu"), QStringLiteral("--docs"), QStringLiteral("300"),
+                            QStringLiteral("-j"), QStringLiteral("2")},
+                           dir_.path());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("result: identical")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("signatures: identical (300 rows")));
+        QVERIFY(r.out.contains(QStringLiteral("pairs: identical")));
+        QVERIFY(r.out.contains(QStringLiteral("candidate: cpu (1 thread)")));
+        // `info` lists usable devices with their compute capability.
+        const Result info = neardup({QStringLiteral("info")}, dir_.path());
+        const bool compiledIn = info.out.contains(QStringLiteral("cuda backend: compiled in"));
+        const bool haveGpu = info.out.contains(QStringLiteral("compute capability"));
+        r = neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
+                     QStringLiteral("cuda"), QStringLiteral("--docs"), QStringLiteral("300")},
+                    dir_.path());
+        if (!haveGpu) {
+            QCOMPARE(r.code, 1);
+            QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+            QVERIFY2(
+                r.err.contains(compiledIn ? QStringLiteral("CUDA compiled in, but no CUDA device")
+                                          : QStringLiteral("not compiled in")),
+                qPrintable(r.err));
+            QVERIFY(!r.out.contains(QStringLiteral("identical")));
+        } else {
+            QCOMPARE(r.code, 0);
+            QVERIFY(r.out.contains(QStringLiteral("result: identical")));
+        }
+        QCOMPARE(neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
+                          QStringLiteral("opencl")},
+                         dir_.path())
+                     .code,
+                 2);
+    }
+    // --workers spreads the CPU backend over workers with identical outputs and records each
+    // worker's time per phase; bad --workers and --devices values are usage errors.
+    void workersAndDevices() {
+        auto run = [&](const char* project, const char* kept, const QStringList& extra) {
+            return neardup(
+                QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
+                            d(project), QStringLiteral("-j"), QStringLiteral("2"),
+                            QStringLiteral("--backend"), QStringLiteral("cpu"),
+                            QStringLiteral("--out-kept"), d(kept)} +
+                    extra,
+                dir_.path());
+        };
+        Result r = run("w1.ndw", "w1.txt", {});
+        QCOMPARE(r.code, 0);
+        r = run("w3.ndw", "w3.txt", {QStringLiteral("--workers"), QStringLiteral("3")});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("backend: cpu: requested (3 workers)")),
+                 qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("3 workers: cpu (1 thread) x3")), qPrintable(r.out));
+        QCOMPARE(readFile(d("w3.txt")), readFile(d("w1.txt")));
+        QVERIFY(!readFile(d("w1.txt")).isEmpty());
+        QCOMPARE(sqlValue(d("w3.ndw"), "SELECT count(*) FROM worker_phases WHERE run_id = 1"),
+                 QStringLiteral("9"));
+        QCOMPARE(sqlValue(d("w3.ndw"),
+                          "SELECT sum(items) FROM worker_phases "
+                          "WHERE run_id = 1 AND phase = 'signatures'"),
+                 QStringLiteral("1500"));
+        QCOMPARE(sqlValue(d("w1.ndw"), "SELECT count(*) FROM worker_phases"), QStringLiteral("0"));
+
+        r = run("w0.ndw", "w0.txt", {QStringLiteral("--workers"), QStringLiteral("0")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--workers must be between 1 and 64")),
+                 qPrintable(r.err));
+        r = run("wd.ndw", "wd.txt", {QStringLiteral("--devices"), QStringLiteral("0")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--devices selects GPUs")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(d("w0.txt")));
+        QVERIFY(!QFile::exists(d("wd.txt")));
+    }
     void runExportEvalTruth() {
         const QStringList outputs{QStringLiteral("--out-jsonl"),    d("dedup.jsonl"),
                                   QStringLiteral("--out-kept"),     d("kept.txt"),

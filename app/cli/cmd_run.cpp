@@ -7,10 +7,13 @@
 #include "backend_factory.h"
 #include "commands.h"
 #include "memory_budget.h"
+#include "mpi_run.h"
 #include "output_check.h"
 #include "output_options.h"
 #include "pipeline.h"
 #include "progress_printer.h"
+#include "run_lock.h"
+#include "run_resume.h"
 
 namespace neardup::cli {
 
@@ -35,6 +38,7 @@ struct RunOptions {
     bool keepCase = false, noNfc = false, keepWhitespace = false;
     ExportOptions outputs;
     bool quiet = false;
+    bool resume = false;
     std::string memoryBudget;
 };
 
@@ -77,8 +81,8 @@ Command addRunCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "run", "Find near-duplicates in JSONL inputs and record the run in a project");
     cmd->add_option("inputs", opt->inputs,
-                    "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories")
-        ->required();
+                    "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories (none with "
+                    "--resume)");
     cmd->add_option("-p,--project", opt->project, "Project file (.ndw), created when missing")
         ->required();
     auto* in = "Input";
@@ -172,6 +176,15 @@ Command addRunCommand(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str()
         ->group(ex);
+    cmd->add_option("--workers", p.workers,
+                    "CPU workers sharing the threads, each on its part of every batch (1-64); "
+                    "results do not depend on it")
+        ->capture_default_str()
+        ->group(ex);
+    cmd->add_option("--devices", p.devices,
+                    "GPUs to use, one worker each: all or a list such as 0,1,3 (default: the "
+                    "first usable GPU); results do not depend on it")
+        ->group(ex);
     cmd->add_option(
            "--memory-budget", opt->memoryBudget,
            "Memory for signatures, band keys, buckets, pairs and the document table, e.g. 256M or "
@@ -184,9 +197,14 @@ Command addRunCommand(CLI::App& app) {
                     "default: <project>.d")
         ->group(ex);
     cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr")->group(ex);
+    cmd->add_flag("--resume", opt->resume,
+                  "Run the project's latest interrupted or failed run again, with its inputs and "
+                  "parameters (execution options and outputs from this command line), reusing "
+                  "what it stored")
+        ->group(ex);
     addOutputOptions(*cmd, opt->outputs);
 
-    return [opt]() -> int {
+    return [opt, cmd]() -> int {
         RunParams& params = opt->params;
         params.signature.shingle = *parseShingleKind(opt->shingle);
         params.signature.family = *parseHashFamily(opt->hash);
@@ -216,16 +234,35 @@ Command addRunCommand(CLI::App& app) {
             std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
             return kExitUsage;
         }
+        // Under mpirun or srun, every rank but 0 serves rank 0's backend requests from here
+        // (they need only the execution options; rank 0 alone opens the project).
+        MpiRun mpi;
+        if (const std::optional<int> code = mpi.start(params)) return *code;
+        int64_t resumedRun = 0;
+        if (opt->resume) {
+            if (const int code = prepareResume(*cmd, opt->project, opt->inputs, params, resumedRun))
+                return code;
+        } else if (opt->inputs.empty()) {
+            std::fprintf(stderr, "neardup run: no inputs given (or --resume)\n");
+            return kExitUsage;
+        }
         if (const std::string problem = validate(params); !problem.empty()) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitUsage;
         }
-        if (const std::string problem = outputProblem(opt->outputs); !problem.empty()) {
+        if (const std::string problem = outputProblem(opt->outputs, opt->inputs);
+            !problem.empty()) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitError;
         }
         std::string reason;
-        auto backend = makeBackend(params.backend, params.threads, &reason);
+        BackendOptions choice;
+        choice.name = params.backend;
+        choice.threads = params.threads;
+        choice.workers = params.workers;
+        choice.devices = params.devices;
+        mpi.pickDevice(choice);
+        auto backend = mpi.wrap(makeBackend(choice, &reason), reason, &gCancel);
         ProgressPrinter printer(opt->quiet);
         if (!opt->quiet) std::fprintf(stderr, "backend: %s\n", reason.c_str());
         ProjectStore store(opt->project);
@@ -235,7 +272,9 @@ Command addRunCommand(CLI::App& app) {
         Pipeline pipeline(store, *backend, &printer, &gCancel);
         try {
             const RunResult result = pipeline.run(opt->inputs, params, opt->outputs);
+            if (resumedRun != 0) forgetResumable(store, resumedRun);
             printSummary(result);
+            mpi.printRanks();
         } catch (const Cancelled&) {
             std::fprintf(stderr, "neardup run: interrupted; the run is marked interrupted in %s\n",
                          opt->project.c_str());
