@@ -27,10 +27,15 @@
 #include <vector>
 
 #include <sqlite3.h>
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+using testsupport::q;
+using testsupport::readFile;
+using testsupport::sqlRows;
 
 struct Result {
     int code = -1;
@@ -47,20 +52,9 @@ Result neardup(const QStringList& args, const std::function<void()>& childSetup 
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
 void writeFile(const std::string& path, const std::string& bytes) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
 }
 
 std::string gzipBytes(const std::string& data) {
@@ -121,28 +115,6 @@ uint64_t countLines(const std::string& s) {
     for (const char c : s)
         n += c == '\n';
     return n;
-}
-
-// Rows of a query, columns joined by '|'. Opened read-write so that a hot journal (left by a
-// killed process) is rolled back as any later connection would.
-QStringList sqlRows(const std::string& db, const char* sql) {
-    sqlite3* h = nullptr;
-    QStringList rows;
-    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK) {
-            while (sqlite3_step(st) == SQLITE_ROW) {
-                QStringList cols;
-                for (int i = 0; i < sqlite3_column_count(st); ++i)
-                    cols << QString::fromUtf8(
-                        reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
-                rows << cols.join(QLatin1Char('|'));
-            }
-        }
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return rows;
 }
 
 // Deterministic text of random lowercase words: distinct seeds give unrelated documents.
@@ -508,7 +480,7 @@ class TestBadInput : public QObject {
                      QStringLiteral("--out-removed"), q(path("same.txt"))});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("same file")), qPrintable(r.err));
-        QVERIFY(sqlRows(path("out.ndw"), "SELECT id FROM runs").isEmpty());
+        QVERIFY(testsupport::noRunRecorded(path("out.ndw")));
         if (!root_) {
             fs::create_directories(path("readonly"));
             ::chmod(path("readonly").c_str(), 0555);
@@ -700,7 +672,7 @@ class TestBadInput : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("refusing to overwrite input file")),
                  qPrintable(r.err));
         QVERIFY(readFile(input) == before);
-        QVERIFY(sqlRows(path("overwrite.ndw"), "SELECT id FROM runs").isEmpty());
+        QVERIFY(testsupport::noRunRecorded(path("overwrite.ndw")));
     }
 
     void outputsAreIdenticalAcrossRunsAndThreads() {

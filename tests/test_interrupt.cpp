@@ -21,47 +21,15 @@
 #include <sqlite3.h>
 
 #include "corpus_generator.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-std::string readFile(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Rows of a query, columns joined by '|'. Read-write, so that a hot journal left by a killed
-// process is rolled back first, as the next run would.
-QStringList sqlRows(const std::string& db, const char* sql) {
-    sqlite3* h = nullptr;
-    QStringList rows;
-    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK) {
-            while (sqlite3_step(st) == SQLITE_ROW) {
-                QStringList cols;
-                for (int i = 0; i < sqlite3_column_count(st); ++i)
-                    cols << QString::fromUtf8(
-                        reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
-                rows << cols.join(QLatin1Char('|'));
-            }
-        } else {
-            rows << QStringLiteral("SQL error: ") + QString::fromUtf8(sqlite3_errmsg(h));
-        }
-        sqlite3_finalize(st);
-    } else {
-        rows << QStringLiteral("cannot open ") + q(db);
-    }
-    sqlite3_close(h);
-    return rows;
-}
+using testsupport::q;
+using testsupport::readFile;
+using testsupport::sqlRows;
 
 // Hidden temporaries of outputs (".NAME.tmp-PID") and spill work directories ("work-*").
 QStringList leftovers(const std::string& dir) {
