@@ -230,8 +230,9 @@ void markEarlierCollisions(const uint64_t* kx, const uint64_t* keysT, std::size_
 uint64_t compareTiles(const CompareTile& a, const CompareTile& b, bool same,
                       const CompareRule& rule, std::vector<ScoredPair>& out) {
     const CountBlockFn count = activeKernel().fn;
-    const int band = rule.band;
     const std::size_t nb = b.size;
+    // Without band keys (a request that gives none) no earlier band can have joined a pair.
+    const int band = nb > 0 && b.keys[0] != nullptr ? rule.band : 0;
     // Rows of a bucket lie anywhere in the matrix: asking for all of them (and their keys) up
     // front lets their cache misses overlap instead of stalling one line at a time.
     const std::size_t rowBytes = sizeof(uint32_t) * static_cast<std::size_t>(rule.hashes);

@@ -171,6 +171,25 @@ class TestLsh : public QObject {
         for (const auto& p : pairs)
             QVERIFY(p.a < p.b);
     }
+    // A request without band keys has no earlier band to consult, whatever the band: every pair
+    // of a bucket large enough for the tiled path is compared (and nothing is read from keys).
+    void compareWithoutKeysInLaterBand() {
+        std::vector<std::vector<uint32_t>> rows;
+        for (uint32_t i = 0; i < 100; ++i)
+            rows.push_back({1, 2, 3, 4, 5, 6, 7, 1000 + i});
+        const SignatureMatrix m = matrix(rows);
+        std::vector<uint32_t> members(rows.size());
+        for (uint32_t i = 0; i < members.size(); ++i)
+            members[i] = i;
+        CompareRequest req{&m, nullptr, 4, 4};
+        BucketScratch scratch;
+        std::vector<ScoredPair> pairs;
+        QCOMPARE(compareBucket(members.data(), members.size(), 3, req, scratch, pairs),
+                 uint64_t(100 * 99 / 2));
+        QCOMPARE(pairs.size(), std::size_t(100 * 99 / 2));
+        for (const auto& p : pairs)
+            QCOMPARE(p.matches, 7u);
+    }
     void minMatchesFilters() {
         std::vector<std::vector<uint32_t>> rows{{1, 2, 3, 4}, {1, 2, 0, 0}, {1, 0, 0, 0}};
         const SignatureMatrix m = matrix(rows);
