@@ -20,7 +20,10 @@ if command -v xmllint >/dev/null 2>&1; then
   xmllint --noout resources/neardup-project.xml resources/io.github.neardup.workbench.metainfo.xml
 fi
 
-cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF "$@"
+# Without MPI by default: a desktop package should not pull in Open MPI (pass -DNEARDUP_MPI=ON
+# for a cluster build; later -D options win).
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF \
+  -DNEARDUP_MPI=OFF "$@"
 cmake --build "$build_dir" --parallel "$(nproc)" --target neardup neardup-workbench
 (cd "$build_dir" && cpack -G DEB)
 
