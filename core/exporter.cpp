@@ -1,9 +1,15 @@
 #include "exporter.h"
 
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "atomic_file.h"
 #include "json_text.h"
@@ -49,9 +55,87 @@ class Ticker {
     uint64_t total_, done_ = 0, last_ = 0;
 };
 
+// Reads the next chunks on a thread of its own while the caller writes the current one: the
+// export's reading (I/O, decompression, line cutting) and writing then overlap. Stops and
+// joins its thread when destroyed, however early the caller gives up.
+class ChunkReadAhead {
+  public:
+    explicit ChunkReadAhead(LineChunkSource& source) : source_(source) {
+        for (auto& c : pool_)
+            free_.push_back(&c);
+        thread_ = std::thread([this] { produce(); });
+    }
+    ~ChunkReadAhead() {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        thread_.join();
+    }
+    ChunkReadAhead(const ChunkReadAhead&) = delete;
+    ChunkReadAhead& operator=(const ChunkReadAhead&) = delete;
+
+    // The next chunk, valid until the following call; nullptr at the end. Rethrows the reading
+    // thread's error.
+    const LineChunk* next() {
+        std::unique_lock lock(mutex_);
+        if (current_) free_.push_back(current_);
+        current_ = nullptr;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return !ready_.empty() || done_; });
+        if (!ready_.empty()) {
+            current_ = ready_.front();
+            ready_.pop_front();
+            changed_.notify_all();
+            return current_;
+        }
+        if (error_) std::rethrow_exception(error_);
+        return nullptr;
+    }
+
+  private:
+    void produce() {
+        try {
+            for (;;) {
+                LineChunk* chunk = nullptr;
+                {
+                    std::unique_lock lock(mutex_);
+                    changed_.wait(lock, [&] { return stop_ || !free_.empty(); });
+                    if (stop_) break;
+                    chunk = free_.back();
+                    free_.pop_back();
+                }
+                const bool more = source_.next(*chunk);
+                std::lock_guard lock(mutex_);
+                if (!more) break;
+                ready_.push_back(chunk);
+                changed_.notify_all();
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            error_ = std::current_exception();
+        }
+        std::lock_guard lock(mutex_);
+        done_ = true;
+        changed_.notify_all();
+    }
+
+    LineChunkSource& source_;
+    LineChunk pool_[3];
+    std::vector<LineChunk*> free_;
+    std::deque<LineChunk*> ready_;
+    LineChunk* current_ = nullptr;
+    bool stop_ = false, done_ = false;
+    std::exception_ptr error_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::thread thread_;
+};
+
 // Copies the kept documents' lines by streaming each input once, in order.
 void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
-                const DocumentTable& docs, AtomicFile& out, Ticker& ticker) {
+                const DocumentTable& docs, AtomicFile& out, Ticker& ticker, bool readAhead) {
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();
     auto skipRemoved = [&] {
@@ -65,9 +149,17 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
     // Skip: an unreadable file or a damaged stream was a rejection when the run read it; what
     // is missing after it is caught below as a short input.
     LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip);
-    LineChunk chunk;
-    std::string line;
-    while (next < n && source.next(chunk)) {
+    std::optional<ChunkReadAhead> ahead;
+    if (readAhead) ahead.emplace(source);
+    LineChunk own;
+    auto nextChunk = [&]() -> const LineChunk* {
+        if (ahead) return ahead->next();
+        return source.next(own) ? &own : nullptr;
+    };
+    while (next < n) {
+        const LineChunk* current = nextChunk();
+        if (!current) break;
+        const LineChunk& chunk = *current;
         const uint64_t end = chunk.baseOffset + chunk.data.size();
         while (next < n && docs.file[next] == chunk.file && docs.offset[next] < end) {
             const uint64_t at = docs.offset[next] - chunk.baseOffset;
@@ -101,7 +193,8 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         written.push_back(std::make_unique<AtomicFile>(path));
         return *written.back();
     };
-    if (!options.jsonl.empty()) writeJsonl(run, files, docs, open(options.jsonl), ticker);
+    if (!options.jsonl.empty())
+        writeJsonl(run, files, docs, open(options.jsonl), ticker, options.readAhead);
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
         if (path.empty()) continue;

@@ -25,6 +25,9 @@ struct ExportOptions {
     // Optional: polled as often; once true, the export stops, renames nothing into place and
     // throws ExportCancelled (no output file is created or replaced).
     const std::atomic<bool>* cancel = nullptr;
+    // Read the inputs ahead on a second thread while writing the deduplicated JSONL (for
+    // callers that may use two threads).
+    bool readAhead = false;
 
     bool any() const {
         return !jsonl.empty() || !kept.empty() || !removed.empty() || !clusters.empty() ||
