@@ -1,11 +1,13 @@
 // Export progress and cancellation (core/exporter): progress climbs to its total, a cancel
 // raised part-way stops the export with ExportCancelled and leaves no file (not even the
-// outputs that were already complete), and an existing output is left untouched.
+// outputs that were already complete), and an existing output is left untouched. Reading
+// ahead on a second thread changes none of it.
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 
 #include "corpus_generator.h"
@@ -112,6 +114,67 @@ class TestExportProgress : public QObject {
         o.cancel = &cancel;
         QVERIFY_THROWS_EXCEPTION(ExportCancelled, exportRun(run_, dataset_.files, docs_, o));
         QVERIFY(files(out.path()).isEmpty());
+    }
+
+    // Reading the inputs ahead on a second thread writes the same bytes over several chunks,
+    // stops as promptly on cancel, and still reports an input that shrank since the run.
+    void readAheadWritesTheSameBytes() {
+        QTemporaryDir work;
+        const std::string corpus =
+            QDir(work.path()).filePath(QStringLiteral("big.jsonl")).toStdString();
+        GeneratorOptions gen;
+        gen.documents = 5000;
+        gen.meanChars = 2600;  // about 13 MB: several of the export's 4 MB chunks
+        gen.seed = 9;
+        GroundTruth truth;
+        {
+            std::ofstream out(corpus, std::ios::binary);
+            generateCorpus(gen, out, truth);
+        }
+        ProjectStore store(":memory:");
+        auto backend = makeCpuBackend(2);
+        Pipeline pipeline(store, *backend);
+        RunParams params;
+        params.compare.verify = VerifyMode::None;
+        const RunResult run = pipeline.run({corpus}, params);
+        QVERIFY(run.counts.removed > 0);
+        DocumentTable docs;
+        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
+        auto exportTo = [&](const char* name, bool ahead) {
+            ExportOptions o;
+            o.jsonl = QDir(work.path()).filePath(QString::fromLatin1(name)).toStdString();
+            o.readAhead = ahead;
+            exportRun(run, dataset.files, docs, o);
+            QFile f(QString::fromStdString(o.jsonl));
+            if (!f.open(QIODevice::ReadOnly)) return QByteArray();
+            return f.readAll();
+        };
+        const QByteArray plain = exportTo("plain.jsonl", false);
+        QVERIFY(plain.size() > 8 * 1024 * 1024);
+        QCOMPARE(exportTo("ahead.jsonl", true), plain);
+
+        std::atomic<bool> cancel{false};
+        ExportOptions o;
+        o.jsonl = QDir(work.path()).filePath(QStringLiteral("cancelled.jsonl")).toStdString();
+        o.readAhead = true;
+        o.cancel = &cancel;
+        o.progress = [&](uint64_t done, uint64_t) {
+            if (done > 1000) cancel = true;
+        };
+        QVERIFY_THROWS_EXCEPTION(ExportCancelled, exportRun(run, dataset.files, docs, o));
+        QVERIFY(!QFile::exists(QString::fromStdString(o.jsonl)));
+
+        std::filesystem::resize_file(corpus, std::filesystem::file_size(corpus) / 2);
+        ExportOptions shrunk;
+        shrunk.jsonl = QDir(work.path()).filePath(QStringLiteral("shrunk.jsonl")).toStdString();
+        shrunk.readAhead = true;
+        try {
+            exportRun(run, dataset.files, docs, shrunk);
+            QFAIL("an input that shrank was exported");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("shorter") != std::string::npos, e.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(shrunk.jsonl)));
     }
 };
 
