@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,18 @@
 #include "signatures.h"
 
 namespace neardup {
+
+struct InputFile;
+struct LineChunk;
+struct ChunkWork;  // chunk_work.h
+
+// What a backend that reads input chunks itself (Backend::startChunks) needs to know of the run.
+struct ChunkSetup {
+    const std::vector<InputFile>* files = nullptr;
+    ReaderOptions reader;
+    SignatureParams signature;
+    int threads = 0;  // the run's threads on this process (resolved, > 0)
+};
 
 // Documents' symbol streams back to back; document i spans [docBegin(i), docEnd[i]).
 struct SymbolBatch {
@@ -94,6 +107,18 @@ class Backend {
     virtual void computeBandKeyRange(const SignatureMatrix& signatures, std::size_t first,
                                      std::size_t count, const LshParams& lsh, uint64_t modulus,
                                      uint64_t* keys);
+    // Optional: reading whole input chunks (parse, normalize, sign) elsewhere, e.g. on other
+    // MPI ranks. startChunks returns how many chunks the backend can have in flight beyond the
+    // pipeline's own threads; 0 (the default) means it does not read chunks. Otherwise the
+    // reading pipeline's parallel stage calls processChunk, from that many more threads at
+    // once, instead of parsing and signing itself; processChunk fills work as that stage would
+    // (rows included; symbols.symbols may stay empty) and throws on failure. finishChunks
+    // follows once reading ends, however it ended.
+    virtual std::size_t startChunks(const ChunkSetup&) { return 0; }
+    virtual void processChunk(const LineChunk&, ChunkWork&) {
+        throw std::logic_error("this backend does not read chunks");
+    }
+    virtual void finishChunks() {}
     // Per-worker busy time since the previous call (which it resets), for backends made of
     // several workers; empty for a single one.
     virtual std::vector<WorkerTiming> takeWorkerTimings() { return {}; }

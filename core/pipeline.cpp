@@ -2,6 +2,7 @@
 
 #include <tbb/concurrent_queue.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/parallel_sort.h>
@@ -11,10 +12,13 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <future>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "checkpoint.h"
+#include "chunk_work.h"
 #include "clustering.h"
 #include "decisions.h"
 #include "hash_math.h"
@@ -58,22 +62,10 @@ int resolveThreads(int threads) {
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Everything one chunk needs on its way through the read/sign pipeline; recycled.
-struct ChunkToken {
+// Everything one chunk needs on its way through the read/sign pipeline; recycled. Its rows are
+// the chunk's signatures when signed in the parallel stage.
+struct ChunkToken : ChunkWork {
     LineChunk chunk;
-    ParsedChunk parsed;
-    SymbolBatch symbols;
-    std::vector<uint32_t> chars;
-    std::vector<uint32_t> rows;  // the chunk's signatures, when signed in the parallel stage
-};
-
-struct WorkerState {
-    explicit WorkerState(const std::vector<InputFile>& files, const ReaderOptions& reader,
-                         const NormalizeOptions& normalize)
-        : parser(files, reader), normalizer(normalize) {}
-    ChunkParser parser;
-    Normalizer normalizer;
-    std::vector<uint32_t> words;
 };
 
 // Bytes per document that the in-memory bucket and compare phases add to the signature matrix:
@@ -149,14 +141,29 @@ class RunContext {
         const HashConstants constants = HashConstants::derive(sp);
         const int threads = resolveThreads(params_.threads);
         const auto h = static_cast<std::size_t>(sp.hashes);
-        const bool signInParallel = backend_.signsConcurrently();
+        // A backend reading chunks itself (MpiBackend: on other ranks) takes the parallel
+        // stage's work, and needs that many more chunks in flight to stay busy.
+        ChunkSetup setup;
+        setup.files = &files;
+        setup.reader = params_.reader;
+        setup.signature = sp;
+        setup.threads = threads;
+        const std::size_t elsewhere = backend_.startChunks(setup);
+        struct FinishChunks {
+            Backend& backend;
+            bool active;
+            ~FinishChunks() {
+                if (active) backend.finishChunks();
+            }
+        } finishChunks{backend_, elsewhere > 0};
+        const bool signInParallel = elsewhere > 0 || backend_.signsConcurrently();
         uint64_t totalBytes = 0;
         bool sizesKnown = true;
         for (const auto& f : files) {
             totalBytes += f.size;
             sizesKnown = sizesKnown && f.compression == InputFile::Compression::None;
         }
-        const std::size_t tokens = static_cast<std::size_t>(threads) * 2 + 2;
+        const std::size_t tokens = static_cast<std::size_t>(threads) * 2 + 2 + elsewhere;
         // Chunks in flight get at most a quarter of the budget (never below kMinChunkBytes):
         // the reading stage's memory does not grow with the corpus, only with the threads.
         const uint64_t bytesPerChunkByte =
@@ -166,8 +173,8 @@ class RunContext {
             std::min(params_.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
         readBuffers_ = tokens * chunkBytes * bytesPerChunkByte;
         LineChunkSource source(files, chunkBytes, OnError::Skip);
-        tbb::enumerable_thread_specific<WorkerState> workers(
-            [&] { return WorkerState(files, params_.reader, sp.normalize); });
+        tbb::enumerable_thread_specific<ChunkProcessor> workers(
+            [&] { return ChunkProcessor(files, params_.reader, sp); });
         std::vector<std::unique_ptr<ChunkToken>> pool(tokens);
         tbb::concurrent_queue<ChunkToken*> freeTokens;
         for (auto& t : pool) {
@@ -185,7 +192,13 @@ class RunContext {
         const auto start = Clock::now();
         started("read");
         started("signatures");
-        tbb::task_arena arena(threads);
+        // Threads waiting for chunks read elsewhere only wait: they come on top of `threads`
+        // (TBB would otherwise start no more threads than this machine has cores).
+        std::optional<tbb::global_control> waiters;
+        if (elsewhere > 0)
+            waiters.emplace(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads) + elsewhere);
+        tbb::task_arena arena(threads + static_cast<int>(elsewhere));
         arena.execute([&] {
             tbb::parallel_pipeline(
                 tokens,
@@ -211,25 +224,16 @@ class RunContext {
                         tbb::filter_mode::parallel,
                         [&](ChunkToken* token) {
                             if (cancel_ && cancel_->load()) return token;  // drain at once
-                            WorkerState& w = workers.local();
-                            const auto t0 = Clock::now();
-                            w.parser.parse(token->chunk, token->parsed);
-                            const auto t1 = Clock::now();
-                            token->symbols.clear();
-                            token->chars.clear();
-                            for (const ParsedDocument& d : token->parsed.docs) {
-                                const auto& cps = w.normalizer.run(token->parsed.text(d));
-                                token->chars.push_back(static_cast<uint32_t>(cps.size()));
-                                if (sp.shingle == ShingleKind::Char) {
-                                    token->symbols.symbols.insert(token->symbols.symbols.end(),
-                                                                  cps.begin(), cps.end());
-                                } else {
-                                    toSymbols(sp.shingle, cps, w.words);
-                                    token->symbols.symbols.insert(token->symbols.symbols.end(),
-                                                                  w.words.begin(), w.words.end());
-                                }
-                                token->symbols.docEnd.push_back(token->symbols.symbols.size());
+                            if (elsewhere > 0) {
+                                backend_.processChunk(token->chunk, *token);
+                                readNs += token->parseNs;
+                                signNs += token->signNs;
+                                return token;
                             }
+                            ChunkProcessor& w = workers.local();
+                            const auto t0 = Clock::now();
+                            w.prepare(token->chunk, *token);
+                            const auto t1 = Clock::now();
                             if (signInParallel) {
                                 token->rows.resize(token->symbols.size() * h);
                                 backend_.computeSignatures(token->symbols, constants,
@@ -595,6 +599,26 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     DocumentTable docs;
     SignatureMatrix sigs;
     DatasetRecord dataset;
+    std::vector<ScoredPair> pairs;
+    bool pairsReady = false;  // compared and verified while a new dataset was being saved
+    auto resolveBuckets = [&](std::size_t n) {
+        return params.lsh.bucketMode == BucketMode::Exact  ? uint64_t{0}
+               : params.lsh.bucketMode == BucketMode::Auto ? autoBucketCount(n)
+                                                           : params.lsh.buckets;
+    };
+    // Borderline (or every) pair judged by its exact Jaccard; `heldBytes` of signatures are
+    // still in memory next to it.
+    auto verify = [&](uint64_t heldBytes) {
+        if (params.compare.verify == VerifyMode::None && !run.pairsReused) return;
+        ctx.started("verify");
+        const auto t0 = Clock::now();
+        const uint64_t working = ctx.workingBytes(docs, sigs, pairs);
+        const std::size_t verified = verifyWithinBudget(
+            pairs, files, docs, params, run.threads,
+            std::max(working > heldBytes ? working - heldBytes : 0, kMinVerifyBytes),
+            [&] { ctx.checkCancel(); });
+        ctx.finished(run, {"verify", secondsSince(t0), verified, 0, false});
+    };
     std::optional<int64_t> datasetId = store_.findDataset(files, params.reader);
     bool haveSignatures = false;
     if (datasetId) {
@@ -630,7 +654,8 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         }
         // The reading stage's buffers are gone; give their pages back before the next phases.
         releaseFreedMemory();
-        try {  // Ctrl-C rolls a dataset being saved back; the run is recorded as interrupted
+        // Ctrl-C rolls a dataset being saved back; the run is recorded as interrupted.
+        auto save = [&] {
             const StoreInterruptScope interruptible(store_, [&] { ctx.checkCancel(); });
             if (datasetId) {
                 fresh.id = *datasetId;
@@ -643,7 +668,26 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             else
                 store_.saveSignatures(*datasetId, cacheKey, sigs);
             ctx.checkCancel();
+        };
+        // With a second thread, a new dataset and its signatures are written into the project
+        // while its buckets are compared and its pairs verified: those phases only read the
+        // tables being saved, and the run's row waits for the dataset's id. On one thread the
+        // project writes stay in sequence.
+        std::future<void> saving;
+        try {
+            if (!datasetId && run.threads >= 2 && !ctx.spilled()) {
+                saving = std::async(std::launch::async, save);
+                run.resolvedBuckets = resolveBuckets(docs.size());
+                pairs = ctx.bucketAndCompare(docs, sigs, docs.size(), run.resolvedBuckets, run);
+                verify(capacityBytes(sigs.values));
+                ctx.checkCancel();
+                pairsReady = true;
+                saving.get();
+            } else {
+                save();
+            }
         } catch (...) {
+            if (saving.valid()) saving.wait();  // its own failure, if any, is the lesser one
             recordUnfinishedRun(store_, run, datasetId, fresh, docs.size(),
                                 std::current_exception());
             throw;
@@ -664,36 +708,30 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         c.shortDocuments += e ? 0 : 1;
 
     const std::size_t n = docs.size();
-    run.resolvedBuckets = params.lsh.bucketMode == BucketMode::Exact  ? 0
-                          : params.lsh.bucketMode == BucketMode::Auto ? autoBucketCount(n)
-                                                                      : params.lsh.buckets;
+    run.resolvedBuckets = resolveBuckets(n);
     run.runId = lock.beginRun(run);
     try {
-        std::vector<ScoredPair> pairs;
-        if (auto previous = store_.findReusablePairs(*datasetId, params, run.resolvedBuckets)) {
-            RunResult earlier = store_.loadRun(*previous);
-            pairs = std::move(earlier.pairs);
-            run.bands = std::move(earlier.bands);
-            c.candidatePairs = earlier.counts.candidatePairs;
-            run.pairsReused = true;
-            ctx.info("reusing the compared pairs of run " + std::to_string(*previous));
-            ctx.finished(run, {"buckets", 0, 0, 0, true});
-            ctx.finished(run, {"compare", 0, c.candidatePairs, 0, true});
+        if (pairsReady) {
+            sigs = SignatureMatrix{};
+            releaseFreedMemory();
         } else {
-            pairs = ctx.bucketAndCompare(docs, sigs, n, run.resolvedBuckets, run);
-        }
-        // Nothing after this point reads signatures.
-        sigs = SignatureMatrix{};
-        ctx.releaseSpill();
-        releaseFreedMemory();
-        if (params.compare.verify != VerifyMode::None || run.pairsReused) {
-            ctx.started("verify");
-            const auto t0 = Clock::now();
-            const std::size_t verified =
-                verifyWithinBudget(pairs, files, docs, params, run.threads,
-                                   std::max(ctx.workingBytes(docs, sigs, pairs), kMinVerifyBytes),
-                                   [&] { ctx.checkCancel(); });
-            ctx.finished(run, {"verify", secondsSince(t0), verified, 0, false});
+            if (auto previous = store_.findReusablePairs(*datasetId, params, run.resolvedBuckets)) {
+                RunResult earlier = store_.loadRun(*previous);
+                pairs = std::move(earlier.pairs);
+                run.bands = std::move(earlier.bands);
+                c.candidatePairs = earlier.counts.candidatePairs;
+                run.pairsReused = true;
+                ctx.info("reusing the compared pairs of run " + std::to_string(*previous));
+                ctx.finished(run, {"buckets", 0, 0, 0, true});
+                ctx.finished(run, {"compare", 0, c.candidatePairs, 0, true});
+            } else {
+                pairs = ctx.bucketAndCompare(docs, sigs, n, run.resolvedBuckets, run);
+            }
+            // Nothing after this point reads signatures.
+            sigs = SignatureMatrix{};
+            ctx.releaseSpill();
+            releaseFreedMemory();
+            verify(0);
         }
         ctx.checkCancel();
         c.storedPairs = pairs.size();
@@ -710,6 +748,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ExportOptions outputs = exports;
         outputs.summaryJson.clear();  // written last, once the export phase is timed too
         outputs.cancel = cancel_;     // Ctrl-C stops the export too; nothing is renamed into place
+        outputs.readAhead = run.threads >= 2;
         if (outputs.any()) {
             ctx.started("export");
             t0 = Clock::now();

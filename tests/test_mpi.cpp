@@ -1,6 +1,9 @@
 // `neardup run` as an MPI job: `mpirun -np 1|2|3` gives byte-identical outputs and the same
-// project contents as a single-process run; a failing or killed rank ends the job quickly with
-// a clear error and an intact project; a build without MPI says so. The work-splitting
+// project contents as a single-process run, with the input chunks read (parsed, normalized,
+// signed) on the other ranks, or only the hashing spread (NEARDUP_MPI_CHUNKS=0); bad lines and
+// compressed inputs are accounted exactly as in one process; a failing or killed rank, while
+// reading or later, ends the job quickly with a clear error and an intact project; a build
+// without MPI says so. The work-splitting
 // functions are checked in every build; the jobs need MPI compiled in and mpirun on PATH.
 #include <unistd.h>
 
@@ -142,6 +145,19 @@ class TestMpi : public QObject {
                sqlRows(db,
                        "SELECT doc_index, cluster FROM cluster_members ORDER BY run_id, doc_index");
     }
+    // The dataset as read: line counts, documents, rejections and their samples.
+    static QString datasetContents(const QString& db) {
+        return sqlRows(db, "SELECT lines_read, blank_lines, input_bytes, documents FROM datasets") +
+               sqlRows(db,
+                       "SELECT doc_index, file_index, line, offset, length, chars, doc_id, "
+                       "keep_value FROM documents ORDER BY dataset_id, doc_index") +
+               sqlRows(db,
+                       "SELECT ordinal, reason, count, first_file, first_line FROM "
+                       "dataset_rejections ORDER BY dataset_id, ordinal") +
+               sqlRows(db,
+                       "SELECT ordinal, reason, file_index, line, detail FROM rejection_samples "
+                       "ORDER BY dataset_id, ordinal");
+    }
 
   private slots:
     void initTestCase() {
@@ -263,22 +279,32 @@ class TestMpi : public QObject {
     void ranksGiveIdenticalResults_data() {
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QStringList>("extra");
-        QTest::newRow("1 rank") << 1 << QStringList();
-        QTest::newRow("2 ranks") << 2 << QStringList();
-        QTest::newRow("3 ranks") << 3 << QStringList();
+        QTest::addColumn<bool>("chunks");  // chunks read on every rank (the default)
+        QTest::newRow("1 rank") << 1 << QStringList() << true;
+        QTest::newRow("2 ranks") << 2 << QStringList() << true;
+        QTest::newRow("3 ranks") << 3 << QStringList() << true;
         // Out of core: signatures and band keys spilled, buckets compared pass by pass.
         QTest::newRow("3 ranks, spilled")
-            << 3 << QStringList{QStringLiteral("--memory-budget"), QStringLiteral("1M")};
+            << 3 << QStringList{QStringLiteral("--memory-budget"), QStringLiteral("1M")} << true;
+        // Only the hashing spread: rank 0 reads every chunk.
+        QTest::newRow("3 ranks, rank 0 reads") << 3 << QStringList() << false;
     }
 
     void ranksGiveIdenticalResults() {
         if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
         QFETCH(int, ranks);
         QFETCH(QStringList, extra);
-        const QString name = QStringLiteral("np%1%2").arg(ranks).arg(
-            extra.isEmpty() ? QString() : QStringLiteral("s"));
-        const Result r = mpirun(ranks, runArgs(name, extra) << QStringLiteral("--summary-json")
-                                                            << d(name + QStringLiteral(".json")));
+        QFETCH(bool, chunks);
+        const QString name = QStringLiteral("np%1%2%3")
+                                 .arg(ranks)
+                                 .arg(extra.isEmpty() ? QString() : QStringLiteral("s"))
+                                 .arg(chunks ? QString() : QStringLiteral("r"));
+        QProcessEnvironment env = mpiEnvironment();
+        if (!chunks) env.insert(QStringLiteral("NEARDUP_MPI_CHUNKS"), QStringLiteral("0"));
+        const Result r = mpirun(ranks,
+                                runArgs(name, extra) << QStringLiteral("--summary-json")
+                                                     << d(name + QStringLiteral(".json")),
+                                env);
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
         QCOMPARE(r.out.contains(QStringLiteral("out of core")), !extra.isEmpty());
         for (const char* out : kOutputs) {
@@ -294,6 +320,94 @@ class TestMpi : public QObject {
             QVERIFY2(r.out.contains(QStringLiteral("rank %1 on ").arg(rank)), qPrintable(r.out));
         QVERIFY(sqlRows(d(name + QStringLiteral(".ndw")), "SELECT backend FROM runs")
                     .startsWith(QStringLiteral("mpi (%1 rank").arg(ranks)));
+        QCOMPARE(datasetContents(d(name + QStringLiteral(".ndw"))),
+                 datasetContents(d(QStringLiteral("single.ndw"))));
+        // Who read the chunks: every other rank (the first chunks go to their free slots, in
+        // rank order; the corpus is two chunks or more), rank 0 only when every slot was busy.
+        // Without chunk reading, every rank signs a share.
+        const QString readers = sqlRows(d(name + QStringLiteral(".ndw")),
+                                        "SELECT group_concat(worker) FROM (SELECT worker FROM "
+                                        "worker_phases WHERE phase = 'signatures' AND items > 0 "
+                                        "ORDER BY worker)");
+        QStringList expected;
+        for (int rank = 1; rank < ranks; ++rank)
+            expected << QString::number(rank);
+        if (ranks == 1 || !chunks || readers.startsWith(QLatin1Char('0')))
+            expected.prepend(QStringLiteral("0"));
+        QCOMPARE(readers, expected.join(QLatin1Char(',')) + QLatin1Char('\n'));
+    }
+
+    // Bad lines of every kind next to a gzip-compressed file, over three ranks: the same
+    // documents, rejection counts, first lines and samples (with their details) as one process.
+    void badLinesAndGzipGiveIdenticalAccounting() {
+        if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
+        const QString in = d(QStringLiteral("mixed-in"));
+        QVERIFY(QDir().mkpath(in));
+        const Result gz = execute(
+            QStringLiteral("sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("gzip -c '%1' > '%2'")
+                 .arg(d(QStringLiteral("corpus.jsonl")), in + QStringLiteral("/a.jsonl.gz"))},
+            QProcessEnvironment::systemEnvironment());
+        QCOMPARE(gz.code, 0);
+        const QList<QByteArray> lines = readFile(d(QStringLiteral("corpus.jsonl"))).split('\n');
+        const QByteArray bad[] = {"{\"id\":\"x\",\"text\":",    // malformed
+                                  "[1, 2, 3]",                  // not an object
+                                  "{\"id\":\"y\"}",             // no text
+                                  "{\"id\":\"z\",\"text\":7}",  // text not a string
+                                  "{\"id\":[1],\"text\":\"an id that is a list\"}",
+                                  "   ",  // blank
+                                  "{\"id\":\"c\",\"text\":\"bad \xff\xfe utf-8\"}"};
+        QByteArray mixed;
+        int k = 0;
+        for (int i = 0; i < lines.size(); ++i) {
+            if (lines[i].isEmpty()) continue;
+            mixed += (i % 53 == 7 ? bad[k++ % 7] : lines[i]) + '\n';
+        }
+        QFile b(in + QStringLiteral("/b.jsonl"));
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write(mixed);
+        b.close();
+        auto args = [&](const QString& name) {
+            QDir(dir_.path()).mkpath(name);
+            return QStringList{QStringLiteral("run"),
+                               in,
+                               QStringLiteral("-p"),
+                               d(name + QStringLiteral(".ndw")),
+                               QStringLiteral("-j"),
+                               QStringLiteral("1"),
+                               QStringLiteral("--backend"),
+                               QStringLiteral("cpu"),
+                               QStringLiteral("-q"),
+                               QStringLiteral("--out-removed"),
+                               d(name + QStringLiteral("/removed.txt")),
+                               QStringLiteral("--out-jsonl"),
+                               d(name + QStringLiteral("/dedup.jsonl"))};
+        };
+        const Result single = execute(cli(), args(QStringLiteral("mixed1")),
+                                      QProcessEnvironment::systemEnvironment());
+        QVERIFY2(single.code == 0, qPrintable(single.err));
+        const Result r = mpirun(3, args(QStringLiteral("mixed3")));
+        QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
+        for (const char* out : {"removed.txt", "dedup.jsonl"}) {
+            const QByteArray mine = readFile(d(QStringLiteral("mixed3/") + QLatin1String(out)));
+            QVERIFY2(!mine.isEmpty(), out);
+            QVERIFY2(mine == readFile(d(QStringLiteral("mixed1/") + QLatin1String(out))), out);
+        }
+        const QString one = datasetContents(d(QStringLiteral("mixed1.ndw")));
+        QCOMPARE(datasetContents(d(QStringLiteral("mixed3.ndw"))), one);
+        // Every kind of bad line was seen, with its detail.
+        const QString reasons = sqlRows(d(QStringLiteral("mixed3.ndw")),
+                                        "SELECT reason, count FROM dataset_rejections ORDER BY "
+                                        "ordinal");
+        for (const char* reason :
+             {"malformed_json", "not_an_object", "missing_text", "text_not_string", "invalid_id"})
+            QVERIFY2(reasons.contains(QLatin1String(reason)), qPrintable(reasons));
+        QCOMPARE(sqlRows(d(QStringLiteral("mixed3.ndw")),
+                         "SELECT COUNT(*) > 30, MIN(length(detail)) > 0 FROM rejection_samples"),
+                 QStringLiteral("1\t1\n"));
+        QCOMPARE(projectResults(d(QStringLiteral("mixed3.ndw"))),
+                 projectResults(d(QStringLiteral("mixed1.ndw"))));
     }
 
     // Ranks with nothing to do (FED's merge hangs there): two documents over three ranks.
@@ -330,52 +444,77 @@ class TestMpi : public QObject {
     void perRankTimingsAreStored() {
         if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
         const QString db = d(QStringLiteral("np3.ndw"));
-        // One row per rank and phase; every rank signed documents and the counts add up.
+        // One row per rank and phase; ranks 1 and 2 read chunks (documents and input bytes),
+        // and the counts add up.
         QCOMPARE(sqlRows(db,
                          "SELECT group_concat(worker) FROM (SELECT DISTINCT worker FROM "
                          "worker_phases ORDER BY worker)"),
                  QStringLiteral("0,1,2\n"));
         QCOMPARE(sqlRows(db,
                          "SELECT COUNT(*) FROM worker_phases WHERE phase = 'signatures' AND "
-                         "items > 0 AND label LIKE 'rank %'"),
-                 QStringLiteral("3\n"));
+                         "items > 0 AND bytes > 0 AND worker > 0 AND label LIKE 'rank %'"),
+                 QStringLiteral("2\n"));
         QCOMPARE(sqlRows(db, "SELECT SUM(items) FROM worker_phases WHERE phase = 'signatures'"),
                  sqlRows(db, "SELECT documents FROM runs"));
+        QCOMPARE(sqlRows(db, "SELECT SUM(bytes) FROM worker_phases WHERE phase = 'signatures'"),
+                 sqlRows(db, "SELECT input_bytes FROM datasets"));
+        // With only the hashing spread, every rank signs a share.
+        QCOMPARE(sqlRows(d(QStringLiteral("np3r.ndw")),
+                         "SELECT COUNT(*) FROM worker_phases WHERE phase = 'signatures' AND "
+                         "items > 0"),
+                 QStringLiteral("3\n"));
         QCOMPARE(sqlRows(db, "SELECT SUM(items) FROM worker_phases WHERE phase = 'compare'"),
                  sqlRows(db, "SELECT candidate_pairs FROM runs"));
     }
 
+    void failingRankStopsTheJob_data() {
+        QTest::addColumn<QString>("phase");
+        QTest::newRow("reading") << QStringLiteral("signatures");
+        QTest::newRow("compare") << QStringLiteral("compare");
+    }
+
     void failingRankStopsTheJob() {
         if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
+        QFETCH(QString, phase);
         QProcessEnvironment env = mpiEnvironment();
-        env.insert(QStringLiteral("NEARDUP_MPI_TEST_FAIL"), QStringLiteral("2:compare:throw"));
-        const Result r = mpirun(3, runArgs(QStringLiteral("failed")), env);
+        env.insert(QStringLiteral("NEARDUP_MPI_TEST_FAIL"),
+                   QStringLiteral("2:%1:throw").arg(phase));
+        const QString name = QStringLiteral("failed-") + phase;
+        const Result r = mpirun(3, runArgs(name), env);
         QVERIFY(r.code != 0);
         QVERIFY2(r.ms < 30000, qPrintable(QString::number(r.ms)));
         QVERIFY2(r.err.contains(QStringLiteral("rank 2 (")) &&
                      r.err.contains(QStringLiteral("injected failure")),
                  qPrintable(r.err));
-        const QString db = d(QStringLiteral("failed.ndw"));
+        const QString db = d(name + QStringLiteral(".ndw"));
         QCOMPARE(sqlRows(db, "PRAGMA integrity_check"), QStringLiteral("ok\n"));
         QCOMPARE(sqlRows(db, "SELECT status, error LIKE '%rank 2 (%injected failure%' FROM runs"),
                  QStringLiteral("failed\t1\n"));
-        QVERIFY(!QFile::exists(d(QStringLiteral("failed/kept.txt"))));
+        QVERIFY(!QFile::exists(d(name + QStringLiteral("/kept.txt"))));
+    }
+
+    void killedRankStopsTheJob_data() {
+        QTest::addColumn<QString>("how");
+        QTest::newRow("reading") << QStringLiteral("2:signatures:kill");
+        QTest::newRow("compare") << QStringLiteral("1:compare:kill");
     }
 
     void killedRankStopsTheJob() {
         if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
+        QFETCH(QString, how);
         QProcessEnvironment env = mpiEnvironment();
-        env.insert(QStringLiteral("NEARDUP_MPI_TEST_FAIL"), QStringLiteral("1:compare:kill"));
-        const Result r = mpirun(3, runArgs(QStringLiteral("killed")), env);
+        env.insert(QStringLiteral("NEARDUP_MPI_TEST_FAIL"), how);
+        const QString name = QStringLiteral("killed-") + how.section(QLatin1Char(':'), 1, 1);
+        const Result r = mpirun(3, runArgs(name), env);
         QVERIFY(r.code != 0);
         QVERIFY2(r.ms < 30000, qPrintable(QString::number(r.ms)));
         // mpirun names the rank and the signal.
-        QVERIFY2(r.err.contains(QStringLiteral("rank 1")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("rank ") + how.left(1)), qPrintable(r.err));
         // mpirun then stops rank 0 (SIGTERM, SIGKILL a second later): the run is marked
         // interrupted by rank 0 itself, or, when it had no time to, by the stale-run recovery
         // the next time the project is opened. Either way the project is intact (opening it
         // also rolls back a transaction the kill cut short: its journal is "hot").
-        const QString db = d(QStringLiteral("killed.ndw"));
+        const QString db = d(name + QStringLiteral(".ndw"));
         // The launcher may return while the killed ranks' locks are being released.
         QElapsedTimer waited;
         waited.start();
@@ -390,7 +529,7 @@ class TestMpi : public QObject {
         }
         QCOMPARE(sqlRows(db, "PRAGMA integrity_check"), QStringLiteral("ok\n"));
         QCOMPARE(sqlRows(db, "SELECT status FROM runs"), QStringLiteral("interrupted\n"));
-        QVERIFY(!QFile::exists(d(QStringLiteral("killed/kept.txt"))));
+        QVERIFY(!QFile::exists(d(name + QStringLiteral("/kept.txt"))));
     }
 };
 

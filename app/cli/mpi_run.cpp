@@ -55,11 +55,14 @@ std::optional<int> MpiRun::start(RunParams& params) {
     if (params.threads == 0) params.threads = boundCores();  // stays 0 when unknown
     if (job_->rank() == 0) return std::nullopt;
     const BackendOptions base = optionsOf(params);
-    return mpi::serveBackendRequests(*job_, [&](int localRank, std::string* reason) {
-        BackendOptions choice = base;
-        assignDevice(choice, localRank);
-        return makeBackend(choice, reason);
-    });
+    return mpi::serveBackendRequests(
+        *job_,
+        [&](int localRank, std::string* reason) {
+            BackendOptions choice = base;
+            assignDevice(choice, localRank);
+            return makeBackend(choice, reason);
+        },
+        params.threads);
 }
 
 void MpiRun::pickDevice(BackendOptions& choice) const {

@@ -1,9 +1,11 @@
 // Running one `neardup run` as an MPI job (Open MPI's mpirun, or Slurm's srun). Rank 0 runs the
-// ordinary Pipeline with an MpiBackend, which spreads every backend call (signatures, band
-// keys, bucket comparison) over all ranks and gathers the results in order, so outputs are
-// identical to a single-process run by construction. Every other rank runs
-// serveBackendRequests: it executes rank 0's requests with its own local backend (CPU threads,
-// or the GPU local_rank % devices) until rank 0 tells it to stop.
+// ordinary Pipeline with an MpiBackend. While reading, rank 0 only cuts the inputs into chunks
+// of whole lines; each chunk goes to a rank (rank 0 included) that parses, normalizes and signs
+// it, and rank 0's in-order stage appends the results as it would its own. Every later backend
+// call (band keys, bucket comparison) is spread over all ranks and the results gathered in
+// order, so outputs are identical to a single-process run by construction. Every other rank
+// runs serveBackendRequests: it executes rank 0's requests with its own local backend (CPU
+// threads, or the GPU local_rank % devices) until rank 0 tells it to stop.
 //
 // No MPI header here: the same declarations exist in builds without MPI (NEARDUP_HAVE_MPI=0),
 // where Job::start throws and compiledIn() is false.
@@ -35,7 +37,8 @@ struct LaunchInfo {
 LaunchInfo launchInfo();
 
 // The MPI library, initialized for the lifetime of this object (MPI_THREAD_SERIALIZED: the
-// pipeline calls the backend from one thread at a time, not always the same one).
+// pipeline calls the backend from one thread at a time, not always the same one; while chunks
+// are read, MpiBackend's communication thread makes every MPI call).
 class Job {
   public:
     // Throws std::runtime_error when MPI support is not compiled in or MPI fails to start.
@@ -97,6 +100,12 @@ class MpiBackend final : public Backend {
                          uint64_t* keys) override;
     uint64_t compareBuckets(const BucketBatch& buckets, const CompareRequest& req,
                             std::vector<ScoredPair>& out) override;
+    // With two ranks or more (unless NEARDUP_MPI_CHUNKS=0), input chunks are read on every
+    // rank: a chunk goes to a free slot of another rank (its threads plus one each) or, when
+    // none is free, is read on rank 0 itself. Backend calls made meanwhile run on rank 0.
+    std::size_t startChunks(const ChunkSetup& setup) override;
+    void processChunk(const LineChunk& chunk, ChunkWork& work) override;
+    void finishChunks() override;
     std::vector<WorkerTiming> takeWorkerTimings() override;
 
     std::vector<RankTotals> totals() const;
@@ -109,7 +118,7 @@ class MpiBackend final : public Backend {
 
 // Every rank but 0: builds the local backend with `factory`, then executes rank 0's requests
 // until rank 0 stops the job; returns 0 then (a failed request was reported to rank 0). MPI
-// errors are thrown.
-int serveBackendRequests(Job& job, const LocalBackendFactory& factory);
+// errors are thrown. `threads` (0: rank 0's count) is how many chunks this rank reads at once.
+int serveBackendRequests(Job& job, const LocalBackendFactory& factory, int threads = 0);
 
 }  // namespace neardup::mpi

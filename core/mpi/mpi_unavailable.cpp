@@ -61,6 +61,13 @@ uint64_t MpiBackend::compareBuckets(const BucketBatch&, const CompareRequest&,
                                     std::vector<ScoredPair>&) {
     unavailable();
 }
+std::size_t MpiBackend::startChunks(const ChunkSetup&) {
+    return 0;
+}
+void MpiBackend::processChunk(const LineChunk&, ChunkWork&) {
+    unavailable();
+}
+void MpiBackend::finishChunks() {}
 std::vector<WorkerTiming> MpiBackend::takeWorkerTimings() {
     return {};
 }
@@ -68,7 +75,7 @@ std::vector<RankTotals> MpiBackend::totals() const {
     return {};
 }
 
-int serveBackendRequests(Job&, const LocalBackendFactory&) {
+int serveBackendRequests(Job&, const LocalBackendFactory&, int) {
     unavailable();
 }
 

@@ -1,0 +1,80 @@
+// What the reading pipeline makes of one input chunk in its parallel stage (parse, normalize,
+// symbols, and signatures when they are computed there), and the step that does it. Shared by
+// the pipeline and by backends that read chunks elsewhere (MpiBackend: other ranks), so that
+// both give the same documents, rejections and rows.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backend.h"
+#include "jsonl_reader.h"
+#include "shingles.h"
+
+namespace neardup {
+
+struct ChunkWork {
+    ParsedChunk parsed;
+    // The documents' symbol streams. A chunk read by the backend (Backend::processChunk) may
+    // leave `symbols.symbols` empty: only docEnd (the symbol counts) is used after signing.
+    SymbolBatch symbols;
+    std::vector<uint32_t> chars;  // code points of each document's normalized text
+    std::vector<uint32_t> rows;   // signatures, symbols.size() x hashes, when signed
+    int64_t parseNs = 0;          // thread time spent parsing and normalizing
+    int64_t signNs = 0;           // and signing
+};
+
+// Parses a chunk and builds its documents' symbol streams; one per thread.
+class ChunkProcessor {
+  public:
+    ChunkProcessor(const std::vector<InputFile>& files, const ReaderOptions& reader,
+                   const SignatureParams& signature)
+        : parser_(files, reader), normalizer_(signature.normalize), shingle_(signature.shingle) {}
+
+    // Fills work.parsed, work.symbols and work.chars (not the rows).
+    void prepare(const LineChunk& chunk, ChunkWork& work) {
+        parser_.parse(chunk, work.parsed);
+        work.symbols.clear();
+        work.chars.clear();
+        for (const ParsedDocument& d : work.parsed.docs) {
+            const auto& cps = normalizer_.run(work.parsed.text(d));
+            work.chars.push_back(static_cast<uint32_t>(cps.size()));
+            if (shingle_ == ShingleKind::Char) {
+                work.symbols.symbols.insert(work.symbols.symbols.end(), cps.begin(), cps.end());
+            } else {
+                toSymbols(shingle_, cps, words_);
+                work.symbols.symbols.insert(work.symbols.symbols.end(), words_.begin(),
+                                            words_.end());
+            }
+            work.symbols.docEnd.push_back(work.symbols.symbols.size());
+        }
+    }
+
+    // prepare, then the rows with `signer`, timed; `signerLock`, when given, is held while
+    // signing (for a backend that signs from one thread at a time).
+    void process(const LineChunk& chunk, ChunkWork& work, Backend& signer,
+                 const HashConstants& constants, std::mutex* signerLock = nullptr) {
+        const auto t0 = std::chrono::steady_clock::now();
+        prepare(chunk, work);
+        const auto t1 = std::chrono::steady_clock::now();
+        work.rows.resize(work.symbols.size() * static_cast<std::size_t>(constants.hashes));
+        if (work.symbols.size() > 0) {
+            std::unique_lock<std::mutex> lock;
+            if (signerLock) lock = std::unique_lock<std::mutex>(*signerLock);
+            signer.computeSignatures(work.symbols, constants, work.rows.data());
+        }
+        const auto t2 = std::chrono::steady_clock::now();
+        work.parseNs = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        work.signNs = std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
+    }
+
+  private:
+    ChunkParser parser_;
+    Normalizer normalizer_;
+    ShingleKind shingle_;
+    std::vector<uint32_t> words_;
+};
+
+}  // namespace neardup
