@@ -96,6 +96,21 @@ void sendMessage(MPI_Comm comm, int dest, int tag, const std::vector<char>& byte
     }
 }
 
+// Receives a message whose byte count MPI_Iprobe found waiting.
+std::vector<char> receiveWaiting(MPI_Comm comm, int source, int tag) {
+    uint64_t size = 0;
+    check(MPI_Recv(&size, 1, MPI_UINT64_T, source, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv",
+          source);
+    std::vector<char> bytes(static_cast<std::size_t>(size));
+    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+        const std::size_t n = std::min(kPiece, bytes.size() - at);
+        check(MPI_Recv(bytes.data() + at, static_cast<int>(n), MPI_BYTE, source, tag, comm,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv", source);
+    }
+    return bytes;
+}
+
 // Polls until a message from `source` with `tag` is there, sleeping between polls (up to
 // maxSleep), then receives it whole. Throws Cancelled when `cancel` is raised while waiting
 // (rank 0 after Ctrl-C, or the launcher's SIGTERM when another rank died).
@@ -111,17 +126,7 @@ std::vector<char> receiveMessage(MPI_Comm comm, int source, int tag,
         std::this_thread::sleep_for(sleep);
         sleep = std::min(sleep * 2, maxSleep);
     }
-    uint64_t size = 0;
-    check(MPI_Recv(&size, 1, MPI_UINT64_T, source, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv",
-          source);
-    std::vector<char> bytes(static_cast<std::size_t>(size));
-    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
-        const std::size_t n = std::min(kPiece, bytes.size() - at);
-        check(MPI_Recv(bytes.data() + at, static_cast<int>(n), MPI_BYTE, source, tag, comm,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv", source);
-    }
-    return bytes;
+    return receiveWaiting(comm, source, tag);
 }
 
 void putConstants(WireWriter& w, const HashConstants& c) {
@@ -338,21 +343,6 @@ struct Outgoing {
         return flag != 0;
     }
 };
-
-// Receives a message whose byte count MPI_Iprobe found waiting.
-std::vector<char> receiveWaiting(MPI_Comm comm, int source, int tag) {
-    uint64_t size = 0;
-    check(MPI_Recv(&size, 1, MPI_UINT64_T, source, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv",
-          source);
-    std::vector<char> bytes(static_cast<std::size_t>(size));
-    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
-        const std::size_t n = std::min(kPiece, bytes.size() - at);
-        check(MPI_Recv(bytes.data() + at, static_cast<int>(n), MPI_BYTE, source, tag, comm,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv", source);
-    }
-    return bytes;
-}
 
 // Test hook: NEARDUP_MPI_TEST_FAIL=RANK:PHASE:HOW makes rank RANK (not 0) fail its first
 // request of PHASE (signatures, buckets or compare), or fail to build its backend (start):
