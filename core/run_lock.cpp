@@ -415,11 +415,11 @@ void recoverStaleRuns(ProjectStore& store) noexcept {
             int64_t id = runIdOf(name, ".lock");
             if (id == 0 && readable) {
                 // Killed before the run was named after its row: the row may exist all the
-                // same (killed right after writing it), else it is written now.
+                // same (killed right after writing it, as running, or as interrupted or failed
+                // when the process recorded its own end and was killed before renaming the
+                // lock), else it is written now.
                 for (auto& r : runs)
-                    if (r.status == "running" && r.startedAt == c.startedAt &&
-                        !liveRuns.contains(r.id))
-                        id = r.id;
+                    if (r.startedAt == c.startedAt && !liveRuns.contains(r.id)) id = r.id;
                 if (id == 0) {
                     RunResult run;
                     run.params = c.params;

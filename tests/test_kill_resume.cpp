@@ -550,6 +550,41 @@ class TestKillResume : public QObject {
         QCOMPARE(matching(sidecar, ".*"), expected);
     }
 
+    // A process that recorded its own end (interrupted by the launcher's SIGTERM) and was
+    // killed before its lock was renamed after the row: recovery finds that row by its start
+    // time and adds no second one.
+    void recoveryDoesNotDuplicateARecordedEnd() {
+        const std::string project = path("recorded-end.ndw");
+        const std::string sidecar = project + ".d";
+        int64_t row = 0;
+        {
+            neardup::ProjectStore store(project);
+            neardup::DatasetRecord dataset;
+            dataset.linesRead = 1;
+            neardup::DocumentTable docs;
+            docs.append(0, 1, 0, 10, 10, 0.0, "a");
+            neardup::RunResult run;
+            run.datasetId = store.saveDataset(dataset, docs);
+            run.startedAt = "2026-01-03T00:00:00.000Z";
+            run.backend = "cpu";
+            row = store.beginRun(run);
+            store.markRun(row, "interrupted", "cancelled by the user");
+        }
+        const std::string pending =
+            R"({"format":1,"pid":999999,"run":0,"started_at":"2026-01-03T00:00:00.000Z",)"
+            R"("inputs":["/nowhere/a.jsonl"],"on_error":"skip","chunk_bytes":4194304,)"
+            R"("memory_budget":1048576,"work_dir":"","params":)" +
+            neardup::toJson(neardup::RunParams{}) + "}";
+        fs::create_directories(sidecar);
+        std::ofstream(sidecar + "/run-pending-999999-0.lock") << pending;
+        neardup::ProjectStore store(project);
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), std::size_t{1});
+        QCOMPARE(runs[0].runId, row);
+        QCOMPARE(store.loadRun(row).error, std::string("cancelled by the user"));
+        QVERIFY(matching(sidecar, R"(run-pending-.*)").isEmpty());
+    }
+
     void savingADatasetCanBeInterrupted() {
         neardup::ProjectStore store(path("cancel.ndw"));
         neardup::DatasetRecord dataset;
