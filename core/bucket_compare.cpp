@@ -230,9 +230,8 @@ void markEarlierCollisions(const uint64_t* kx, const uint64_t* keysT, std::size_
 uint64_t compareTiles(const CompareTile& a, const CompareTile& b, bool same,
                       const CompareRule& rule, std::vector<ScoredPair>& out) {
     const CountBlockFn count = activeKernel().fn;
+    const int band = rule.band;
     const std::size_t nb = b.size;
-    // Without band keys (a request that gives none) no earlier band can have joined a pair.
-    const int band = nb > 0 && b.keys[0] != nullptr ? rule.band : 0;
     // Rows of a bucket lie anywhere in the matrix: asking for all of them (and their keys) up
     // front lets their cache misses overlap instead of stalling one line at a time.
     const std::size_t rowBytes = sizeof(uint32_t) * static_cast<std::size_t>(rule.hashes);
@@ -331,7 +330,9 @@ uint64_t compareLeaderTiles(const uint32_t* leaders, std::size_t count, std::siz
                             BucketScratch& scratch, std::vector<ScoredPair>& out) {
     scratch.rows.resize(2 * kCompareTile);
     scratch.keys.resize(2 * kCompareTile);
-    const CompareRule rule{band, req.signatures->hashes, req.minMatches};
+    // Without band keys (a request that gives none) no earlier band can have joined a pair:
+    // the rule then consults none, as the other paths do.
+    const CompareRule rule{req.keys != nullptr ? band : 0, req.signatures->hashes, req.minMatches};
     const std::size_t tiles = tileCount(count);
     uint64_t decided = 0;
     for (std::size_t ti = tileBegin; ti < std::min(tileEnd, tiles); ++ti) {
