@@ -24,6 +24,7 @@
 #include "memory_budget.h"
 #include "multi_worker_backend.h"
 #include "pipeline.h"
+#include "test_outputs.h"
 
 using namespace neardup;
 
@@ -189,12 +190,7 @@ class TestMultiWorker : public QObject {
     }
 
     ExportOptions outputs(const std::string& prefix) const {
-        ExportOptions out;
-        out.jsonl = path(prefix + ".jsonl");
-        out.kept = path(prefix + ".kept");
-        out.removed = path(prefix + ".removed");
-        out.clusters = path(prefix + ".clusters");
-        return out;
+        return testsupport::documentOutputs(dir_.path().toStdString(), prefix);
     }
 
   private slots:

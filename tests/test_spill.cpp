@@ -17,6 +17,7 @@
 #include "memory_budget.h"
 #include "pipeline.h"
 #include "spill_compare.h"
+#include "test_outputs.h"
 
 using namespace neardup;
 
@@ -142,12 +143,7 @@ class TestSpill : public QObject {
     }
 
     ExportOptions outputs(const std::string& prefix) const {
-        ExportOptions out;
-        out.jsonl = path(prefix + ".jsonl");
-        out.kept = path(prefix + ".kept");
-        out.removed = path(prefix + ".removed");
-        out.clusters = path(prefix + ".clusters");
-        return out;
+        return testsupport::documentOutputs(dir_.path().toStdString(), prefix);
     }
 
   private slots:
