@@ -108,8 +108,12 @@ class TestInterrupt : public QObject {
         };
         const std::pair<int, int> cases[] = {
             {SIGINT, at(0.15)}, {SIGTERM, at(0.45)}, {SIGINT, at(0.75)}};
+        // Each case gets its own project: on a quick machine two delays clamp to the same
+        // 200 ms, so the delay cannot name it.
+        int caseIndex = 0;
         for (const auto& [signal, delayMs] : cases) {
-            const std::string tag = "int" + std::to_string(delayMs);
+            const std::string tag =
+                "int" + std::to_string(caseIndex++) + "-" + std::to_string(delayMs);
             const std::string project = path(tag + ".ndw");
             const std::string output = path(tag + ".jsonl");
             QProcess p;
