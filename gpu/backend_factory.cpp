@@ -86,10 +86,6 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
         throw BackendError("unknown backend '" + o.name + "' (expected cpu, cuda or auto)");
 
     const bool required = o.name == "cuda";
-    if (required && o.workers > 1)
-        throw BackendError(
-            "--workers divides the CPU backend; with --backend cuda, --devices chooses the GPUs "
-            "(one worker each)");
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty()) {
         const std::string why = inv.compiledIn ? "no usable GPU: " + inv.status : inv.status;
@@ -116,8 +112,17 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
             chosen.push_back(*it);
         }
     }
-    const std::string how = (required ? std::string("requested") : "auto: " + inv.status) +
-                            (o.workers > 1 ? "; --workers applies to the CPU backend" : "");
+    const std::string how =
+        (required ? std::string("requested") : "auto: " + inv.status) +
+        (o.workers > 1 ? "; " + std::to_string(o.workers) + " workers per GPU" : std::string());
+    // --workers N on GPUs: N workers share each chosen GPU (their streams overlap one worker's
+    // transfers with another's kernels), in device order.
+    if (o.workers > 1) {
+        std::vector<const GpuDevice*> repeated;
+        for (const GpuDevice* d : chosen)
+            repeated.insert(repeated.end(), static_cast<std::size_t>(o.workers), d);
+        chosen = std::move(repeated);
+    }
     try {
         if (chosen.size() == 1) {
             auto backend = gpu::makeCudaBackend(chosen[0]->index, o.threads);
@@ -125,7 +130,8 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
                                     std::to_string(chosen[0]->index) + "; " + how + ")";
             return choose(std::move(backend), why);
         }
-        // One worker per GPU; each keeps a share of the CPU threads for its host-side phases.
+        // One worker per GPU (times --workers); each keeps a share of the CPU threads for its
+        // host-side phases.
         std::vector<std::unique_ptr<Backend>> parts;
         std::vector<std::string> labels;
         const int count = static_cast<int>(chosen.size());

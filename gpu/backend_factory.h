@@ -34,11 +34,10 @@ class BackendError : public std::runtime_error {
 struct BackendOptions {
     std::string name = "auto";  // cpu, cuda or auto
     int threads = 0;            // CPU threads in all (0 = all hardware threads)
-    // CPU workers: with more than one, the threads are divided among them (at least one each)
-    // and a MultiWorkerBackend drives them. GPUs ignore it (one worker per device); an
-    // explicit "cuda" refuses it.
+    // Workers: with more than one, a MultiWorkerBackend drives them. CPU workers divide the
+    // threads among them (at least one each); on GPUs, `workers` workers share each device.
     int workers = 1;
-    // GPUs: "" = the first usable one, "all", or a list such as "0,1,3" (one worker each).
+    // GPUs: "" = the first usable one, "all", or a list such as "0,1,3" (`workers` each).
     std::string devices;
 };
 

@@ -519,7 +519,16 @@ class TestMultiWorker : public QObject {
         o.name = "cuda";
         o.devices.clear();
         o.workers = 2;
-        refused(o, "--workers divides the CPU backend");
+        const GpuInventory gpus = queryGpus();
+        if (gpus.devices.empty()) {
+            refused(o, "--backend cuda: ");
+        } else {
+            // --workers N with GPUs: N workers share each GPU.
+            backend = makeBackend(o, &reason);
+            QVERIFY2(backend->description().rfind("2 workers: cuda:", 0) == 0,
+                     backend->description().c_str());
+            QVERIFY2(reason.find("2 workers per GPU") != std::string::npos, reason.c_str());
+        }
 
         const GpuInventory inv = queryGpus();
         o.name = "auto";

@@ -177,8 +177,8 @@ Command addRunCommand(CLI::App& app) {
         ->capture_default_str()
         ->group(ex);
     cmd->add_option("--workers", p.workers,
-                    "CPU workers sharing the threads, each on its part of every batch (1-64); "
-                    "results do not depend on it")
+                    "Workers, each on its part of every batch (1-64): CPU workers sharing the "
+                    "threads, or with GPUs, workers per GPU; results do not depend on it")
         ->capture_default_str()
         ->group(ex);
     cmd->add_option("--devices", p.devices,

@@ -30,6 +30,7 @@ struct SelftestOptions {
     std::string backend = "cuda";
     uint64_t docs = 2000;
     int threads = 0;
+    int workers = 1;
     uint64_t seed = 1;
     bool stress = false;
 };
@@ -281,8 +282,12 @@ int runSelftest(const SelftestOptions& opt) {
     std::string reason;
     std::unique_ptr<Backend> candidate;
     try {
-        candidate = opt.backend == "cpu" ? makeCpuBackend(candThreads)
-                                         : makeBackend(opt.backend, candThreads, &reason);
+        BackendOptions o;
+        o.name = opt.backend;
+        o.threads = candThreads;
+        o.workers = opt.workers;
+        candidate = opt.backend == "cpu" && opt.workers == 1 ? makeCpuBackend(candThreads)
+                                                             : makeBackend(o, &reason);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "neardup selftest: the %s backend is unusable: %s\n",
                      opt.backend.c_str(), e.what());
@@ -377,6 +382,11 @@ Command addSelftestCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("-j,--threads", opt->threads, "CPU threads of the reference (0 = all cores)")
         ->check(CLI::Range(0, 4096))
+        ->capture_default_str();
+    cmd->add_option("--workers", opt->workers,
+                    "Workers of the candidate (per GPU with cuda): exercises the multi-worker "
+                    "scheduler")
+        ->check(CLI::Range(1, 64))
         ->capture_default_str();
     cmd->add_option("--seed", opt->seed, "Corpus generator seed")->capture_default_str();
     cmd->add_flag("--stress", opt->stress,
