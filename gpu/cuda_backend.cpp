@@ -109,23 +109,29 @@ CudaBackend::CudaBackend(int device, int cpuThreads)
     initialPairs_ = envLimit("NEARDUP_CUDA_PAIR_CAPACITY", std::min(kMaxInitialPairs, maxPairs_));
     for (cudaStream_t& s : streams_)
         checkCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (SignatureLane& lane : lanes_)
+        for (cudaStream_t& s : lane.streams)
+            checkCuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
 }
 
 CudaBackend::~CudaBackend() {
     cudaSetDevice(device_);
+    const auto release = [](cudaStream_t s) {
+        if (!s) return;
+        cudaStreamSynchronize(s);
+        cudaStreamDestroy(s);
+    };
     for (cudaStream_t s : streams_)
-        if (s) {
-            cudaStreamSynchronize(s);
-            cudaStreamDestroy(s);
-        }
+        release(s);
+    for (SignatureLane& lane : lanes_)
+        for (cudaStream_t s : lane.streams)
+            release(s);
 }
 
 void CudaBackend::abandon() {
     for (cudaStream_t s : streams_)
         cudaStreamSynchronize(s);
     cudaGetLastError();
-    for (auto& s : signatureSlots_)
-        s.busy = false;
     for (auto& s : keySlots_)
         s.busy = false;
     for (auto& s : compareSlots_)
@@ -134,10 +140,10 @@ void CudaBackend::abandon() {
 
 // ---- Signatures --------------------------------------------------------------------------------
 
-void CudaBackend::finishSignatures(SignatureSlot& s, uint32_t* out, std::size_t hashes) {
+void CudaBackend::finishSignatures(SignatureSlot& s, cudaStream_t stream, uint32_t* out,
+                                   std::size_t hashes) {
     if (!s.busy) return;
-    const int index = static_cast<int>(&s - signatureSlots_);
-    checkCuda(cudaStreamSynchronize(streams_[index]), "signature kernel");
+    checkCuda(cudaStreamSynchronize(stream), "signature kernel");
     s.busy = false;
     std::memcpy(out + s.firstDoc * hashes, s.downloadHost.data(),
                 s.docs * hashes * sizeof(uint32_t));
@@ -145,19 +151,49 @@ void CudaBackend::finishSignatures(SignatureSlot& s, uint32_t* out, std::size_t 
 
 void CudaBackend::computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                                     uint32_t* out) {
-    const std::size_t n = batch.size();
-    if (n == 0) return;
+    if (batch.size() == 0) return;
     requireConstants(c);
-    const auto h = static_cast<std::size_t>(c.hashes);
     if (batch.docEnd.back() > batch.symbols.size())
         throw BackendError("cuda: batch document offsets exceed its symbols");
+    // Take a free lane, waiting while every lane is signing another chunk.
+    SignatureLane* lane = nullptr;
+    {
+        std::unique_lock<std::mutex> lock(laneMutex_);
+        laneFree_.wait(lock, [&] {
+            for (SignatureLane& l : lanes_)
+                if (!l.taken) {
+                    lane = &l;
+                    return true;
+                }
+            return false;
+        });
+        lane->taken = true;
+    }
+    struct GiveBack {
+        CudaBackend& backend;
+        SignatureLane& lane;
+        ~GiveBack() {
+            {
+                std::lock_guard<std::mutex> lock(backend.laneMutex_);
+                lane.taken = false;
+            }
+            backend.laneFree_.notify_one();
+        }
+    } giveBack{*this, *lane};
+    signOnLane(*lane, batch, c, out);
+}
+
+void CudaBackend::signOnLane(SignatureLane& lane, const SymbolBatch& batch, const HashConstants& c,
+                             uint32_t* out) {
+    const std::size_t n = batch.size();
+    const auto h = static_cast<std::size_t>(c.hashes);
     const bool oph = c.sketch == SketchKind::Oph;
     const bool rolling = !oph && c.family == HashFamily::Rolling;
     // Oph needs no per-function constants: its bins come from the fingerprint itself.
     const std::size_t constantBytes =
         oph ? 0 : (rolling ? 4 * h * sizeof(uint32_t) : 2 * h * sizeof(uint64_t));
 
-    std::lock_guard<std::mutex> lock(mutex_);
+    // The calling thread may be new to this device (a reading-pipeline thread).
     checkCuda(cudaSetDevice(device_), "cudaSetDevice");
     try {
         // Chunks of whole documents, alternating between the two stages: while the device signs
@@ -177,9 +213,9 @@ void CudaBackend::computeSignatures(const SymbolBatch& batch, const HashConstant
             const uint64_t symbols = batch.docEnd[d1 - 1] - base;
             const std::size_t docs = d1 - d0;
 
-            SignatureSlot& s = signatureSlots_[round % 2];
-            const cudaStream_t stream = streams_[round % 2];
-            finishSignatures(s, out, h);
+            SignatureSlot& s = lane.slots[round % 2];
+            const cudaStream_t stream = lane.streams[round % 2];
+            finishSignatures(s, stream, out, h);
 
             // Everything goes up in one copy: 64-bit arrays first so every array stays aligned.
             const std::size_t uploadBytes =
@@ -246,10 +282,15 @@ void CudaBackend::computeSignatures(const SymbolBatch& batch, const HashConstant
             s.busy = true;
             d0 = d1;
         }
-        for (SignatureSlot& s : signatureSlots_)
-            finishSignatures(s, out, h);
+        for (int i = 0; i < 2; ++i)
+            finishSignatures(lane.slots[i], lane.streams[i], out, h);
     } catch (...) {
-        abandon();
+        // Forget what was in flight on this lane; other lanes are untouched.
+        for (int i = 0; i < 2; ++i) {
+            cudaStreamSynchronize(lane.streams[i]);
+            lane.slots[i].busy = false;
+        }
+        cudaGetLastError();
         throw;
     }
 }

@@ -1,12 +1,16 @@
 // The CUDA backend: signatures, band keys and bucket comparison on one GPU, streamed through
 // two CUDA streams so that the host stages the next batch while the device works on this one.
+// Signatures are computed in the reading pipeline's parallel stage: up to kSignatureLanes
+// threads sign their chunks at once, each on a lane of its own (two streams and their buffers),
+// so that one chunk's copies and host staging overlap another's kernel.
 // Exact copies inside a bucket are collapsed on the host (the CPU backend's code) before the
-// leaders go to the device; the one-permutation sketch is signed on the CPU.
+// leaders go to the device.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <tbb/task_arena.h>
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +32,7 @@ class CudaBackend final : public Backend {
     CudaBackend& operator=(const CudaBackend&) = delete;
 
     std::string description() const override { return description_; }
+    bool signsConcurrently() const override { return true; }
     void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                            uint32_t* out) override;
     void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh, uint64_t modulus,
@@ -44,6 +49,13 @@ class CudaBackend final : public Backend {
         std::size_t firstDoc = 0, docs = 0;
         bool busy = false;
     };
+    // What one signing thread holds: two alternating stages on two streams of its own.
+    struct SignatureLane {
+        cudaStream_t streams[2] = {nullptr, nullptr};
+        SignatureSlot slots[2];
+        bool taken = false;
+    };
+    static constexpr int kSignatureLanes = 4;
     struct KeySlot {
         PinnedBuffer signaturesHost, keysHost;
         DeviceBuffer signatures, keys;
@@ -59,7 +71,9 @@ class CudaBackend final : public Backend {
         bool busy = false;
     };
 
-    void finishSignatures(SignatureSlot& s, uint32_t* out, std::size_t hashes);
+    void finishSignatures(SignatureSlot& s, cudaStream_t stream, uint32_t* out, std::size_t hashes);
+    void signOnLane(SignatureLane& lane, const SymbolBatch& batch, const HashConstants& c,
+                    uint32_t* out);
     void finishKeys(KeySlot& s, uint64_t* keys, std::size_t bands);
     void gatherPass(CompareSlot& s, const CompareRequest& req, int keyBands);
     void launchPass(CompareSlot& s);
@@ -72,8 +86,7 @@ class CudaBackend final : public Backend {
     std::string description_;
     tbb::task_arena arena_;
     cudaStream_t streams_[2] = {nullptr, nullptr};
-    std::unique_ptr<Backend> cpu_;  // the one-permutation sketch
-    // One call at a time: the slots and the streams are shared.
+    // One band-key or comparison call at a time: their slots and streams are shared.
     std::mutex mutex_;
     // Device memory this backend may use (free memory at start minus a margin) and how it is
     // split: streamed chunks of signatures and keys, passes of the comparison, output pairs.
@@ -82,7 +95,10 @@ class CudaBackend final : public Backend {
     uint64_t passBytes_ = 0;
     uint64_t passRows_ = 0;  // 0: from passBytes_
     uint64_t initialPairs_ = 0, maxPairs_ = 0;
-    SignatureSlot signatureSlots_[2];
+    // Signing lanes, handed out under laneMutex_ (computeSignatures has many callers).
+    SignatureLane lanes_[kSignatureLanes];
+    std::mutex laneMutex_;
+    std::condition_variable laneFree_;
     KeySlot keySlots_[2];
     CompareSlot compareSlots_[2];
 };
