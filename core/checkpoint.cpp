@@ -6,10 +6,12 @@
 
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <future>
 
 namespace neardup {
 
@@ -140,7 +142,23 @@ ReadCheckpoint::ReadCheckpoint(std::string sidecarDir, const std::vector<InputFi
 }
 
 ReadCheckpoint::~ReadCheckpoint() {
+    settle();
     if (fd_ >= 0) ::close(fd_);
+}
+
+void ReadCheckpoint::settle() {
+    if (!writing_.valid()) return;
+    if (writing_.get()) {
+        ++records_;
+        writingPending_.clear();
+        return;
+    }
+    // A partial record is ignored when restoring; cut it off, and let the next record carry
+    // its rows and rejections again (the disk may have room by then).
+    if (::ftruncate(fd_, writingAt_) != 0) return disable();
+    recordedRows_ = writingFirstRow_;
+    pending_.insert(pending_.begin(), writingPending_.begin(), writingPending_.end());
+    writingPending_.clear();
 }
 
 std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, SignatureMatrix& sigs,
@@ -290,12 +308,19 @@ void ReadCheckpoint::afterChunk(const LineChunk& chunk, const ParsedChunk& parse
     }
     sinceLast_ += bytesRead - bytesRead_;
     bytesRead_ = bytesRead;
-    if (sinceLast_ >= everyBytes_) append(docs, sigs, dataset);
+    if (sinceLast_ < everyBytes_) return;
+    // While the disk is still taking the previous record, the next one waits for a later chunk
+    // rather than stalling the reading pipeline (records get larger, never lost).
+    if (writing_.valid() && writing_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+        return;
+    append(docs, sigs, dataset);
 }
 
 void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& sigs,
                             const DatasetRecord& dataset) {
     sinceLast_ = 0;
+    settle();  // the file's size below must include the previous record
+    if (!enabled_) return;
     try {
         off_t at = 0;
         if (fd_ < 0) {
@@ -351,20 +376,24 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         put(record, static_cast<uint64_t>(p.size()));
         record += p;
         put(record, fnv1a(p.data(), p.size()));
-        if (!writeAll(fd_, record, at) || ::fdatasync(fd_) != 0) {
-            // A partial record is ignored when restoring; cut it now if possible.
-            if (::ftruncate(fd_, at) != 0) return disable();
-            return;
-        }
-        recordedRows_ = docs.size();
+        // The record holds copies of everything it needs: the pipeline goes on changing `docs`
+        // and `sigs` while it is written.
+        writingFirstRow_ = recordedRows_;
+        writingPending_ = std::move(pending_);
         pending_.clear();
-        ++records_;
+        recordedRows_ = docs.size();
+        writingAt_ = at;
+        writing_ = std::async(std::launch::async, [fd = fd_, record = std::move(record), at] {
+            return writeAll(fd, record, at) && ::fdatasync(fd) == 0;
+        });
     } catch (const std::exception&) {
         disable();  // out of memory for the record: go on without checkpoints
     }
 }
 
 void ReadCheckpoint::disable() {
+    if (writing_.valid()) writing_.wait();  // its file descriptor is closed below
+    writing_ = {};
     if (!enabled_) return;
     enabled_ = false;
     pending_.clear();

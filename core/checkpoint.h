@@ -14,6 +14,8 @@
 // (tests/test_kill_resume.cpp). The file is removed once the dataset and its signatures are
 // saved. Records are appended whole with a checksum; a torn last record (killed while writing
 // it) is ignored and overwritten. Runs that spill signatures to disk do not checkpoint.
+// Records are written and synced on a thread of their own; while one is still being written,
+// the next waits for a later chunk, so the reading pipeline never waits for the disk.
 //
 // Layout, little-endian: "NDWCKP01", uint32 key length, key; then records, each
 //   uint64 payload length, payload, uint64 FNV-1a of the payload
@@ -24,7 +26,10 @@
 //   uint64 rejections, each: reason (u8), file (u32), line (u64), detail length (u32), detail.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,12 +74,18 @@ class ReadCheckpoint {
     void disable();
     // The dataset and signatures are saved: the checkpoint is not needed any more.
     void remove();
-    // Records in the checkpoint file (restored or appended).
-    int records() const { return records_; }
+    // Records in the checkpoint file (restored or appended), once the one being written is.
+    int records() {
+        settle();
+        return records_;
+    }
 
   private:
     void append(const DocumentTable& docs, const SignatureMatrix& sigs,
                 const DatasetRecord& dataset);
+    // Waits for the record being written; a write that failed is cut off, and its rows go into
+    // the next record instead.
+    void settle();
     std::string path_, key_;
     int hashes_ = 0;
     uint64_t everyBytes_ = 0;
@@ -86,6 +97,12 @@ class ReadCheckpoint {
     ReadPosition next_;
     std::vector<Rejection> pending_;  // rejections since the last record
     int records_ = 0;
+    // The record being written and synced on a thread of its own, so that the reading pipeline's
+    // serial stage never waits for the disk (fdatasync of ~70 MB per 256 MiB of input).
+    std::future<bool> writing_;
+    off_t writingAt_ = 0;                    // where that record starts in the file
+    uint64_t writingFirstRow_ = 0;           // its first row
+    std::vector<Rejection> writingPending_;  // its rejections
 };
 
 }  // namespace neardup

@@ -640,6 +640,9 @@ class TestKillResume : public QObject {
             parsed.rejections = {bad};
             dataset.linesRead = 3;
             writer.afterChunk(chunk, parsed, docs, sigs, dataset, 30);
+            // Records are written on a thread of their own; records() waits for the one in
+            // flight (a record still being written would defer the next one to a later chunk).
+            QCOMPARE(writer.records(), 1);
             add(4);
             chunk.baseOffset = 30;
             chunk.firstLine = 4;
