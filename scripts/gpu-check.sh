@@ -4,14 +4,14 @@
 # limits, two workers on one GPU), compute-sanitizer, and benchmarks of generated corpora on the
 # GPU beside the CPU. Every result goes into OUT; OUT/summary.txt has one line per check.
 #
-#   gpu-check.sh OUT [correctness|sanitize|bench|profile|all] [corpus sizes, e.g. 1G,4G]
+#   gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|all] [corpus sizes, e.g. 1G,4G]
 #
 # Each check is stopped after CHECK_TIMEOUT seconds (default 300) and then counts as failed.
 # Exit 0 when every check passed.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 nd="$here/neardup"
-out="${1:?usage: gpu-check.sh OUT [correctness|sanitize|bench|profile|all] [sizes]}"
+out="${1:?usage: gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|all] [sizes]}"
 what="${2:-all}"
 sizes="${3:-1G,4G}"
 mkdir -p "$out"
@@ -73,6 +73,25 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
     done
   fi
 fi
+if [ "$what" = spill ] || [ "$what" = all ]; then
+  # Beyond memory: the largest generated corpus (bench makes it) with a host memory budget that
+  # forces signatures and band keys to spill, and a device budget far below the data, so that
+  # every phase streams; outputs must equal the CPU's byte for byte.
+  corpus="$(ls -S "$work"/*.jsonl 2>/dev/null | head -1)"
+  if [ -n "$corpus" ]; then
+    for backend in cpu cuda; do
+      rm -rf "$work/spill-$backend.ndw" "$work/spill-$backend.ndw.d"
+      NEARDUP_CUDA_BUDGET_BYTES=$((256 << 20)) check "spill-$backend" "$nd" run "$corpus" \
+        -p "$work/spill-$backend.ndw" -q --backend "$backend" --memory-budget 512M \
+        --out-removed "$work/spill-$backend.removed" --out-clusters "$work/spill-$backend.clusters" \
+        --summary-json "$out/spill-$backend.json"
+      rm -rf "$work/spill-$backend.ndw" "$work/spill-$backend.ndw.d"
+    done
+    check spill-same-removed cmp "$work/spill-cpu.removed" "$work/spill-cuda.removed"
+    check spill-same-clusters cmp "$work/spill-cpu.clusters" "$work/spill-cuda.clusters"
+  fi
+fi
+
 if [ "$what" = profile ]; then
   # Where the time goes: a timeline summary (nsys) of whole runs and kernel metrics (ncu).
   corpus="$work/profile-$(echo "$sizes" | cut -d, -f1).jsonl"
