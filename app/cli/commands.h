@@ -24,5 +24,6 @@ Command addEvalCommand(CLI::App& app);
 Command addTruthCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
 Command addSelftestCommand(CLI::App& app);
+Command addCompletionCommand(CLI::App& app);
 
 }  // namespace neardup::cli

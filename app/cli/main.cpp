@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     add(addTruthCommand);
     add(addBenchCommand);
     add(addSelftestCommand);
+    add(addCompletionCommand);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
