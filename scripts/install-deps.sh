@@ -14,7 +14,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl1-mesa-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth dpkg-dev
-  patchelf zsh
+  patchelf zsh help2man lintian appstream desktop-file-utils libxml2-utils librsvg2-bin
 )
 
 missing=()

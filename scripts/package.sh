@@ -1,30 +1,39 @@
 #!/usr/bin/env bash
 # Builds the Debian package (neardup_<version>_<arch>.deb) into ./build-package (or
-# $BUILD_DIR): a Release build without tests, the desktop metadata validated, `cpack -G DEB`,
-# then a check that the package holds both executables and that `neardup --version` runs from
-# the unpacked files. Extra arguments go to CMake, e.g. scripts/package.sh -DNEARDUP_CUDA=OFF
+# $BUILD_DIR): a hardened Release build without tests (CUDA on, MPI off), the desktop metadata
+# validated, `cpack -G DEB`, a check that the package holds the executables, man pages,
+# completions, copyright and changelog, that `neardup --version` runs from the unpacked files,
+# and `lintian --pedantic` without errors or warnings. Extra arguments go to CMake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build-package}"
 generator=()
 if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then generator=(-G Ninja); fi
 
-# The metadata first: a broken file would otherwise only show up after installation.
-if command -v appstreamcli >/dev/null 2>&1; then
-  appstreamcli validate --no-net resources/io.github.neardup.workbench.metainfo.xml
-fi
-if command -v desktop-file-validate >/dev/null 2>&1; then
-  desktop-file-validate resources/neardup-workbench.desktop
-fi
-if command -v xmllint >/dev/null 2>&1; then
-  xmllint --noout resources/neardup-project.xml resources/io.github.neardup.workbench.metainfo.xml
-fi
+./scripts/install-deps.sh >/dev/null
 
-# Without MPI by default: a desktop package should not pull in Open MPI (pass -DNEARDUP_MPI=ON
-# for a cluster build; later -D options win).
+# The metadata first: a broken file would otherwise only show up after installation. The
+# validators come from scripts/install-deps.sh: none of them is optional.
+appstreamcli validate --no-net --pedantic resources/io.github.neardup.workbench.metainfo.xml
+desktop-file-validate resources/neardup-workbench.desktop
+xmllint --noout resources/neardup-project.xml resources/io.github.neardup.workbench.metainfo.xml
+
+# Hardening as Debian builds packages (PIE, RELRO, BIND_NOW, FORTIFY, stack protector), from
+# dpkg-buildflags; CMake reads CFLAGS/CXXFLAGS/LDFLAGS but not CPPFLAGS, so the latter (the
+# FORTIFY define) goes into both. Effective at the first configure of the build directory.
+export DEB_BUILD_MAINT_OPTIONS="hardening=+all"
+CFLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+LDFLAGS="$(dpkg-buildflags --get LDFLAGS)"
+export CFLAGS CXXFLAGS LDFLAGS
+
+# CUDA on: the GPU path is the product's reason to exist, and the CUDA runtime is linked
+# statically (no CUDA package needed; machines without a GPU or driver use the CPU). MPI off:
+# a desktop package should not pull in Open MPI (pass -DNEARDUP_MPI=ON for a cluster build;
+# later -D options win).
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF \
-  -DNEARDUP_MPI=OFF "$@"
-cmake --build "$build_dir" --parallel "$(nproc)" --target neardup neardup-workbench
+  -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF "$@"
+cmake --build "$build_dir" --parallel "$(nproc)"
 (cd "$build_dir" && cpack -G DEB)
 
 deb="$(ls -t "$build_dir"/neardup_*.deb | head -n 1)"
@@ -33,7 +42,12 @@ for f in ./usr/bin/neardup ./usr/bin/neardup-workbench \
          ./usr/share/applications/neardup-workbench.desktop \
          ./usr/share/metainfo/io.github.neardup.workbench.metainfo.xml \
          ./usr/share/mime/packages/neardup-workbench.xml \
-         ./usr/share/icons/hicolor/scalable/apps/neardup-workbench.svg; do
+         ./usr/share/icons/hicolor/scalable/apps/neardup-workbench.svg \
+         ./usr/share/man/man1/neardup.1.gz ./usr/share/man/man1/neardup-workbench.1.gz \
+         ./usr/share/bash-completion/completions/neardup ./usr/share/zsh/vendor-completions/_neardup \
+         ./usr/share/doc/neardup/copyright ./usr/share/doc/neardup/changelog.gz \
+         ./usr/share/icons/hicolor/48x48/apps/neardup-workbench.png \
+         ./usr/share/icons/hicolor/256x256/apps/neardup-workbench.png; do
   grep -q " $f\$" <<<"$contents" || { echo "package.sh: $f missing from $deb" >&2; exit 1; }
 done
 root="$(mktemp -d)"
@@ -41,4 +55,6 @@ trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 "$root/usr/bin/neardup" --version
 echo "Depends: $(dpkg-deb -f "$deb" Depends)"
+# Debian's own checker, strict: any error or warning fails the package.
+lintian --pedantic --fail-on error,warning "$deb"
 echo "$deb"
