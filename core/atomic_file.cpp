@@ -53,20 +53,19 @@ void AtomicFile::write(std::string_view bytes) {
     if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
 }
 
-void AtomicFile::commit() {
+void AtomicFile::finish() {
+    if (finished_) return;
     if (std::fflush(file_) != 0) fail("write");
-    if (temp_.empty()) {
-        const int closed = std::fclose(file_);
-        file_ = nullptr;
-        if (closed != 0) fail("close");
-        committed_ = true;
-        return;
-    }
-    if (::fsync(::fileno(file_)) != 0) fail("sync");
+    if (!temp_.empty() && ::fsync(::fileno(file_)) != 0) fail("sync");
     const int closed = std::fclose(file_);
     file_ = nullptr;
     if (closed != 0) fail("close");
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
+    finished_ = true;
+}
+
+void AtomicFile::commit() {
+    finish();
+    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
     committed_ = true;
 }
 

@@ -17,7 +17,10 @@ class AtomicFile {
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::string_view bytes);
-    // Flushes, syncs and renames; throws std::runtime_error on any failure (e.g. disk full).
+    // Flushes, syncs and closes the temporary, leaving it to commit(); throws
+    // std::runtime_error on any failure (e.g. disk full). Optional: commit() finishes first.
+    void finish();
+    // finish() when not done yet, then renames; throws std::runtime_error on any failure.
     void commit();
 
   private:
@@ -25,6 +28,7 @@ class AtomicFile {
     std::string path_;
     std::string temp_;
     std::FILE* file_ = nullptr;
+    bool finished_ = false;
     bool committed_ = false;
 };
 

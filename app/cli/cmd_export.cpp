@@ -55,9 +55,10 @@ Command addExportCommand(CLI::App& app) {
         // Checked before anything is loaded or written: a missing or unwritable directory, a
         // directory as output, two outputs on one path; the inputs once they are known.
         ExportOptions all = opt->outputs;
+        all.project = opt->project;
         std::vector<NamedOutput> named = namedOutputs(all);
         named.push_back({"--rejected", opt->rejected});
-        if (const std::string problem = outputProblem(named); !problem.empty()) {
+        if (const std::string problem = outputProblem(named, {}, opt->project); !problem.empty()) {
             std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
             return kExitError;
         }
@@ -85,7 +86,8 @@ Command addExportCommand(CLI::App& app) {
         const DatasetRecord dataset =
             store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
         // An output may not replace one of the inputs it is made from.
-        if (const std::string problem = outputProblem(named, dataset.files); !problem.empty()) {
+        if (const std::string problem = outputProblem(named, dataset.files, opt->project);
+            !problem.empty()) {
             std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
             return kExitError;
         }

@@ -250,7 +250,7 @@ Command addRunCommand(CLI::App& app) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitUsage;
         }
-        if (const std::string problem = outputProblem(opt->outputs, opt->inputs);
+        if (const std::string problem = outputProblem(opt->outputs, opt->inputs, opt->project);
             !problem.empty()) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitError;
