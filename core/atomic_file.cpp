@@ -13,6 +13,16 @@ namespace neardup {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // A device or pipe (/dev/stdout, /dev/full) is written in place: renaming a file over it
     // would replace the device node. temp_ stays empty in that case.
+    if (path_ == "-") {  // standard output, written in place
+        const int fd = ::dup(STDOUT_FILENO);
+        file_ = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+        if (!file_) {
+            if (fd >= 0) ::close(fd);
+            throw std::runtime_error("cannot write to standard output: " +
+                                     std::string(std::strerror(errno)));
+        }
+        return;
+    }
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
         file_ = std::fopen(path_.c_str(), "wb");

@@ -10,6 +10,7 @@ namespace neardup {
 
 class AtomicFile {
   public:
+    // `path` "-" is standard output, written in place like a device or a pipe.
     // Throws std::runtime_error naming the path when the temporary cannot be created.
     explicit AtomicFile(std::string path);
     ~AtomicFile();  // removes the temporary unless commit() succeeded

@@ -64,7 +64,7 @@ InputFile describe(const std::string& path) {
         ::close(fd);
         throw InputError("cannot read '" + path + "': not a regular file");
     }
-    unsigned char magic[4] = {};
+    unsigned char magic[8] = {};
     std::size_t have = 0;
     while (have < sizeof magic) {
         const ssize_t got = ::read(fd, magic + have, sizeof magic - have);
@@ -78,6 +78,15 @@ InputFile describe(const std::string& path) {
         have += static_cast<std::size_t>(got);
     }
     ::close(fd);
+    // Columnar files are binary: read as text they would become thousands of rejected lines.
+    const char* format = nullptr;
+    if (have >= 4 && std::memcmp(magic, "PAR1", 4) == 0) format = "a Parquet file";
+    if (have >= 6 && std::memcmp(magic, "ARROW1", 6) == 0) format = "an Arrow IPC file";
+    if (have >= 4 && std::memcmp(magic, "\xff\xff\xff\xff", 4) == 0) format = "an Arrow IPC stream";
+    if (format)
+        throw UnsupportedInputError("cannot read '" + path + "': it is " + format +
+                                    ", not JSON Lines (convert it to JSONL first, e.g. with "
+                                    "pyarrow or duckdb)");
 
     InputFile f;
     f.path = path;
@@ -191,6 +200,8 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
         }
         try {
             files.push_back(describe(path));
+        } catch (const UnsupportedInputError&) {
+            throw;
         } catch (const InputError&) {
             if (mode != Unreadable::Skip) throw;
             files.push_back(describeUnreadable(path));

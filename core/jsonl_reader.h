@@ -25,6 +25,13 @@ class InputError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An input in a format NearDup does not read (Parquet, Arrow): never read as text, whatever
+// --on-error says; the message names the file and its format.
+class UnsupportedInputError : public InputError {
+  public:
+    using InputError::InputError;
+};
+
 // Files given directly are taken whatever their name; directories are walked recursively,
 // taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, in sorted path
 // order. Compression is detected from the magic bytes. Throws InputError.

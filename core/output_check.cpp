@@ -18,6 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string problemWith(const std::string& path) {
+    if (path == "-") return {};  // standard output
     const std::string prefix = "cannot write '" + path + "': ";
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
@@ -47,9 +48,10 @@ struct FileKey {
     ino_t inode = 0;
 };
 
-FileKey keyOf(const std::string& path) {
+FileKey keyOf(const std::string& given) {
+    const std::string path = given == "-" ? std::string("/dev/stdout") : given;
     FileKey k;
-    k.canonical = canonicalPath(path);
+    k.canonical = given == "-" ? path : canonicalPath(path);
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
         k.exists = true;

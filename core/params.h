@@ -85,6 +85,10 @@ struct RunParams {
     // Where spill files go (in a private subdirectory, removed when the run ends); empty = next
     // to the project (<project>.d), or the system's temporary directory for in-memory projects.
     std::string workDir;
+    // The largest share of rejected lines (rejected / (documents + rejected)) a run accepts;
+    // above it the run fails before its outputs are written. 1 = any share (the default).
+    // Not part of toJson: a policy of the command line, never a cause of other results.
+    double maxRejected = 1.0;
 };
 
 // Names used on the command line, in the project file and in JSON summaries.

@@ -592,6 +592,27 @@ std::string workParent(const ProjectStore& store, const RunParams& params) {
     return path + ".d";
 }
 
+// "N lines read: D documents, R rejected (reason n, ...; first at file:line), B blank".
+std::string accountingText(const RunResult& run) {
+    const RunCounts& c = run.counts;
+    std::string s = std::to_string(c.linesRead) + " line(s) read: " + std::to_string(c.documents) +
+                    " document(s), " + std::to_string(c.rejected) + " rejected";
+    if (!run.rejections.empty()) {
+        s += " (";
+        for (std::size_t i = 0; i < run.rejections.size(); ++i) {
+            const RejectionCount& r = run.rejections[i];
+            if (i) s += ", ";
+            s += r.reason + " " + std::to_string(r.count) + ", first at " + r.firstFile + ":" +
+                 std::to_string(r.firstLine);
+        }
+        s += ")";
+    }
+    s += ", " + std::to_string(c.blankLines) + " blank";
+    if (c.documents == 0 && c.rejected > 0)
+        s += "; check --text-field ('" + run.params.reader.textField + "') and the input format";
+    return s;
+}
+
 void checkAccounting(const RunResult& run) {
     const RunCounts& c = run.counts;
     if (c.documents + c.rejected + c.blankLines != c.linesRead)
@@ -719,7 +740,16 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             if (ctx.spilled())
                 ctx.info("signatures not cached in the project: they exceed the memory budget");
             else
-                store_.saveSignatures(*datasetId, cacheKey, sigs);
+                try {
+                    store_.saveSignatures(*datasetId, cacheKey, sigs);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    // The cache only spares a later run its reading: a full disk costs that,
+                    // never this run.
+                    ctx.info(std::string("warning: signatures not cached in the project (") +
+                             e.what() + "); a later run on these inputs reads them again");
+                }
             ctx.checkCancel();
         };
         // With a second thread, a new dataset and its signatures are written into the project
@@ -765,6 +795,14 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     run.resolvedBuckets = resolveBuckets(n);
     run.runId = lock.beginRun(run);
     try {
+        // Nothing to deduplicate, or more rejected than the user accepts: the run fails
+        // before any output is written, saying why line by line.
+        if (n == 0) throw InputError("no documents in the input: " + accountingText(run));
+        if (const uint64_t lines = c.documents + c.rejected;
+            params.maxRejected < 1.0 && lines > 0 &&
+            static_cast<double>(c.rejected) > params.maxRejected * static_cast<double>(lines))
+            throw InputError("too many rejected lines: " + accountingText(run) +
+                             "; more than --max-rejected " + std::to_string(params.maxRejected));
         if (pairsReady) {
             sigs = SignatureMatrix{};
             releaseFreedMemory();

@@ -35,7 +35,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::vector<InputFile> makeFiles() {
     InputFile a;
     a.path = "/data/corpus/part-0001.jsonl";
-    a.size = 123456789;
+    a.size = 1234567890123;  // room for every synthetic document offset below
     a.mtimeNs = 1700000000123456789;
     InputFile b;
     b.path = "/data/corpus/part-0002.jsonl.zst";

@@ -489,8 +489,7 @@ class TestSpill : public QObject {
         const auto run = [&](const QStringList& extra) {
             QProcess p;
             QStringList args = {QStringLiteral("run"), QString::fromStdString(corpus_),
-                                QStringLiteral("-p"), QString::fromStdString(path("cli.ndw")),
-                                QStringLiteral("-q")};
+                                QStringLiteral("-p"), QString::fromStdString(path("cli.ndw"))};
             args += extra;
             p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
             p.waitForFinished(60000);

@@ -10,11 +10,14 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 
+#include "document_fetcher.h"
+#include "project_store.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -35,7 +38,7 @@ QString cli() {
     return qEnvironmentVariable("NEARDUP_CLI", QStringLiteral(NEARDUP_CLI_PATH));
 }
 
-Result neardup(const QStringList& args, const std::string& cwd) {
+Result runCli(const QStringList& args, const std::string& cwd) {
     QProcess p;
     p.setWorkingDirectory(q(cwd));
     p.start(cli(), args);
@@ -81,7 +84,7 @@ class TestUserFiles : public QObject {
             QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"), q(project),
             QStringLiteral("-q"),  QStringLiteral("-j"),    QStringLiteral("2")};
         args << extra;
-        return neardup(args, cwd.empty() ? dir_ : cwd);
+        return runCli(args, cwd.empty() ? dir_ : cwd);
     }
     QString runCount(const std::string& project) const {
         return sqlRows(project, "SELECT count(*) FROM runs").join(QLatin1Char(','));
@@ -92,10 +95,10 @@ class TestUserFiles : public QObject {
         QVERIFY(tmp_.isValid());
         dir_ = fs::canonical(tmp_.path().toStdString()).string();
         const Result r =
-            neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("600"),
-                     QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--out"),
-                     q(path("corpus.jsonl")), QStringLiteral("--truth"), q(path("truth.json"))},
-                    dir_);
+            runCli({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("600"),
+                    QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--out"),
+                    q(path("corpus.jsonl")), QStringLiteral("--truth"), q(path("truth.json"))},
+                   dir_);
         QVERIFY2(r.code == 0, qPrintable(r.err));
     }
 
@@ -129,9 +132,9 @@ class TestUserFiles : public QObject {
             if (std::string(c.command) == "run") {
                 r = run(project, {QLatin1String(c.option), q(c.target)});
             } else {
-                r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
-                             QLatin1String(c.option), q(c.target)},
-                            dir_);
+                r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                            QLatin1String(c.option), q(c.target)},
+                           dir_);
             }
             const QByteArray what = QByteArray(c.command) + " " + c.option + " " +
                                     QByteArray::fromStdString(c.target) + ": " + r.err.toUtf8();
@@ -168,10 +171,10 @@ class TestUserFiles : public QObject {
             QCOMPARE(readFile(path("h1.txt")), std::string("old\n"));
             QVERIFY(testsupport::noRunRecorded(project));
         }
-        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(path("p.ndw")),
-                     QStringLiteral("--out-kept"), q(path("h2.txt")), QStringLiteral("--rejected"),
-                     q(path("h1.txt"))},
-                    dir_);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("p.ndw")),
+                    QStringLiteral("--out-kept"), q(path("h2.txt")), QStringLiteral("--rejected"),
+                    q(path("h1.txt"))},
+                   dir_);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("name the same file")), qPrintable(r.err));
         QCOMPARE(readFile(path("h1.txt")), std::string("old\n"));
@@ -217,33 +220,33 @@ class TestUserFiles : public QObject {
                       fs::copy_options::overwrite_existing);
         const std::string corpus = readFile(path("data/corpus.jsonl"));
         Result r =
-            neardup({QStringLiteral("run"), QStringLiteral("corpus.jsonl"), QStringLiteral("-p"),
-                     QStringLiteral("../proj.ndw"), QStringLiteral("-q"),
-                     QStringLiteral("--out-jsonl"), QStringLiteral("../run-dedup.jsonl")},
-                    path("data"));
+            runCli({QStringLiteral("run"), QStringLiteral("corpus.jsonl"), QStringLiteral("-p"),
+                    QStringLiteral("../proj.ndw"), QStringLiteral("-q"),
+                    QStringLiteral("--out-jsonl"), QStringLiteral("../run-dedup.jsonl")},
+                   path("data"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(sqlRows(path("proj.ndw"), "SELECT path FROM dataset_files"),
                  QStringList{q(path("data/corpus.jsonl"))});
-        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), QStringLiteral("proj.ndw"),
-                     QStringLiteral("--out-removed"), QStringLiteral("data/corpus.jsonl")},
-                    dir_);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), QStringLiteral("proj.ndw"),
+                    QStringLiteral("--out-removed"), QStringLiteral("data/corpus.jsonl")},
+                   dir_);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("refusing to overwrite input file")),
                  qPrintable(r.err));
         QVERIFY(readFile(path("data/corpus.jsonl")) == corpus);
         // From another directory altogether, the kept lines come out as the run wrote them.
         fs::create_directories(path("elsewhere"));
-        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(path("proj.ndw")),
-                     QStringLiteral("--out-jsonl"), QStringLiteral("dedup.jsonl")},
-                    path("elsewhere"));
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("proj.ndw")),
+                    QStringLiteral("--out-jsonl"), QStringLiteral("dedup.jsonl")},
+                   path("elsewhere"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(readFile(path("elsewhere/dedup.jsonl")) == readFile(path("run-dedup.jsonl")));
         QVERIFY(!readFile(path("run-dedup.jsonl")).empty());
         // "Not found" says not found (not "shorter than when it was read").
         fs::rename(path("data/corpus.jsonl"), path("data/moved.jsonl"));
-        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(path("proj.ndw")),
-                     QStringLiteral("--out-jsonl"), QStringLiteral("gone.jsonl")},
-                    path("elsewhere"));
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("proj.ndw")),
+                    QStringLiteral("--out-jsonl"), QStringLiteral("gone.jsonl")},
+                   path("elsewhere"));
         fs::rename(path("data/moved.jsonl"), path("data/corpus.jsonl"));
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("not found")), qPrintable(r.err));
@@ -258,16 +261,16 @@ class TestUserFiles : public QObject {
         const std::string project = path("pin/p.ndw");
         fs::copy_file(path("corpus.jsonl"), input, fs::copy_options::overwrite_existing);
         const std::string original = readFile(input);
-        Result r = neardup(
+        Result r = runCli(
             {QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
              QStringLiteral("-q"), QStringLiteral("--out-jsonl"), q(path("pin/first.jsonl"))},
             dir_);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const std::string first = readFile(path("pin/first.jsonl"));
         auto exportJsonl = [&](const char* name) {
-            return neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
-                            QStringLiteral("--out-jsonl"), q(path(std::string("pin/") + name))},
-                           dir_);
+            return runCli({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                           QStringLiteral("--out-jsonl"), q(path(std::string("pin/") + name))},
+                          dir_);
         };
         struct stat before {};
         QVERIFY(::stat(input.c_str(), &before) == 0);
@@ -293,6 +296,16 @@ class TestUserFiles : public QObject {
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("content differs")), qPrintable(r.err));
         QVERIFY(!fs::exists(path("pin/b.jsonl")));
+        {
+            // The workbench reads documents back the same way: it shows why it cannot.
+            neardup::ProjectStore store(project);
+            neardup::DocumentTable docs;
+            const neardup::DatasetRecord dataset = store.loadDataset(1, &docs);
+            neardup::DocumentFetcher fetcher(dataset.files, dataset.reader);
+            const neardup::FetchedDocument doc = fetcher.fetch(docs, 0);
+            QVERIFY(!doc.ok);
+            QVERIFY2(doc.error.find("content differs") != std::string::npos, doc.error.c_str());
+        }
         // The same content again, but another file (new inode, new times): accepted, by its
         // fingerprint.
         writeFile(input + ".new", original);
@@ -318,9 +331,9 @@ class TestUserFiles : public QObject {
         fs::copy_file(project, path("pin/q.ndw"), fs::copy_options::overwrite_existing);
         const std::string copy = path("pin/q.ndw");
         auto exportJsonl = [&](const char* name) {
-            return neardup({QStringLiteral("export"), QStringLiteral("-p"), q(copy),
-                            QStringLiteral("--out-jsonl"), q(path(std::string("pin/") + name))},
-                           dir_);
+            return runCli({QStringLiteral("export"), QStringLiteral("-p"), q(copy),
+                           QStringLiteral("--out-jsonl"), q(path(std::string("pin/") + name))},
+                          dir_);
         };
         QVERIFY(sqlExec(copy, "UPDATE documents SET length = -1 WHERE doc_index = 3"));
         Result r = exportJsonl("f.jsonl");
@@ -349,25 +362,25 @@ class TestUserFiles : public QObject {
         const std::string input = path("res/in.jsonl");
         const std::string project = path("res/p.ndw");
         fs::copy_file(path("corpus.jsonl"), input, fs::copy_options::overwrite_existing);
-        Result r = neardup({QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
-                            QStringLiteral("-q")},
-                           dir_);
+        Result r = runCli({QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
+                           QStringLiteral("-q")},
+                          dir_);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(sqlExec(project,
                         "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
                         "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); "
                         "END"));
-        r = neardup({QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
-                     QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("0.7")},
-                    dir_);
+        r = runCli({QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
+                    QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("0.7")},
+                   dir_);
         QCOMPARE(r.code, 1);
         QVERIFY(sqlExec(project, "DROP TRIGGER fail_commit"));
         std::string text = readFile(input);
         text[text.size() / 2] = text[text.size() / 2] == 'a' ? 'b' : 'a';
         writeFile(input, text);
-        r = neardup({QStringLiteral("run"), QStringLiteral("-p"), q(project),
-                     QStringLiteral("--resume"), QStringLiteral("-q")},
-                    dir_);
+        r = runCli({QStringLiteral("run"), QStringLiteral("-p"), q(project),
+                    QStringLiteral("--resume"), QStringLiteral("-q")},
+                   dir_);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("cannot resume run 2")) && r.err.contains(q(input)),
                  qPrintable(r.err));
@@ -393,6 +406,200 @@ class TestUserFiles : public QObject {
         }
         QCOMPARE(sqlRows(project, "SELECT count(*) FROM runs WHERE status = 'ok'"),
                  QStringList{QStringLiteral("4")});
+    }
+
+    // Item 11: a run that read no documents exited 0.
+    void noDocumentsIsAnError() {
+        fs::create_directories(path("zero"));
+        writeFile(path("zero/bad.jsonl"), "not json\n{\"id\":1}\n\n[1,2]\n");
+        Result r =
+            runCli({QStringLiteral("run"), q(path("zero/bad.jsonl")), QStringLiteral("-p"),
+                    q(path("zero/p.ndw")), QStringLiteral("--out-kept"), q(path("zero/kept.txt"))},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("no documents")) &&
+                     r.err.contains(QStringLiteral("malformed_json 1")) &&
+                     r.err.contains(QStringLiteral("missing_text 1")) &&
+                     r.err.contains(QStringLiteral("not_an_object 1")),
+                 qPrintable(r.err));
+        QVERIFY(!fs::exists(path("zero/kept.txt")));
+        QCOMPARE(sqlRows(path("zero/p.ndw"), "SELECT status FROM runs"),
+                 QStringList{QStringLiteral("failed")});
+        // A wrong --text-field on a good corpus says which field was looked for.
+        r = runCli({QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"),
+                    q(path("zero/q.ndw")), QStringLiteral("--text-field"), QStringLiteral("body")},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("missing_text 600")) &&
+                     r.err.contains(QStringLiteral("--text-field ('body')")),
+                 qPrintable(r.err));
+        // An empty input.
+        writeFile(path("zero/empty.jsonl"), "");
+        r = runCli({QStringLiteral("run"), q(path("zero/empty.jsonl")), QStringLiteral("-p"),
+                    q(path("zero/e.ndw")), QStringLiteral("-q")},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("no documents")), qPrintable(r.err));
+    }
+
+    // --max-rejected FRACTION fails a run whose rejected share is higher.
+    void maxRejectedFailsARunWithTooManyBadLines() {
+        std::string text;
+        for (int i = 0; i < 8; ++i)
+            text += "{\"id\":" + std::to_string(i) + ",\"text\":\"document number " +
+                    std::to_string(i) + " of a small file\"}\n";
+        text += "oops\n{\"text\":7}\n";
+        writeFile(path("zero/some-bad.jsonl"), text);
+        auto runWith = [&](const char* fraction, const char* name) {
+            return runCli(
+                {QStringLiteral("run"), q(path("zero/some-bad.jsonl")), QStringLiteral("-p"),
+                 q(path("zero/m.ndw")), QStringLiteral("-q"), QStringLiteral("--max-rejected"),
+                 QLatin1String(fraction), QStringLiteral("--out-kept"), q(path(name))},
+                dir_);
+        };
+        Result r = runWith("0.1", "zero/m1.txt");
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("too many rejected lines")) &&
+                     r.err.contains(QStringLiteral("text_not_string 1")),
+                 qPrintable(r.err));
+        QVERIFY(!fs::exists(path("zero/m1.txt")));
+        r = runWith("0.2", "zero/m2.txt");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readFile(path("zero/m2.txt")), std::string("0\n1\n2\n3\n4\n5\n6\n7\n"));
+        r = runWith("1.5", "zero/m3.txt");
+        QCOMPARE(r.code, 2);
+    }
+
+    // Item 12: the summary went to stdout (appended to --out-jsonl /dev/stdout, even with -q);
+    // "-" created a file named "-".
+    void outputsToStandardOutput() {
+        Result r = run(path("pipe.ndw"), {QStringLiteral("--out-jsonl"), q(path("pipe.jsonl"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const std::string expected = readFile(path("pipe.jsonl"));
+        QVERIFY(!expected.empty());
+        for (const bool quiet : {true, false}) {
+            QStringList args{QStringLiteral("run"),         q(path("corpus.jsonl")),
+                             QStringLiteral("-p"),          q(path("pipe.ndw")),
+                             QStringLiteral("--out-jsonl"), QStringLiteral("-")};
+            if (quiet) args << QStringLiteral("-q");
+            r = runCli(args, dir_);
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY(r.out.toStdString() == expected);
+            QCOMPARE(r.err.contains(QStringLiteral("accounting:")), !quiet);
+        }
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("pipe.ndw")),
+                    QStringLiteral("--out-jsonl"), QStringLiteral("-")},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.toStdString() == expected);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("pipe.ndw")),
+                    QStringLiteral("--out-kept"), QStringLiteral("-"),
+                    QStringLiteral("--out-removed"), QStringLiteral("-")},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("name the same file")), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("-")));
+    }
+
+    // Items 7 and 8: valid JSON with out-of-range numbers was malformed_json; ids with control
+    // characters broke id lists; file names in another encoding broke JSON outputs.
+    void numbersIdsAndNamesStayParseable() {
+        // In a folder of its own, given as the input: a QString argument cannot carry the
+        // byte 0xFF of the file's name.
+        fs::create_directories(path("odd/in"));
+        const std::string name = path("odd/in/latin1-\xff.jsonl");
+        const std::string big =
+            "{\"id\":\"big\",\"text\":\"the first text\",\"n\":"
+            "123456789012345678901234567890}";
+        const std::string huge =
+            "{\"id\":\"huge\",\"text\":\"the second text\",\"meta\":{\"f\":1e400,\"g\":[-1e999,"
+            "\"1e400\"]}}";
+        const std::string noId = "{\"text\":\"a text repeated in two documents without ids\"}";
+        writeFile(name, big + "\n" + huge + "\n" +
+                            "{\"id\":123456789012345678901234567890,\"text\":\"x\"}\n" +
+                            "{\"id\":\"c\",\"text\":1e400}\n" +
+                            "{\"id\":\"two\\nlines\",\"text\":\"y\"}\n" +
+                            "{\"id\":\"tab\\there\",\"text\":\"z\"}\n" + noId + "\n" + noId + "\n");
+        const std::string project = path("odd/p.ndw");
+        Result r =
+            runCli({QStringLiteral("run"), q(path("odd/in")), QStringLiteral("-p"), q(project),
+                    QStringLiteral("-q"), QStringLiteral("--out-jsonl"), q(path("odd/out.jsonl")),
+                    QStringLiteral("--out-kept"), q(path("odd/kept.txt")),
+                    QStringLiteral("--out-removed"), q(path("odd/removed.txt")),
+                    QStringLiteral("--out-clusters"), q(path("odd/clusters.jsonl")),
+                    QStringLiteral("--summary-json"), q(path("odd/summary.json"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(
+            sqlRows(project, "SELECT reason, count FROM dataset_rejections ORDER BY reason"),
+            (QStringList{QStringLiteral("invalid_id|3"), QStringLiteral("text_not_string|1")}));
+        QCOMPARE(sqlRows(project, "SELECT doc_id FROM documents ORDER BY doc_index").mid(0, 2),
+                 (QStringList{QStringLiteral("big"), QStringLiteral("huge")}));
+        const std::string out = readFile(path("odd/out.jsonl"));
+        QVERIFY(out.rfind(big + "\n" + huge + "\n" + noId + "\n", 0) == 0);
+        // One line per document in the id lists.
+        const std::string ids = readFile(path("odd/kept.txt")) + readFile(path("odd/removed.txt"));
+        QCOMPARE(std::count(ids.begin(), ids.end(), '\n'), std::ptrdiff_t{4});
+        // JSON outputs are valid UTF-8 although the default ids hold the byte 0xFF.
+        for (const char* json : {"odd/clusters.jsonl", "odd/summary.json"}) {
+            const QByteArray bytes = QByteArray::fromStdString(readFile(path(json)));
+            QVERIFY2(!bytes.isEmpty(), json);
+            QVERIFY2(QString::fromUtf8(bytes).toUtf8() == bytes, json);
+        }
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                    QStringLiteral("--rejected"), q(path("odd/rejected.jsonl"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QByteArray rejected = QByteArray::fromStdString(readFile(path("odd/rejected.jsonl")));
+        QCOMPARE(rejected.count('\n'), 4);
+        QVERIFY(QString::fromUtf8(rejected).toUtf8() == rejected);
+    }
+
+    // A Parquet or Arrow file is never read as text.
+    void columnarFilesAreRefusedByName() {
+        fs::create_directories(path("col"));
+        writeFile(path("col/data.parquet"), std::string("PAR1\x15\x04\x15\x80\n", 9) + "PAR1");
+        writeFile(path("col/data.arrow"), std::string("ARROW1\0\0\xff\xff\xff\xff", 12));
+        for (const char* file : {"col/data.parquet", "col/data.arrow"}) {
+            for (const char* onError : {"skip", "fail"}) {
+                const Result r =
+                    runCli({QStringLiteral("run"), q(path(file)), q(path("corpus.jsonl")),
+                            QStringLiteral("-p"), q(path("col/p.ndw")), QStringLiteral("-q"),
+                            QStringLiteral("--on-error"), QLatin1String(onError)},
+                           dir_);
+                QVERIFY2(r.code == 1, file);
+                QVERIFY2(r.err.contains(QStringLiteral("not JSON Lines")) &&
+                             r.err.contains(q(path(file))),
+                         qPrintable(r.err));
+            }
+        }
+        const Result r = runCli({QStringLiteral("run"), q(path("col/data.parquet")),
+                                 QStringLiteral("-p"), q(path("col/p.ndw")), QStringLiteral("-q")},
+                                dir_);
+        QVERIFY2(r.err.contains(QStringLiteral("Parquet")), qPrintable(r.err));
+    }
+
+    // Item 9: failing to write the (optional) signature cache, as on a full disk, failed the
+    // whole run.
+    void theSignatureCacheIsOptional() {
+        const std::string project = path("cache.ndw");
+        Result r = run(project, {});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(sqlExec(project,
+                        "CREATE TRIGGER no_cache BEFORE INSERT ON signature_caches "
+                        "BEGIN SELECT RAISE(ABORT, 'database or disk is full (planted)'); END"));
+        fs::copy_file(path("corpus.jsonl"), path("cache-input.jsonl"),
+                      fs::copy_options::overwrite_existing);
+        r = runCli({QStringLiteral("run"), q(path("cache-input.jsonl")), QStringLiteral("-p"),
+                    q(project), QStringLiteral("--out-kept"), q(path("cache-kept.txt"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("signatures not cached")), qPrintable(r.err));
+        QVERIFY(fs::file_size(path("cache-kept.txt")) > 0);
+        QCOMPARE(sqlRows(project, "SELECT status FROM runs ORDER BY id"),
+                 (QStringList{QStringLiteral("ok"), QStringLiteral("ok")}));
+        QCOMPARE(sqlRows(project, "SELECT count(*) FROM signature_caches"),
+                 QStringList{QStringLiteral("1")});
     }
 };
 

@@ -98,10 +98,10 @@ Command addExportCommand(CLI::App& app) {
         try {
             if (opt->outputs.any()) {
                 exportRun(run, dataset.files, docs, all);
-                std::printf("exported run %lld: %llu kept, %llu removed\n",
-                            static_cast<long long>(runId),
-                            static_cast<unsigned long long>(run.counts.kept),
-                            static_cast<unsigned long long>(run.counts.removed));
+                std::fprintf(stderr, "exported run %lld: %llu kept, %llu removed\n",
+                             static_cast<long long>(runId),
+                             static_cast<unsigned long long>(run.counts.kept),
+                             static_cast<unsigned long long>(run.counts.removed));
             }
             if (!opt->rejected.empty()) {
                 std::vector<RejectedLine> lines;
@@ -129,10 +129,10 @@ Command addExportCommand(CLI::App& app) {
                 const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
                 if (gExportCancel.load()) throw ExportCancelled();
                 out.commit();
-                std::printf("exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
-                            static_cast<unsigned long long>(counts.lines),
-                            static_cast<long long>(runId),
-                            static_cast<unsigned long long>(counts.withRaw));
+                std::fprintf(
+                    stderr, "exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
+                    static_cast<unsigned long long>(counts.lines), static_cast<long long>(runId),
+                    static_cast<unsigned long long>(counts.withRaw));
                 if (lines.size() != total) return kExitError;
             }
         } catch (const ExportCancelled&) {

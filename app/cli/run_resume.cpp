@@ -65,6 +65,7 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
     if (given("--memory-budget")) resumed.memoryBudget = params.memoryBudget;
     if (given("--work-dir")) resumed.workDir = params.workDir;
     resumed.workers = params.workers;  // not recorded: the command line's, or the default
+    resumed.maxRejected = params.maxRejected;
     resumed.devices = params.devices;
     params = std::move(resumed);
     inputs = rec->inputs;
