@@ -232,6 +232,12 @@ struct ChunkParser::Impl {
             ++out.blankLines;
             return;
         }
+        if (options.maxLineBytes > 0 && length > options.maxLineBytes) {
+            reject(out, RejectReason::LineTooLong, lineNo,
+                   "line of " + std::to_string(length) + " bytes, longer than the limit of " +
+                       std::to_string(options.maxLineBytes) + " (--max-line-bytes)");
+            return;
+        }
         if (length > std::numeric_limits<uint32_t>::max()) {
             reject(out, RejectReason::MalformedJson, lineNo, "line longer than 4 GiB");
             return;

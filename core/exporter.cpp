@@ -1,5 +1,6 @@
 #include "exporter.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -144,7 +145,12 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
         throw InputError(problem + "; export refused");
     // Skip: an unreadable file or a damaged stream was a rejection when the run read it; what
     // is missing after it is caught below as a short input.
-    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip);
+    // No kept line is longer than the longest document: longer lines (rejected as too long
+    // when read) are streamed past, never held in memory.
+    uint32_t longest = 0;
+    for (const uint32_t length : docs.length)
+        longest = std::max(longest, length);
+    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip, uint64_t{longest} + 1);
     std::optional<ChunkReadAhead> ahead;
     if (readAhead) ahead.emplace(source);
     LineChunk own;

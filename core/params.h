@@ -36,6 +36,10 @@ struct ReaderOptions {
     std::string keepField;           // numeric field for KeepPolicy::MaxField, empty if unused
     std::size_t chunkBytes = std::size_t{4} << 20;  // target bytes per parsed chunk
     OnError onError = OnError::Skip;  // not part of the dataset: both policies read the same
+    // Lines longer than this are rejected as line_too_long, streamed past without being held
+    // in memory. 0: a sixteenth of the run's memory budget, at least 1 MiB. Not part of the
+    // dataset (a dataset is reused whatever the limit; its rejections say what it skipped).
+    uint64_t maxLineBytes = 0;
 };
 
 struct SignatureParams {

@@ -145,11 +145,15 @@ class RunContext {
         const HashConstants constants = HashConstants::derive(sp);
         const int threads = resolveThreads(params_.threads);
         const auto h = static_cast<std::size_t>(sp.hashes);
+        // Lines longer than this are streamed past as line_too_long, never held in memory.
+        ReaderOptions reader = params_.reader;
+        if (reader.maxLineBytes == 0)
+            reader.maxLineBytes = std::max<uint64_t>(budget_ / 16, uint64_t{1} << 20);
         // A backend reading chunks itself (MpiBackend: on other ranks) takes the parallel
         // stage's work, and needs that many more chunks in flight to stay busy.
         ChunkSetup setup;
         setup.files = &files;
-        setup.reader = params_.reader;
+        setup.reader = reader;
         setup.signature = sp;
         setup.threads = threads;
         const std::size_t elsewhere = backend_.startChunks(setup);
@@ -176,9 +180,9 @@ class RunContext {
         const std::size_t chunkBytes =
             std::min(params_.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
         readBuffers_ = tokens * chunkBytes * bytesPerChunkByte;
-        LineChunkSource source(files, chunkBytes, OnError::Skip);
+        LineChunkSource source(files, chunkBytes, OnError::Skip, reader.maxLineBytes);
         tbb::enumerable_thread_specific<ChunkProcessor> workers(
-            [&] { return ChunkProcessor(files, params_.reader, sp); });
+            [&] { return ChunkProcessor(files, reader, sp); });
         std::vector<std::unique_ptr<ChunkToken>> pool(tokens);
         tbb::concurrent_queue<ChunkToken*> freeTokens;
         for (auto& t : pool) {
@@ -299,11 +303,15 @@ class RunContext {
                             dataset.linesRead += p.lines;
                             dataset.blankLines += p.blankLines;
                             {
-                                InputFile& f = dataset.files[token->chunk.file];
-                                f.fingerprint += token->fingerprint;
-                                f.contentBytes += token->chunk.data.size();
-                                if (!token->chunk.failure.empty())
-                                    unfingerprinted_[token->chunk.file] = 1;
+                                const LineChunk& c = token->chunk;
+                                InputFile& f = dataset.files[c.file];
+                                const bool skippedLine =
+                                    !c.failure.empty() &&
+                                    c.failureReason == RejectReason::LineTooLong;
+                                f.fingerprint += token->fingerprint + c.droppedFingerprint;
+                                f.contentBytes += c.data.size() + (skippedLine ? c.dropped : 0);
+                                if (!c.failure.empty() && !skippedLine)
+                                    unfingerprinted_[c.file] = 1;
                             }
                             if (checkpoint) {
                                 consumed += token->chunk.data.size() + token->chunk.dropped;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -600,6 +601,63 @@ class TestUserFiles : public QObject {
                  (QStringList{QStringLiteral("ok"), QStringLiteral("ok")}));
         QCOMPARE(sqlRows(project, "SELECT count(*) FROM signature_caches"),
                  QStringList{QStringLiteral("1")});
+    }
+
+    // Item 6: one huge line was held in memory whole (4.4 GB for a 400 MB line under a 64 MB
+    // budget; std::bad_alloc for a 10 GB one). It is now line_too_long, streamed past.
+    void hugeLinesAreStreamedPast() {
+        fs::create_directories(path("long"));
+        const std::string corpus = readFile(path("corpus.jsonl"));
+        const std::size_t half = corpus.find('\n', corpus.size() / 2) + 1;
+        // A 3 MB line in the middle of a plain file.
+        const std::string plain = path("long/plain.jsonl");
+        writeFile(plain, corpus.substr(0, half) + "{\"id\":\"long\",\"text\":\"" +
+                             std::string(3 << 20, 'a') + "\"}\n" + corpus.substr(half));
+        Result r =
+            runCli({QStringLiteral("run"), q(plain), QStringLiteral("-p"), q(path("long/p.ndw")),
+                    QStringLiteral("-q"), QStringLiteral("--max-line-bytes"), QStringLiteral("1M"),
+                    QStringLiteral("--out-jsonl"), q(path("long/out.jsonl"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(sqlRows(path("long/p.ndw"), "SELECT reason, count FROM dataset_rejections"),
+                 QStringList{QStringLiteral("line_too_long|1")});
+        QCOMPARE(sqlRows(path("long/p.ndw"), "SELECT documents FROM runs"),
+                 QStringList{QStringLiteral("600")});
+        QVERIFY(readFile(path("long/out.jsonl")) == readFile(path("pipe.jsonl")));
+        // The skipped bytes are part of the file's fingerprint: a touched file is accepted.
+        writeFile(plain + ".copy", readFile(plain));
+        fs::rename(plain + ".copy", plain);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("long/p.ndw")),
+                    QStringLiteral("--out-jsonl"), q(path("long/again.jsonl"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(readFile(path("long/again.jsonl")) == readFile(path("long/out.jsonl")));
+        // A 512 MB line (gzip) under a 64 MB budget: the default limit (budget / 16) applies and
+        // memory stays near the budget.
+        const std::string gz = path("long/zeros.jsonl.gz");
+        gzFile out = gzopen(gz.c_str(), "wb1");
+        QVERIFY(out != nullptr);
+        const std::string zeros(1 << 20, '0');
+        gzwrite(out, "{\"text\":\"", 9);
+        for (int i = 0; i < 512; ++i)
+            gzwrite(out, zeros.data(), static_cast<unsigned>(zeros.size()));
+        gzwrite(out, "\"}\n{\"id\":\"after\",\"text\":\"the line after\"}\n", 42);
+        gzclose(out);
+        r = runCli(
+            {QStringLiteral("run"), q(gz), q(path("corpus.jsonl")), QStringLiteral("-p"),
+             q(path("long/z.ndw")), QStringLiteral("-q"), QStringLiteral("--memory-budget"),
+             QStringLiteral("64M"), QStringLiteral("--summary-json"), q(path("long/z.json"))},
+            dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(sqlRows(path("long/z.ndw"), "SELECT reason, count FROM dataset_rejections"),
+                 QStringList{QStringLiteral("line_too_long|1")});
+        QCOMPARE(sqlRows(path("long/z.ndw"), "SELECT documents FROM runs"),
+                 QStringList{QStringLiteral("601")});
+        const std::string summary = readFile(path("long/z.json"));
+        const std::size_t at = summary.find("\"peak_rss_bytes\": ");
+        QVERIFY(at != std::string::npos);
+        const uint64_t peak = std::stoull(summary.substr(at + 18));
+        QVERIFY2(peak < (uint64_t{200} << 20), std::to_string(peak).c_str());
     }
 };
 

@@ -40,6 +40,7 @@ struct RunOptions {
     bool quiet = false;
     bool resume = false;
     std::string memoryBudget;
+    std::string maxLineBytes;
 };
 
 // The human summary: on stderr, so that stdout carries nothing but an output named "-".
@@ -104,6 +105,11 @@ Command addRunCommand(CLI::App& app) {
         ->check(CLI::Range(0.0, 1.0))
         ->capture_default_str()
         ->group("Execution");
+    cmd->add_option("--max-line-bytes", opt->maxLineBytes,
+                    "Reject longer lines as line_too_long, streaming past them without holding "
+                    "them in memory (K/M/G suffixes). Default: a sixteenth of the memory budget, "
+                    "at least 1M")
+        ->group(in);
     cmd->add_option("--on-error", opt->onError,
                     "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
                     "and file:line, "
@@ -239,6 +245,15 @@ Command addRunCommand(CLI::App& app) {
                 return kExitUsage;
             }
             params.memoryBudget = *budget;
+        }
+        if (!opt->maxLineBytes.empty()) {
+            const auto limit = parseByteSize(opt->maxLineBytes);
+            if (!limit || *limit == 0) {
+                std::fprintf(stderr,
+                             "neardup run: --max-line-bytes must be a size such as 64M or 1G\n");
+                return kExitUsage;
+            }
+            params.reader.maxLineBytes = *limit;
         }
         if (!parseKeepPolicy(opt->keep, params.keep, params.reader.keepField)) {
             std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
