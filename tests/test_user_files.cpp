@@ -659,6 +659,66 @@ class TestUserFiles : public QObject {
         const uint64_t peak = std::stoull(summary.substr(at + 18));
         QVERIFY2(peak < (uint64_t{200} << 20), std::to_string(peak).c_str());
     }
+
+    // Inputs that moved: `neardup relocate` re-points the project after checking each file.
+    void relocateRepointsMovedInputs() {
+        fs::create_directories(path("mv/old/sub"));
+        fs::copy_file(path("corpus.jsonl"), path("mv/old/sub/a.jsonl"));
+        writeFile(path("mv/old/b.jsonl"), "{\"id\":\"b\",\"text\":\"a second file\"}\n");
+        const std::string project = path("mv/p.ndw");
+        Result r =
+            runCli({QStringLiteral("run"), q(path("mv/old")), QStringLiteral("-p"), q(project),
+                    QStringLiteral("-q"), QStringLiteral("--out-jsonl"), q(path("mv/first.jsonl"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        // Copied (new inodes and times), then the old folder removed.
+        fs::copy(path("mv/old"), path("mv/new"), fs::copy_options::recursive);
+        fs::remove_all(path("mv/old"));
+        auto exportJsonl = [&](const char* name) {
+            return runCli({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                           QStringLiteral("--out-jsonl"), q(path(std::string("mv/") + name))},
+                          dir_);
+        };
+        r = exportJsonl("x.jsonl");
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("not found")) &&
+                     r.err.contains(QStringLiteral("relocate")),
+                 qPrintable(r.err));
+        // A changed file at the new place: refused, nothing changed.
+        const std::string b = readFile(path("mv/new/b.jsonl"));
+        std::string changed = b;
+        changed[10] = 'c';
+        writeFile(path("mv/new/b.jsonl"), changed);
+        const QStringList before = sqlRows(project, "SELECT path FROM dataset_files");
+        r = runCli(
+            {QStringLiteral("relocate"), QStringLiteral("-p"), q(project), QStringLiteral("--from"),
+             q(path("mv/old")), QStringLiteral("--to"), q(path("mv/new"))},
+            dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("content differs")) &&
+                     r.err.contains(q(path("mv/new/b.jsonl"))),
+                 qPrintable(r.err));
+        QCOMPARE(sqlRows(project, "SELECT path FROM dataset_files"), before);
+        writeFile(path("mv/new/b.jsonl"), b);
+        r = runCli(
+            {QStringLiteral("relocate"), QStringLiteral("-p"), q(project), QStringLiteral("--from"),
+             q(path("mv/old")), QStringLiteral("--to"), q(path("mv/new"))},
+            dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("relocated 2 input file(s)")), qPrintable(r.err));
+        QCOMPARE(sqlRows(project, "SELECT path FROM dataset_files ORDER BY file_index"),
+                 (QStringList{q(path("mv/new/b.jsonl")), q(path("mv/new/sub/a.jsonl"))}));
+        r = exportJsonl("y.jsonl");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(readFile(path("mv/y.jsonl")) == readFile(path("mv/first.jsonl")));
+        // A run on the new folder reuses the relocated dataset.
+        r = runCli({QStringLiteral("run"), q(path("mv/new")), QStringLiteral("-p"), q(project),
+                    QStringLiteral("--summary-json"), q(path("mv/s.json"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(readFile(path("mv/s.json")).find("\"signatures_reused\": true") !=
+                std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUserFiles)
