@@ -3,6 +3,8 @@
 // projects work from any directory; inputs are pinned and checked before stored offsets are
 // used; exit codes tell the truth. Every case runs `neardup` as a process, as a user would.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 
 #include "document_fetcher.h"
@@ -718,6 +721,94 @@ class TestUserFiles : public QObject {
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(readFile(path("mv/s.json")).find("\"signatures_reused\": true") !=
                 std::string::npos);
+    }
+
+    // Faults at random points, several seeds: kill -9 during a run, or every file write failing
+    // beyond a random size (EFBIG, as a full disk fails them). Whatever happens: the project
+    // stays intact, no output exists under its final name unless the run succeeded, and
+    // --resume writes outputs byte-identical to an undisturbed run.
+    void randomFaultsLeaveProjectsIntactAndResumable() {
+        fs::create_directories(path("fault"));
+        auto outputs = [&](const std::string& tag) {
+            return QStringList{
+                QStringLiteral("--out-jsonl"),    q(path("fault/" + tag + ".jsonl")),
+                QStringLiteral("--out-removed"),  q(path("fault/" + tag + ".removed")),
+                QStringLiteral("--out-clusters"), q(path("fault/" + tag + ".clusters"))};
+        };
+        auto contents = [&](const std::string& tag) {
+            return readFile(path("fault/" + tag + ".jsonl")) + "|" +
+                   readFile(path("fault/" + tag + ".removed")) + "|" +
+                   readFile(path("fault/" + tag + ".clusters"));
+        };
+        auto anyOutput = [&](const std::string& tag) {
+            for (const char* ext : {".jsonl", ".removed", ".clusters"})
+                if (fs::exists(path("fault/" + tag + ext))) return true;
+            return false;
+        };
+        Result r = run(path("fault/ref.ndw"), outputs("ref"));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const std::string reference = contents("ref");
+        QVERIFY(reference.size() > 1000);
+        int killed = 0, filled = 0;  // runs the fault stopped
+        for (const unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+            std::mt19937 random(seed);
+            for (const bool kill : {true, false}) {
+                const std::string tag = (kill ? "kill" : "full") + std::to_string(seed);
+                const std::string project = path("fault/" + tag + ".ndw");
+                QProcess p;
+                p.setWorkingDirectory(q(dir_));
+                const auto limit =
+                    static_cast<rlim_t>(std::uniform_int_distribution<int>(8, 640)(random) * 1024);
+                if (!kill) {
+                    p.setChildProcessModifier([limit] {
+                        ::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+                        const struct rlimit rl = {limit, limit};
+                        ::setrlimit(RLIMIT_FSIZE, &rl);
+                    });
+                }
+                p.start(cli(), QStringList{QStringLiteral("run"), q(path("corpus.jsonl")),
+                                           QStringLiteral("-p"), q(project), QStringLiteral("-q"),
+                                           QStringLiteral("-j"), QStringLiteral("2")} +
+                                   outputs(tag));
+                QVERIFY(p.waitForStarted());
+                if (kill) {
+                    QTest::qWait(std::uniform_int_distribution<int>(5, 250)(random));
+                    p.kill();
+                }
+                // (It may have ended during the wait.)
+                QVERIFY(p.state() == QProcess::NotRunning || p.waitForFinished(120000));
+                const bool ok = p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+                const QByteArray what =
+                    QByteArray::fromStdString(tag) + ": " + p.readAllStandardError();
+                qInfo("%s (limit %llu): %s", tag.c_str(), static_cast<unsigned long long>(limit),
+                      ok ? "finished" : "stopped");
+                if (ok) {
+                    QVERIFY2(contents(tag) == reference, what.constData());
+                    continue;
+                }
+                ++(kill ? killed : filled);
+                QVERIFY2(!anyOutput(tag), what.constData());
+                QCOMPARE(temporaries(path("fault")), QStringList());
+                if (fs::exists(project))
+                    QCOMPARE(sqlRows(project, "PRAGMA integrity_check"),
+                             QStringList{QStringLiteral("ok")});
+                r = runCli(QStringList{QStringLiteral("run"), QStringLiteral("-p"), q(project),
+                                       QStringLiteral("--resume"), QStringLiteral("-q")} +
+                               outputs(tag),
+                           dir_);
+                if (r.code != 0 && r.err.contains(QStringLiteral("nothing to resume")) &&
+                    testsupport::noRunRecorded(project)) {
+                    // Stopped before the run was recorded at all (not even as pending): run it.
+                    qInfo("%s: nothing recorded, run again", tag.c_str());
+                    r = run(project, outputs(tag));
+                }
+                QVERIFY2(r.code == 0, qPrintable(QString::fromUtf8(what) + r.err));
+                QVERIFY2(contents(tag) == reference, what.constData());
+            }
+        }
+        // The faults did stop runs (not every run finished before them).
+        QVERIFY(killed > 0);
+        QVERIFY(filled > 0);
     }
 };
 
