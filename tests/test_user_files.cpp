@@ -796,9 +796,9 @@ class TestUserFiles : public QObject {
                                        QStringLiteral("--resume"), QStringLiteral("-q")} +
                                outputs(tag),
                            dir_);
-                if (r.code != 0 && r.err.contains(QStringLiteral("nothing to resume")) &&
-                    testsupport::noRunRecorded(project)) {
-                    // Stopped before the run was recorded at all (not even as pending): run it.
+                if (r.code != 0 && testsupport::noRunRecorded(project)) {
+                    // Stopped before the run was recorded at all (no project yet, or killed before
+                    // its lock existed): nothing to resume, so run it.
                     qInfo("%s: nothing recorded, run again", tag.c_str());
                     r = run(project, outputs(tag));
                 }
