@@ -13,6 +13,16 @@ namespace neardup {
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // A device or pipe (/dev/stdout, /dev/full) is written in place: renaming a file over it
     // would replace the device node. temp_ stays empty in that case.
+    if (path_ == "-") {  // standard output, written in place
+        const int fd = ::dup(STDOUT_FILENO);
+        file_ = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+        if (!file_) {
+            if (fd >= 0) ::close(fd);
+            throw std::runtime_error("cannot write to standard output: " +
+                                     std::string(std::strerror(errno)));
+        }
+        return;
+    }
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
         file_ = std::fopen(path_.c_str(), "wb");
@@ -53,20 +63,19 @@ void AtomicFile::write(std::string_view bytes) {
     if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
 }
 
-void AtomicFile::commit() {
+void AtomicFile::finish() {
+    if (finished_) return;
     if (std::fflush(file_) != 0) fail("write");
-    if (temp_.empty()) {
-        const int closed = std::fclose(file_);
-        file_ = nullptr;
-        if (closed != 0) fail("close");
-        committed_ = true;
-        return;
-    }
-    if (::fsync(::fileno(file_)) != 0) fail("sync");
+    if (!temp_.empty() && ::fsync(::fileno(file_)) != 0) fail("sync");
     const int closed = std::fclose(file_);
     file_ = nullptr;
     if (closed != 0) fail("close");
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
+    finished_ = true;
+}
+
+void AtomicFile::commit() {
+    finish();
+    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
     committed_ = true;
 }
 

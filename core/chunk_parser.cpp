@@ -8,8 +8,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string_view>
+#include <system_error>
 
 #include "jsonl_reader.h"
 
@@ -79,6 +82,91 @@ std::size_t findControlByte(const char* p, std::size_t n) {
     return n;
 }
 
+// What replaces a number simdjson cannot represent (beyond 64-bit integers, beyond double),
+// so that the rest of the line is still read: a string no real field holds.
+constexpr std::string_view kOutOfRange = R"(\u0000\u0000number out of range)";
+constexpr char kOutOfRangeBytes[] = "\0\0number out of range";
+constexpr std::string_view kOutOfRangeValue(kOutOfRangeBytes, sizeof kOutOfRangeBytes - 1);
+
+// True when the JSON number `token` cannot be represented: an integer beyond 64 bits, or a
+// float beyond a double's range.
+bool outOfRange(std::string_view token) {
+    const bool integer = token.find_first_of(".eE") == std::string_view::npos;
+    if (integer) {
+        const char* first = token.data();
+        const char* last = token.data() + token.size();
+        if (token.front() == '-') {
+            int64_t v = 0;
+            return std::from_chars(first, last, v).ec == std::errc::result_out_of_range;
+        }
+        uint64_t v = 0;
+        return std::from_chars(first, last, v).ec == std::errc::result_out_of_range;
+    }
+    // Beyond a double's range (or so small that it underflows): from_chars says so.
+    double v = 0;
+    return std::from_chars(token.data(), token.data() + token.size(), v).ec ==
+           std::errc::result_out_of_range;
+}
+
+// `line` with every out-of-range number outside strings replaced by kOutOfRange; false when
+// there is none (the line's error lies elsewhere).
+bool tameNumbers(std::string_view line, std::string& out) {
+    out.clear();
+    bool replaced = false;
+    bool inString = false;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        const char c = line[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < line.size()) {
+                out += line[i + 1];
+                i += 2;
+                continue;
+            }
+            if (c == '"') inString = false;
+            ++i;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            out += c;
+            ++i;
+            continue;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            std::size_t end = i + 1;
+            while (end < line.size() &&
+                   ((line[end] >= '0' && line[end] <= '9') || line[end] == '.' ||
+                    line[end] == 'e' || line[end] == 'E' || line[end] == '+' || line[end] == '-'))
+                ++end;
+            const std::string_view token = line.substr(i, end - i);
+            if (token != "-" && outOfRange(token)) {
+                out += '"';
+                out += kOutOfRange;
+                out += '"';
+                replaced = true;
+            } else {
+                out += token;
+            }
+            i = end;
+            continue;
+        }
+        out += c;
+        ++i;
+    }
+    return replaced;
+}
+
+// The first control character (below 0x20, or DEL) in `s`, or -1.
+int controlCharacter(std::string_view s) {
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7F) return c;
+    }
+    return -1;
+}
+
 }  // namespace
 
 void ParsedChunk::clear() {
@@ -92,15 +180,23 @@ void ParsedChunk::clear() {
 }
 
 struct ChunkParser::Impl {
-    std::vector<std::string> paths;  // of the input files, for default ids
+    std::vector<std::string> paths;           // of the input files
+    std::vector<std::string> defaultIdPaths;  // the same, as default ids show them
     ReaderOptions options;
     std::vector<std::string> textPath, idPath, keepPath;
     simdjson::dom::parser parser;
     std::string padded;  // a line copied when the chunk cannot serve as its padding
+    std::string tamed;   // a line with its out-of-range numbers replaced
 
     Impl(const std::vector<InputFile>& files, ReaderOptions o) : options(std::move(o)) {
-        for (const InputFile& f : files)
+        for (const InputFile& f : files) {
             paths.push_back(f.path);
+            // Default ids are lines of id lists: control characters of a file name become '?'.
+            std::string name = f.path;
+            for (char& c : name)
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+            defaultIdPaths.push_back(std::move(name));
+        }
         textPath = splitPath(options.textField);
         idPath = splitPath(options.idField);
         if (!options.keepField.empty()) keepPath = splitPath(options.keepField);
@@ -136,6 +232,12 @@ struct ChunkParser::Impl {
             ++out.blankLines;
             return;
         }
+        if (options.maxLineBytes > 0 && length > options.maxLineBytes) {
+            reject(out, RejectReason::LineTooLong, lineNo,
+                   "line of " + std::to_string(length) + " bytes, longer than the limit of " +
+                       std::to_string(options.maxLineBytes) + " (--max-line-bytes)");
+            return;
+        }
         if (length > std::numeric_limits<uint32_t>::max()) {
             reject(out, RejectReason::MalformedJson, lineNo, "line longer than 4 GiB");
             return;
@@ -162,7 +264,16 @@ struct ChunkParser::Impl {
             json = padded.data();
         }
         simdjson::dom::element root;
-        const simdjson::error_code error = parser.parse(json, jsonLength, false).get(root);
+        simdjson::error_code error = parser.parse(json, jsonLength, false).get(root);
+        // Valid JSON holding a number simdjson cannot represent (123456789012345678901234567890,
+        // 1e400) is still a document: such numbers are replaced and the line parsed again. Only
+        // the text, id and keep fields are ever read, and those say so.
+        if (error != simdjson::SUCCESS && tameNumbers(std::string_view(line, jsonLength), tamed)) {
+            const std::size_t tamedLength = tamed.size();
+            tamed.append(kPadding, ' ');
+            if (parser.parse(tamed.data(), tamedLength, false).get(root) == simdjson::SUCCESS)
+                error = simdjson::SUCCESS;
+        }
         if (error != simdjson::SUCCESS) {
             reject(out, RejectReason::MalformedJson, lineNo, simdjson::error_message(error));
         } else {
@@ -187,9 +298,12 @@ struct ChunkParser::Impl {
             return;
         }
         std::string_view textValue;
-        if (text.get_string().get(textValue) != simdjson::SUCCESS) {
+        if (text.get_string().get(textValue) != simdjson::SUCCESS ||
+            textValue == kOutOfRangeValue) {
             reject(out, RejectReason::TextNotString, lineNo,
-                   "'" + options.textField + "' is " + typeName(text.type()));
+                   "'" + options.textField + "' is " +
+                       (textValue == kOutOfRangeValue ? "a number out of range"
+                                                      : typeName(text.type())));
             return;
         }
 
@@ -201,11 +315,26 @@ struct ChunkParser::Impl {
 
         simdjson::dom::element id;
         if (!lookup(root, idPath, id) || id.is_null()) {
-            out.arena.append(paths.at(out.file));
+            out.arena.append(defaultIdPaths.at(out.file));
             out.arena.push_back(':');
             appendNumber(out.arena, lineNo);
         } else if (id.is_string()) {
-            out.arena.append(id.get_string().value_unsafe());
+            // An id is one line of an id list: a control character (a newline would make one
+            // id two) makes it invalid, as does a number no 64-bit integer holds.
+            const std::string_view value = id.get_string().value_unsafe();
+            const int control = controlCharacter(value);
+            if (value == kOutOfRangeValue || control >= 0) {
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "0x%02x", control);
+                reject(out, RejectReason::InvalidId, lineNo,
+                       "'" + options.idField + "' " +
+                           (value == kOutOfRangeValue
+                                ? std::string("is an integer beyond 64 bits")
+                                : std::string("holds the control character ") + hex));
+                out.arena.resize(arenaBefore);
+                return;
+            }
+            out.arena.append(value);
         } else if (id.is_int64()) {
             appendNumber(out.arena, id.get_int64().value_unsafe());
         } else if (id.is_uint64()) {

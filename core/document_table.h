@@ -8,11 +8,22 @@
 
 namespace neardup {
 
+// An input file, pinned (core/input_pin.h): its canonical absolute path and what identifies
+// its content, so that stored byte offsets are used only on the very file they came from.
 struct InputFile {
     std::string path;
     uint64_t size = 0;
     int64_t mtimeNs = 0;
     enum class Compression { None, Gzip, Zstd } compression = Compression::None;
+    // Identity at the time it was listed (0 where unknown: projects of schema version < 3).
+    int64_t ctimeNs = 0;
+    uint64_t device = 0, inode = 0;
+    // Content fingerprint, computed while the file is read (input_pin.h): the decompressed
+    // bytes read and their fingerprint; `fingerprinted` is false where it is unknown (a file
+    // that could not be read to its end, or a project of schema version < 3).
+    bool fingerprinted = false;
+    uint64_t contentBytes = 0;
+    uint64_t fingerprint = 0;
 };
 
 const char* toString(InputFile::Compression c);

@@ -1,5 +1,6 @@
 #include "exporter.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -12,8 +13,10 @@
 #include <thread>
 
 #include "atomic_file.h"
+#include "input_pin.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
+#include "output_check.h"
 
 namespace neardup {
 
@@ -23,15 +26,6 @@ std::string number(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
-}
-
-void refuseInputs(const std::string& out, const std::vector<InputFile>& files) {
-    std::error_code ec;
-    if (!std::filesystem::exists(out, ec)) return;
-    for (const InputFile& f : files)
-        if (std::filesystem::equivalent(out, f.path, ec))
-            throw std::runtime_error("refusing to overwrite input file '" + f.path +
-                                     "' with an output");
 }
 
 // Progress and cancellation, looked at every kEvery documents (no per-document call).
@@ -146,9 +140,17 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
     };
     skipRemoved();
     if (next == n) return;
+    // The stored offsets are used only on the files they came from (input_pin.h).
+    if (const std::string problem = pinProblem(files); !problem.empty())
+        throw InputError(problem + "; export refused");
     // Skip: an unreadable file or a damaged stream was a rejection when the run read it; what
     // is missing after it is caught below as a short input.
-    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip);
+    // No kept line is longer than the longest document: longer lines (rejected as too long
+    // when read) are streamed past, never held in memory.
+    uint32_t longest = 0;
+    for (const uint32_t length : docs.length)
+        longest = std::max(longest, length);
+    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip, uint64_t{longest} + 1);
     std::optional<ChunkReadAhead> ahead;
     if (readAhead) ahead.emplace(source);
     LineChunk own;
@@ -177,8 +179,24 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
 
 }  // namespace
 
+PendingOutputs::PendingOutputs() = default;
+PendingOutputs::~PendingOutputs() = default;
+
+void PendingOutputs::add(std::unique_ptr<AtomicFile> file) {
+    files_.push_back(std::move(file));
+}
+
+void PendingOutputs::commit() {
+    for (auto& f : files_)
+        f->commit();
+    files_.clear();
+}
+
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
-               const ExportOptions& options) {
+               const ExportOptions& options, PendingOutputs* pending) {
+    if (const std::string problem = outputProblem(namedOutputs(options), files, options.project);
+        !problem.empty())
+        throw std::runtime_error(problem);
     const std::size_t n = docs.size();
     uint64_t outputs = 0;
     for (const std::string* p :
@@ -189,7 +207,6 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
     // Every output is complete under its temporary name before any is renamed into place.
     std::vector<std::unique_ptr<AtomicFile>> written;
     auto open = [&](const std::string& path) -> AtomicFile& {
-        refuseInputs(path, files);
         written.push_back(std::make_unique<AtomicFile>(path));
         return *written.back();
     };
@@ -236,6 +253,13 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out.write("\n");
     }
     ticker.tick();
+    for (auto& out : written)
+        out->finish();
+    if (pending) {
+        for (auto& out : written)
+            pending->add(std::move(out));
+        return;
+    }
     for (auto& out : written)
         out->commit();
 }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct ExportOptions {
     // Read the inputs ahead on a second thread while writing the deduplicated JSONL (for
     // callers that may use two threads).
     bool readAhead = false;
+    // The project the run belongs to: no output may be it, its -journal/-wal/-shm file or
+    // lie in its sidecar folder (core/output_check.h). Empty: not checked.
+    std::string project;
 
     bool any() const {
         return !jsonl.empty() || !kept.empty() || !removed.empty() || !clusters.empty() ||
@@ -40,12 +44,34 @@ class ExportCancelled : public std::runtime_error {
     ExportCancelled() : std::runtime_error("export cancelled") {}
 };
 
+class AtomicFile;
+
+// Outputs written completely under temporary names, waiting to be renamed into place: a run
+// renames its outputs only after its final commit to the project. Destroyed uncommitted, it
+// removes the temporaries.
+class PendingOutputs {
+  public:
+    PendingOutputs();
+    ~PendingOutputs();
+    PendingOutputs(const PendingOutputs&) = delete;
+    PendingOutputs& operator=(const PendingOutputs&) = delete;
+
+    // Renames every output into place; throws std::runtime_error naming the first that fails.
+    void commit();
+    void add(std::unique_ptr<AtomicFile> file);
+
+  private:
+    std::vector<std::unique_ptr<AtomicFile>> files_;
+};
+
 // Writes each requested output to a temporary file in the target directory and renames them
-// all into place once every one is complete, so an output either is complete or does not
-// exist, and a cancelled or failed export leaves none of its files. Refuses to overwrite an
-// input file. Throws std::runtime_error naming the path.
+// all into place once every one is complete (or, with `pending`, hands them over complete,
+// flushed and synced, for the caller to rename), so an output either is complete or does not
+// exist, and a cancelled or failed export leaves none of its files. Checks every output first
+// (outputProblem of core/output_check.h: never an input, the project or two outputs on one
+// file). Throws std::runtime_error naming the path.
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
-               const ExportOptions& options);
+               const ExportOptions& options, PendingOutputs* pending = nullptr);
 
 // The run summary as JSON (counts, rejections by reason, parameters, phases).
 std::string summaryJson(const RunResult& run);

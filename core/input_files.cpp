@@ -64,7 +64,7 @@ InputFile describe(const std::string& path) {
         ::close(fd);
         throw InputError("cannot read '" + path + "': not a regular file");
     }
-    unsigned char magic[4] = {};
+    unsigned char magic[8] = {};
     std::size_t have = 0;
     while (have < sizeof magic) {
         const ssize_t got = ::read(fd, magic + have, sizeof magic - have);
@@ -78,11 +78,23 @@ InputFile describe(const std::string& path) {
         have += static_cast<std::size_t>(got);
     }
     ::close(fd);
+    // Columnar files are binary: read as text they would become thousands of rejected lines.
+    const char* format = nullptr;
+    if (have >= 4 && std::memcmp(magic, "PAR1", 4) == 0) format = "a Parquet file";
+    if (have >= 6 && std::memcmp(magic, "ARROW1", 6) == 0) format = "an Arrow IPC file";
+    if (have >= 4 && std::memcmp(magic, "\xff\xff\xff\xff", 4) == 0) format = "an Arrow IPC stream";
+    if (format)
+        throw UnsupportedInputError("cannot read '" + path + "': it is " + format +
+                                    ", not JSON Lines (convert it to JSONL first, e.g. with "
+                                    "pyarrow or duckdb)");
 
     InputFile f;
     f.path = path;
     f.size = static_cast<uint64_t>(sb.st_size);
     f.mtimeNs = static_cast<int64_t>(sb.st_mtim.tv_sec) * 1000000000 + sb.st_mtim.tv_nsec;
+    f.ctimeNs = static_cast<int64_t>(sb.st_ctim.tv_sec) * 1000000000 + sb.st_ctim.tv_nsec;
+    f.device = static_cast<uint64_t>(sb.st_dev);
+    f.inode = static_cast<uint64_t>(sb.st_ino);
     if (have >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         f.compression = InputFile::Compression::Gzip;
     } else if (have >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f &&
@@ -168,16 +180,28 @@ std::vector<Found> walkDirectory(const std::string& dir, Unreadable mode) {
 std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable mode) {
     std::vector<InputFile> files;
     std::unordered_set<std::string> seen;  // canonical paths
-    auto add = [&](const std::string& path, bool unreadable) {
+    // Files are listed by their canonical absolute path (symlinks resolved), so that a project
+    // finds them again from any working directory; one that cannot be resolved (a symlink
+    // loop, a dangling symlink) by its absolute path.
+    auto add = [&](const std::string& given, bool unreadable) {
         std::error_code ec;
-        const fs::path canonical = fs::canonical(path, ec);
-        if (!seen.insert(ec ? path : canonical.string()).second) return;
+        const fs::path canonical = fs::canonical(given, ec);
+        std::string path;
+        if (ec) {
+            const fs::path absolute = fs::absolute(given, ec);
+            path = (ec ? fs::path(given) : absolute).lexically_normal().string();
+        } else {
+            path = canonical.string();
+        }
+        if (!seen.insert(path).second) return;
         if (unreadable) {
             files.push_back(describeUnreadable(path));
             return;
         }
         try {
             files.push_back(describe(path));
+        } catch (const UnsupportedInputError&) {
+            throw;
         } catch (const InputError&) {
             if (mode != Unreadable::Skip) throw;
             files.push_back(describeUnreadable(path));

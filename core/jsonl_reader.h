@@ -25,6 +25,13 @@ class InputError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An input in a format NearDup does not read (Parquet, Arrow): never read as text, whatever
+// --on-error says; the message names the file and its format.
+class UnsupportedInputError : public InputError {
+  public:
+    using InputError::InputError;
+};
+
 // Files given directly are taken whatever their name; directories are walked recursively,
 // taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, in sorted path
 // order. Compression is detected from the magic bytes. Throws InputError.
@@ -51,6 +58,8 @@ enum class RejectReason : uint8_t {
     // damage are read, the incomplete line at the damage and everything after it are not.
     UnreadableFile,
     CorruptInput,
+    // A line longer than ReaderOptions::maxLineBytes: skipped without being held in memory.
+    LineTooLong,
     Count_
 };
 inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::Count_);
@@ -69,6 +78,9 @@ struct LineChunk {
     std::string failure;
     RejectReason failureReason = RejectReason::CorruptInput;
     uint64_t dropped = 0;  // a failure chunk's bytes of the incomplete line before the damage
+    // A line_too_long chunk: `dropped` is the line's bytes with its '\n', streamed past;
+    // this is their part of the file's fingerprint (input_pin.h).
+    uint64_t droppedFingerprint = 0;
 };
 
 class LineChunkSource {
@@ -76,8 +88,10 @@ class LineChunkSource {
     // OnError::Fail: next() throws InputError on unreadable or damaged input. OnError::Skip:
     // it delivers the complete lines before the problem, then a failure chunk, then goes on
     // with the next file.
+    // A line longer than `maxLineBytes` (0: no limit) becomes a failure chunk of reason
+    // LineTooLong, whatever `onError` says; only its first bytes are ever held in memory.
     LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes,
-                    OnError onError = OnError::Fail);
+                    OnError onError = OnError::Fail, uint64_t maxLineBytes = 0);
     ~LineChunkSource();
     LineChunkSource(const LineChunkSource&) = delete;
     LineChunkSource& operator=(const LineChunkSource&) = delete;

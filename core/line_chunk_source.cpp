@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 
 #include "byte_stream.h"
+#include "input_pin.h"
 #include "jsonl_reader.h"
 
 namespace neardup {
@@ -38,6 +40,7 @@ struct LineChunkSource::Impl {
     std::vector<InputFile> files;
     std::size_t chunkBytes;
     OnError onError = OnError::Fail;
+    uint64_t maxLineBytes = 0;  // 0: no limit
     ByteStream stream;
     std::size_t nextFile = 0;
     uint32_t current = 0;
@@ -103,8 +106,43 @@ struct LineChunkSource::Impl {
         stream.close();
     }
 
+    // Returned by cutPoint() for a first line longer than maxLineBytes.
+    static constexpr std::size_t kTooLong = std::numeric_limits<std::size_t>::max();
+
+    // Streams past the rest of the line `pending` begins with (longer than maxLineBytes) and
+    // turns `chunk` into its line_too_long failure chunk. At most one read's worth of the line
+    // is held at a time.
+    void skipLongLine(LineChunk& chunk) {
+        uint64_t skipped = 0, fingerprint = 0;
+        for (;;) {
+            const void* nl = std::memchr(pending.data(), '\n', pending.size());
+            const std::size_t take =
+                nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - pending.data()) + 1
+                   : pending.size();
+            fingerprint += fingerprintPart(pending.data(), take, offset + skipped);
+            skipped += take;
+            pending.erase(0, take);
+            if (nl || eof) break;
+            readMore(chunkBytes);
+            if (pending.empty() && eof) break;
+        }
+        chunk.data.clear();
+        chunk.file = current;
+        chunk.firstLine = line++;
+        chunk.baseOffset = offset;
+        chunk.fileStart = offset == 0;
+        chunk.failure = "line of " + std::to_string(skipped) + " bytes, longer than the limit of " +
+                        std::to_string(maxLineBytes) + " (--max-line-bytes); skipped";
+        chunk.failureReason = RejectReason::LineTooLong;
+        chunk.dropped = skipped;
+        chunk.droppedFingerprint = fingerprint;
+        offset += skipped;
+        delivered.fetch_add(skipped, std::memory_order_relaxed);
+    }
+
     // Length of the next chunk's data in `pending` (which is non-empty): whole lines up to
-    // chunkBytes, or one longer line on its own, or everything left at the end of the file.
+    // chunkBytes, or one longer line on its own, or everything left at the end of the file;
+    // kTooLong when the first line is longer than maxLineBytes.
     std::size_t cutPoint() {
         while (pending.size() < chunkBytes && !eof)
             readMore(chunkBytes - pending.size());
@@ -119,18 +157,24 @@ struct LineChunkSource::Impl {
                 return static_cast<std::size_t>(static_cast<const char*>(p) - pending.data()) + 1;
             }
             if (eof) return finalCut();
+            if (maxLineBytes > 0 && pending.size() > maxLineBytes) return kTooLong;
             from = pending.size();
-            readMore(std::max(chunkBytes, pending.size()));
+            std::size_t more = std::max(chunkBytes, pending.size());
+            if (maxLineBytes > 0 && pending.size() + more > maxLineBytes + 1)
+                more = std::max<std::size_t>(
+                    static_cast<std::size_t>(maxLineBytes + 1 - pending.size()), 1);
+            readMore(more);
         }
     }
 };
 
 LineChunkSource::LineChunkSource(std::vector<InputFile> files, std::size_t chunkBytes,
-                                 OnError onError)
+                                 OnError onError, uint64_t maxLineBytes)
     : impl_(std::make_unique<Impl>()) {
     impl_->files = std::move(files);
     impl_->chunkBytes = std::max<std::size_t>(chunkBytes, 1);
     impl_->onError = onError;
+    impl_->maxLineBytes = maxLineBytes;
 }
 
 LineChunkSource::~LineChunkSource() = default;
@@ -178,6 +222,10 @@ bool LineChunkSource::next(LineChunk& chunk) {
             continue;
         }
         const std::size_t cut = s.pending.empty() ? 0 : s.cutPoint();
+        if (cut == Impl::kTooLong) {
+            s.skipLongLine(chunk);
+            return true;
+        }
         if (cut == 0) {
             // Only a damaged file gets here: nothing but an incomplete line is left before the
             // damage. Nothing was read from a file that fails at its first byte, so it stands
@@ -196,6 +244,7 @@ bool LineChunkSource::next(LineChunk& chunk) {
 
         chunk.failure.clear();
         chunk.dropped = 0;
+        chunk.droppedFingerprint = 0;
         chunk.file = s.current;
         chunk.firstLine = s.line;
         chunk.baseOffset = s.offset;

@@ -13,9 +13,12 @@
 
 namespace neardup {
 
+namespace fs = std::filesystem;
+
 namespace {
 
 std::string problemWith(const std::string& path) {
+    if (path == "-") return {};  // standard output
     const std::string prefix = "cannot write '" + path + "': ";
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
@@ -26,7 +29,7 @@ std::string problemWith(const std::string& path) {
                                                      : prefix + std::strerror(errno);
         }
     }
-    const std::filesystem::path target(path);
+    const fs::path target(path);
     const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
     if (::stat(dir.c_str(), &st) != 0)
         return prefix + "directory '" + dir + "': " + std::strerror(errno);
@@ -37,15 +40,69 @@ std::string problemWith(const std::string& path) {
     return {};
 }
 
-bool samePath(const std::string& a, const std::string& b) {
-    if (a == b) return true;
-    std::error_code ea, eb;
-    const auto ca = std::filesystem::weakly_canonical(a, ea);
-    const auto cb = std::filesystem::weakly_canonical(b, eb);
-    return !ea && !eb && ca == cb;
+// What identifies a file: its canonical path, and (device, inode) when it exists.
+struct FileKey {
+    std::string canonical;
+    bool exists = false;
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
+FileKey keyOf(const std::string& given) {
+    const std::string path = given == "-" ? std::string("/dev/stdout") : given;
+    FileKey k;
+    k.canonical = given == "-" ? path : canonicalPath(path);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        k.exists = true;
+        k.device = st.st_dev;
+        k.inode = st.st_ino;
+    }
+    return k;
+}
+
+bool sameFile(const FileKey& a, const FileKey& b) {
+    return a.canonical == b.canonical ||
+           (a.exists && b.exists && a.device == b.device && a.inode == b.inode);
+}
+
+// True when `path` is `dir` or lies below it (canonical paths).
+bool within(const std::string& path, const std::string& dir) {
+    return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                           path[dir.size()] == '/');
+}
+
+// The message for an output on the project or one of its companions, or "".
+std::string projectProblem(const NamedOutput& out, const FileKey& key, const std::string& project) {
+    if (project.empty() || project == ":memory:") return {};
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+        if (sameFile(key, keyOf(project + suffix))) {
+            return "refusing to overwrite the project" +
+                   (*suffix ? std::string("'s ") + (suffix + 1) + " file '" + project + suffix
+                            : std::string(" '") + project) +
+                   "' with " + out.option;
+        }
+    }
+    const FileKey sidecar = keyOf(project + ".d");
+    if (within(key.canonical, sidecar.canonical) || sameFile(key, sidecar))
+        return "refusing to write " + out.option + " '" + out.path +
+               "' into the project's sidecar folder '" + project + ".d'";
+    return {};
 }
 
 }  // namespace
+
+std::string canonicalPath(const std::string& path) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(path, ec);
+    if (ec) abs = fs::path(path);
+    abs = abs.lexically_normal();
+    const fs::path resolved = fs::weakly_canonical(abs, ec);
+    std::string s = (ec ? abs : resolved.lexically_normal()).string();
+    while (s.size() > 1 && s.back() == '/')
+        s.pop_back();
+    return s;
+}
 
 std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs) {
     return {{"--out-jsonl", outputs.jsonl},
@@ -55,25 +112,27 @@ std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs) {
             {"--summary-json", outputs.summaryJson}};
 }
 
-std::string outputProblem(const std::vector<NamedOutput>& all,
-                          const std::vector<InputFile>& files) {
+std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector<InputFile>& files,
+                          const std::string& project) {
+    std::vector<FileKey> keys(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
         const std::string& path = all[i].path;
         if (path.empty()) continue;
+        keys[i] = keyOf(path);
         for (std::size_t j = 0; j < i; ++j) {
-            const std::string& other = all[j].path;
-            if (!other.empty() && samePath(other, path)) {
-                return all[j].option + " and " + all[i].option + " name the same file '" + path +
-                       "'";
+            if (!all[j].path.empty() && sameFile(keys[j], keys[i])) {
+                return all[j].option + " '" + all[j].path + "' and " + all[i].option + " '" + path +
+                       "' name the same file";
             }
         }
-        if (std::string problem = problemWith(path); !problem.empty()) return problem;
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec)) continue;
+        // The project first: it may not exist yet, and may sit in an unwritable directory.
+        if (std::string problem = projectProblem(all[i], keys[i], project); !problem.empty())
+            return problem;
         for (const InputFile& f : files) {
-            if (samePath(path, f.path) || std::filesystem::equivalent(path, f.path, ec))
+            if (sameFile(keys[i], keyOf(f.path)))
                 return "refusing to overwrite input file '" + f.path + "' with " + all[i].option;
         }
+        if (std::string problem = problemWith(path); !problem.empty()) return problem;
     }
     return {};
 }
@@ -82,14 +141,15 @@ std::string outputProblem(const ExportOptions& outputs) {
     return outputProblem(namedOutputs(outputs));
 }
 
-std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs) {
+std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
+                          const std::string& project) {
     std::vector<InputFile> files;
     try {
         files = expandInputs(inputs, OnError::Skip);
     } catch (const std::exception&) {
         // A missing input is the run's to report, with its own message.
     }
-    return outputProblem(namedOutputs(outputs), files);
+    return outputProblem(namedOutputs(outputs), files, project);
 }
 
 }  // namespace neardup

@@ -1,5 +1,6 @@
 // Checking output paths before a run or an export starts, so that a long run does not end in
-// "cannot write" after hours of work, and nothing is written when one output cannot be.
+// "cannot write" after hours of work, nothing is written when one output cannot be, and no
+// output ever lands on a file the user needs: an input, the project or its companions.
 #pragma once
 
 #include <string>
@@ -20,14 +21,24 @@ std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs);
 
 // An empty string when every requested output can be created, else a message naming the first
 // that cannot: its directory is missing, not a directory or not writable; the path is a
-// directory; two outputs share one path; or (when `files` are given) the output is one of the
-// input files. The final write can still fail (a full disk); that is reported then, and leaves
-// nothing partial behind.
+// directory; two outputs name one file; the output is one of the input `files`; or it is the
+// project `project` (when given), its "-journal", "-wal" or "-shm" file, or its sidecar folder
+// "<project>.d" or anything inside it. Files are compared by canonical absolute path (symlinks
+// resolved, "./" and ".." removed) and, for files that exist, by (device, inode), so hard
+// links and symlinks count as the same file. The final write can still fail (a full disk);
+// that is reported then, and leaves nothing partial behind.
 std::string outputProblem(const std::vector<NamedOutput>& outputs,
-                          const std::vector<InputFile>& files = {});
+                          const std::vector<InputFile>& files = {},
+                          const std::string& project = {});
 std::string outputProblem(const ExportOptions& outputs);
 
 // As above for a run's `inputs` as given (files or directories, expanded as the run expands
 // them; an input that cannot be expanded is left to the run to report).
-std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs);
+std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
+                          const std::string& project = {});
+
+// `path` made absolute and canonical: symlinks resolved as far as the path exists, "." and
+// ".." removed. Never throws; a path that cannot be resolved is made absolute lexically.
+std::string canonicalPath(const std::string& path);
+
 }  // namespace neardup

@@ -36,6 +36,10 @@ struct ReaderOptions {
     std::string keepField;           // numeric field for KeepPolicy::MaxField, empty if unused
     std::size_t chunkBytes = std::size_t{4} << 20;  // target bytes per parsed chunk
     OnError onError = OnError::Skip;  // not part of the dataset: both policies read the same
+    // Lines longer than this are rejected as line_too_long, streamed past without being held
+    // in memory. 0: a sixteenth of the run's memory budget, at least 1 MiB. Not part of the
+    // dataset (a dataset is reused whatever the limit; its rejections say what it skipped).
+    uint64_t maxLineBytes = 0;
 };
 
 struct SignatureParams {
@@ -85,6 +89,10 @@ struct RunParams {
     // Where spill files go (in a private subdirectory, removed when the run ends); empty = next
     // to the project (<project>.d), or the system's temporary directory for in-memory projects.
     std::string workDir;
+    // The largest share of rejected lines (rejected / (documents + rejected)) a run accepts;
+    // above it the run fails before its outputs are written. 1 = any share (the default).
+    // Not part of toJson: a policy of the command line, never a cause of other results.
+    double maxRejected = 1.0;
 };
 
 // Names used on the command line, in the project file and in JSON summaries.

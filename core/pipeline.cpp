@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -22,9 +23,11 @@
 #include "clustering.h"
 #include "decisions.h"
 #include "hash_math.h"
+#include "input_pin.h"
 #include "jsonl_reader.h"
 #include "lsh_buckets.h"
 #include "memory_budget.h"
+#include "output_check.h"
 #include "pair_verifier.h"
 #include "run_failures.h"
 #include "run_lock.h"
@@ -66,6 +69,7 @@ int resolveThreads(int threads) {
 // the chunk's signatures when signed in the parallel stage.
 struct ChunkToken : ChunkWork {
     LineChunk chunk;
+    uint64_t fingerprint = 0;  // the chunk's part of its file's fingerprint (input_pin.h)
 };
 
 // Bytes per document that the in-memory bucket and compare phases add to the signature matrix:
@@ -141,11 +145,15 @@ class RunContext {
         const HashConstants constants = HashConstants::derive(sp);
         const int threads = resolveThreads(params_.threads);
         const auto h = static_cast<std::size_t>(sp.hashes);
+        // Lines longer than this are streamed past as line_too_long, never held in memory.
+        ReaderOptions reader = params_.reader;
+        if (reader.maxLineBytes == 0)
+            reader.maxLineBytes = std::max<uint64_t>(budget_ / 16, uint64_t{1} << 20);
         // A backend reading chunks itself (MpiBackend: on other ranks) takes the parallel
         // stage's work, and needs that many more chunks in flight to stay busy.
         ChunkSetup setup;
         setup.files = &files;
-        setup.reader = params_.reader;
+        setup.reader = reader;
         setup.signature = sp;
         setup.threads = threads;
         const std::size_t elsewhere = backend_.startChunks(setup);
@@ -172,9 +180,9 @@ class RunContext {
         const std::size_t chunkBytes =
             std::min(params_.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
         readBuffers_ = tokens * chunkBytes * bytesPerChunkByte;
-        LineChunkSource source(files, chunkBytes, OnError::Skip);
+        LineChunkSource source(files, chunkBytes, OnError::Skip, reader.maxLineBytes);
         tbb::enumerable_thread_specific<ChunkProcessor> workers(
-            [&] { return ChunkProcessor(files, params_.reader, sp); });
+            [&] { return ChunkProcessor(files, reader, sp); });
         std::vector<std::unique_ptr<ChunkToken>> pool(tokens);
         tbb::concurrent_queue<ChunkToken*> freeTokens;
         for (auto& t : pool) {
@@ -185,6 +193,12 @@ class RunContext {
         std::atomic<int64_t> readNs{0}, signNs{0};
         sigs.resize(0, sp.hashes);
         docs.clear();
+        dataset.files = files;
+        unfingerprinted_.assign(files.size(), 0);
+        for (InputFile& f : dataset.files) {
+            f.fingerprint = 0;
+            f.contentBytes = 0;
+        }
         uint64_t bytesBefore = 0, consumed = 0;  // input before a checkpoint, and since
         if (checkpoint)
             resumeFromCheckpoint(*checkpoint, source, files, docs, sigs, rejections, dataset, run,
@@ -224,6 +238,9 @@ class RunContext {
                         tbb::filter_mode::parallel,
                         [&](ChunkToken* token) {
                             if (cancel_ && cancel_->load()) return token;  // drain at once
+                            const LineChunk& c = token->chunk;
+                            token->fingerprint =
+                                fingerprintPart(c.data.data(), c.data.size(), c.baseOffset);
                             if (elsewhere > 0) {
                                 backend_.processChunk(token->chunk, *token);
                                 readNs += token->parseNs;
@@ -285,6 +302,17 @@ class RunContext {
                                 rejections.add(r);
                             dataset.linesRead += p.lines;
                             dataset.blankLines += p.blankLines;
+                            {
+                                const LineChunk& c = token->chunk;
+                                InputFile& f = dataset.files[c.file];
+                                const bool skippedLine =
+                                    !c.failure.empty() &&
+                                    c.failureReason == RejectReason::LineTooLong;
+                                f.fingerprint += token->fingerprint + c.droppedFingerprint;
+                                f.contentBytes += c.data.size() + (skippedLine ? c.dropped : 0);
+                                if (!c.failure.empty() && !skippedLine)
+                                    unfingerprinted_[c.file] = 1;
+                            }
                             if (checkpoint) {
                                 consumed += token->chunk.data.size() + token->chunk.dropped;
                                 if (spill_)
@@ -304,6 +332,14 @@ class RunContext {
         if (!spill_ && !fitsInMemory(docs, docs.size())) startSpill(sigs, docs.size(), run);
         block_ = SignatureMatrix{};
         const double wall = secondsSince(start);
+        // A file read to its end, without damage, has a fingerprint; a plain file's content is
+        // its size.
+        for (std::size_t i = 0; i < dataset.files.size(); ++i) {
+            InputFile& f = dataset.files[i];
+            f.fingerprinted =
+                !unfingerprinted_[i] && f.mtimeNs >= 0 &&
+                (f.compression != InputFile::Compression::None || f.contentBytes == f.size);
+        }
         dataset.inputBytes = bytesBefore + source.bytesRead();
         for (int r = 0; r < kRejectReasonCount; ++r) {
             const auto reason = static_cast<RejectReason>(r);
@@ -377,6 +413,17 @@ class RunContext {
         if (!at) return;
         failOnRejection(params_.reader.onError, rejections.samples, files);
         source.startAt(at->file, at->offset, at->line);
+        // The fingerprints of what the checkpoint covers: read once more, without parsing.
+        for (std::size_t i = 0; i < files.size() && i <= at->file; ++i) {
+            InputFile& f = dataset.files[i];
+            try {
+                const uint64_t upTo =
+                    i < at->file ? std::numeric_limits<uint64_t>::max() : at->offset;
+                f.fingerprint = fingerprintFile(files[i], upTo, f.contentBytes);
+            } catch (const std::exception&) {
+                unfingerprinted_[i] = 1;  // unreadable or damaged: no fingerprint
+            }
+        }
         info("resuming the read from a checkpoint: " + std::to_string(docs.size()) +
              " documents signed, going on at " +
              (at->file < files.size() ? files[at->file].path + ":" + std::to_string(at->line)
@@ -498,8 +545,9 @@ class RunContext {
     uint64_t budget_;
     WorkDir& work_;
     std::unique_ptr<SignatureSpill> spill_;
-    uint64_t readBuffers_ = 0;  // estimated bytes of the chunks in flight while reading
-    SignatureMatrix block_;     // rows on their way to the spill files
+    uint64_t readBuffers_ = 0;              // estimated bytes of the chunks in flight while reading
+    SignatureMatrix block_;                 // rows on their way to the spill files
+    std::vector<uint8_t> unfingerprinted_;  // per input file: not read whole, no fingerprint
     std::vector<uint64_t> blockKeys_;
 };
 
@@ -552,6 +600,27 @@ std::string workParent(const ProjectStore& store, const RunParams& params) {
     return path + ".d";
 }
 
+// "N lines read: D documents, R rejected (reason n, ...; first at file:line), B blank".
+std::string accountingText(const RunResult& run) {
+    const RunCounts& c = run.counts;
+    std::string s = std::to_string(c.linesRead) + " line(s) read: " + std::to_string(c.documents) +
+                    " document(s), " + std::to_string(c.rejected) + " rejected";
+    if (!run.rejections.empty()) {
+        s += " (";
+        for (std::size_t i = 0; i < run.rejections.size(); ++i) {
+            const RejectionCount& r = run.rejections[i];
+            if (i) s += ", ";
+            s += r.reason + " " + std::to_string(r.count) + ", first at " + r.firstFile + ":" +
+                 std::to_string(r.firstLine);
+        }
+        s += ")";
+    }
+    s += ", " + std::to_string(c.blankLines) + " blank";
+    if (c.documents == 0 && c.rejected > 0)
+        s += "; check --text-field ('" + run.params.reader.textField + "') and the input format";
+    return s;
+}
+
 void checkAccounting(const RunResult& run) {
     const RunCounts& c = run.counts;
     if (c.documents + c.rejected + c.blankLines != c.linesRead)
@@ -573,6 +642,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
                         const ExportOptions& exports) {
     if (const std::string problem = validate(params); !problem.empty())
         throw std::invalid_argument(problem);
+    // A project the run cannot write is found now, not after the corpus was read and signed.
+    if (const std::string problem = store_.writeProblem(); !problem.empty())
+        throw StoreError(problem);
     RunResult run;
     run.memoryBudget = resolveMemoryBudget(params.memoryBudget);
     // Declared before the context, which holds spill files inside it: the directory goes last,
@@ -592,9 +664,18 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         recordUnfinishedRun(store_, run, std::nullopt, {}, 0, std::current_exception());
         throw;
     }
+    // Outputs are checked against the inputs and the project before any work (and before the
+    // run is recorded): nothing the user needs is ever overwritten.
+    if (const std::string problem = outputProblem(namedOutputs(exports), files, store_.path());
+        !problem.empty())
+        throw std::runtime_error(problem);
     // Held until the run ends: tells other processes it is live, and after a kill, that it is
     // not (run_lock.h).
-    RunLock lock(store_, inputs, params, run.startedAt);
+    // Inputs by absolute path: a resume record works from any directory.
+    std::vector<std::string> absoluteInputs;
+    for (const std::string& input : inputs)
+        absoluteInputs.push_back(canonicalPath(input));
+    RunLock lock(store_, absoluteInputs, params, run.startedAt);
     const std::string cacheKey = signatureCacheKey(params.signature, params.reader);
     DocumentTable docs;
     SignatureMatrix sigs;
@@ -623,6 +704,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     bool haveSignatures = false;
     if (datasetId) {
         dataset = store_.loadDataset(*datasetId, &docs);
+        files = dataset.files;  // as pinned when they were read: with their fingerprints
         failOnStoredRejections(store_, run, *datasetId, dataset, docs.size());
         if (ctx.fitsInMemory(docs, docs.size())) {
             haveSignatures = store_.loadSignatures(*datasetId, cacheKey, sigs) &&
@@ -666,7 +748,16 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             if (ctx.spilled())
                 ctx.info("signatures not cached in the project: they exceed the memory budget");
             else
-                store_.saveSignatures(*datasetId, cacheKey, sigs);
+                try {
+                    store_.saveSignatures(*datasetId, cacheKey, sigs);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    // The cache only spares a later run its reading: a full disk costs that,
+                    // never this run.
+                    ctx.info(std::string("warning: signatures not cached in the project (") +
+                             e.what() + "); a later run on these inputs reads them again");
+                }
             ctx.checkCancel();
         };
         // With a second thread, a new dataset and its signatures are written into the project
@@ -693,6 +784,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             throw;
         }
         checkpoint.remove();  // the dataset and its signatures are in the project now
+        files = fresh.files;  // with the fingerprints taken while reading
         dataset = std::move(fresh);
     }
     run.datasetId = *datasetId;
@@ -711,6 +803,14 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     run.resolvedBuckets = resolveBuckets(n);
     run.runId = lock.beginRun(run);
     try {
+        // Nothing to deduplicate, or more rejected than the user accepts: the run fails
+        // before any output is written, saying why line by line.
+        if (n == 0) throw InputError("no documents in the input: " + accountingText(run));
+        if (const uint64_t lines = c.documents + c.rejected;
+            params.maxRejected < 1.0 && lines > 0 &&
+            static_cast<double>(c.rejected) > params.maxRejected * static_cast<double>(lines))
+            throw InputError("too many rejected lines: " + accountingText(run) +
+                             "; more than --max-rejected " + std::to_string(params.maxRejected));
         if (pairsReady) {
             sigs = SignatureMatrix{};
             releaseFreedMemory();
@@ -749,14 +849,18 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         outputs.summaryJson.clear();  // written last, once the export phase is timed too
         outputs.cancel = cancel_;     // Ctrl-C stops the export too; nothing is renamed into place
         outputs.readAhead = run.threads >= 2;
+        outputs.project = store_.path();
+        // Every output is complete under its temporary name before the run's final commit and
+        // renamed into place only after it: an output under its final name means a finished run.
+        PendingOutputs pending;
         if (outputs.any()) {
             ctx.started("export");
             t0 = Clock::now();
             try {
                 if (decisions.empty())
-                    exportRun(run, files, docs, outputs);
+                    exportRun(run, files, docs, outputs, &pending);
                 else
-                    exportRun(withDecisions(run, decisions, docs), files, docs, outputs);
+                    exportRun(withDecisions(run, decisions, docs), files, docs, outputs, &pending);
             } catch (const ExportCancelled&) {
                 throw Cancelled();
             }
@@ -767,16 +871,18 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         run.spillBytes = work.bytesWritten();
         run.peakRssBytes = peakRssBytes();
         run.workerPhases = backend_.takeWorkerTimings();
-        store_.finishRun(run);
-        lock.finished();
         if (!exports.summaryJson.empty()) {
             ExportOptions summaryOnly;
             summaryOnly.summaryJson = exports.summaryJson;
+            summaryOnly.project = store_.path();
             if (decisions.empty())
-                exportRun(run, files, docs, summaryOnly);
+                exportRun(run, files, docs, summaryOnly, &pending);
             else
-                exportRun(withDecisions(run, decisions, docs), files, docs, summaryOnly);
+                exportRun(withDecisions(run, decisions, docs), files, docs, summaryOnly, &pending);
         }
+        store_.finishRun(run);
+        pending.commit();
+        lock.finished();
     } catch (const Cancelled&) {
         store_.markRun(run.runId, "interrupted", "cancelled by the user");
         throw;

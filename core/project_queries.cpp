@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string_view>
 
@@ -161,7 +162,7 @@ InputFile::Compression compressionFromName(const std::string& s) {
 
 }  // namespace
 
-ProjectQueries::ProjectQueries(const std::string& path) {
+ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
     const int rc =
         sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr);
     if (rc != SQLITE_OK) {
@@ -290,16 +291,35 @@ DatasetSource ProjectQueries::datasetSource(int64_t datasetId) {
         d.reader.keepField = s.text(2);
         d.documents = s.u64(3);
     }
-    Stmt s(db_,
-           "SELECT path, size, mtime_ns, compression FROM dataset_files WHERE dataset_id = ?1"
-           " ORDER BY file_index");
+    // The files with their pins (input_pin.h); a project of schema version < 3 has none.
+    const bool pinned = [&] {
+        Stmt v(db_, "PRAGMA user_version");
+        return v.step() && v.i64(0) >= 3;
+    }();
+    Stmt s(db_, std::string("SELECT path, size, mtime_ns, compression") +
+                    (pinned ? ", ctime_ns, device, inode, content_bytes, fingerprint" : "") +
+                    " FROM dataset_files WHERE dataset_id = ?1 ORDER BY file_index");
     s.bind(1, datasetId);
     while (s.step()) {
         InputFile f;
         f.path = s.text(0);
+        // A relative path (stored by versions before 0.2): relative to the project's folder.
+        if (!f.path.empty() && f.path.front() != '/') {
+            std::error_code ec;
+            const auto dir = std::filesystem::absolute(path_, ec).parent_path();
+            if (!ec) f.path = (dir / f.path).lexically_normal().string();
+        }
         f.size = s.u64(1);
         f.mtimeNs = s.i64(2);
         f.compression = compressionFromName(s.text(3));
+        if (pinned) {
+            f.ctimeNs = s.i64(4);
+            f.device = s.u64(5);
+            f.inode = s.u64(6);
+            f.fingerprinted = !s.null(7) && !s.null(8);
+            f.contentBytes = f.fingerprinted ? s.u64(7) : 0;
+            f.fingerprint = f.fingerprinted ? s.u64(8) : 0;
+        }
         d.files.push_back(std::move(f));
     }
     return d;

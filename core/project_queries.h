@@ -196,6 +196,7 @@ class ProjectQueries {
     void useDocumentFilter(const ClusterFilter& f);
 
     sqlite3* db_ = nullptr;
+    std::string path_;
     std::map<int64_t, RunView> views_;
     std::shared_ptr<const std::vector<uint32_t>> filterDocuments_;  // now in temp.filter_docs
 };

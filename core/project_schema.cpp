@@ -1,5 +1,7 @@
 #include "project_schema.h"
 
+#include <sqlite3.h>
+
 #include "project_store.h"
 
 namespace neardup::schema {
@@ -269,6 +271,17 @@ CREATE TABLE worker_phases(
 ) WITHOUT ROWID;
 )sql";
 
+// Version 3 pins each input (core/input_pin.h): its identity when it was listed (change time,
+// device, inode) and the fingerprint of its content computed while it was read. NULL in rows
+// of older projects: their files are checked by size and modification time only.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE dataset_files ADD COLUMN ctime_ns INTEGER;
+ALTER TABLE dataset_files ADD COLUMN device INTEGER;
+ALTER TABLE dataset_files ADD COLUMN inode INTEGER;
+ALTER TABLE dataset_files ADD COLUMN content_bytes INTEGER;
+ALTER TABLE dataset_files ADD COLUMN fingerprint INTEGER;
+)sql";
+
 // Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
 // transaction. One step per version.
 void migrate(sql::Database& db, int from) {
@@ -276,6 +289,9 @@ void migrate(sql::Database& db, int from) {
         switch (v) {
             case 1:
                 db.exec(kSchemaV2);
+                break;
+            case 2:
+                db.exec(kSchemaV3);
                 break;
             default:
                 throw StoreError("project store: no upgrade from schema version " +
@@ -289,6 +305,7 @@ void migrate(sql::Database& db, int from) {
 void create(sql::Database& db) {
     db.exec(kSchemaV1);
     db.exec(kSchemaV2);
+    db.exec(kSchemaV3);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);
     meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();
@@ -306,14 +323,23 @@ void create(sql::Database& db) {
 }  // namespace
 
 void open(sql::Database& db, const std::string& path) {
+    // Before anything reads the file: another process writing the project holds its lock for
+    // a moment, and a read meeting it must wait, not fail (and never pass for "not a project").
+    db.exec("PRAGMA busy_timeout = " + std::to_string(sql::kBusyTimeoutMs));
     // The first read of the header tells a database from any other file (SQLITE_NOTADB).
     try {
         db.queryInt("PRAGMA application_id");
     } catch (const StoreError& e) {
+        const int rc = sqlite3_errcode(db.handle()) & 0xff;
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+            throw StoreError("project store: " + path +
+                             " is busy: another process has been "
+                             "writing it for more than " +
+                             std::to_string(sql::kBusyTimeoutMs / 1000) +
+                             " s; try again when it is done");
         throw StoreError("project store: " + path + " is not a NearDup project (" + e.what() + ")");
     }
 
-    db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA foreign_keys = ON");
     // One self-contained file that users copy around: no -wal/-shm companions.
     db.exec("PRAGMA journal_mode = DELETE");

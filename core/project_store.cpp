@@ -1,6 +1,11 @@
 #include "project_store.h"
 
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
@@ -56,22 +61,12 @@ struct ProjectStore::Impl {
     }
 
     std::vector<InputFile> loadFiles(int64_t datasetId) {
-        auto st = db.prepare(
-            "SELECT path, size, mtime_ns, compression FROM dataset_files "
-            "WHERE dataset_id = ?1 ORDER BY file_index");
+        auto st = db.prepare(std::string("SELECT ") + store_rows::kFileColumns +
+                             " FROM dataset_files WHERE dataset_id = ?1 ORDER BY file_index");
         st.bind(1, datasetId);
         std::vector<InputFile> files;
-        while (st.step()) {
-            InputFile f;
-            f.path = st.string(0);
-            f.size = st.u64(1);
-            f.mtimeNs = st.int64(2);
-            f.compression = store_rows::enumFromName(
-                {InputFile::Compression::None, InputFile::Compression::Gzip,
-                 InputFile::Compression::Zstd},
-                st.text(3), "compression");
-            files.push_back(std::move(f));
-        }
+        while (st.step())
+            files.push_back(store_rows::readFile(st, path));
         return files;
     }
 
@@ -105,6 +100,21 @@ const std::string& ProjectStore::path() const {
     return impl_->path;
 }
 
+std::string ProjectStore::writeProblem() {
+    const std::string& path = impl_->path;
+    if (inMemory(path)) return {};
+    if (::access(path.c_str(), W_OK) != 0)
+        return "project '" + path + "' is not writable: " + std::strerror(errno);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string dir = parent.empty() ? std::string(".") : parent.string();
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        return "project '" + path + "' cannot be written: its folder '" + dir +
+               "' is not writable (SQLite writes its journal there): " + std::strerror(errno);
+    if (sqlite3_db_readonly(impl_->db.handle(), "main") == 1)
+        return "project '" + path + "' is open read-only";
+    return {};
+}
+
 sql::Database& ProjectStore::database() {
     return impl_->db;
 }
@@ -131,9 +141,14 @@ std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& f
     for (int64_t id : ids) {
         const std::vector<InputFile> stored = impl_->loadFiles(id);
         bool same = stored.size() == files.size();
+        // The same files as pinned: path, size, modification time, and (where the project
+        // stores them) change time, device and inode.
         for (std::size_t i = 0; same && i < files.size(); ++i)
             same = stored[i].path == files[i].path && stored[i].size == files[i].size &&
-                   stored[i].mtimeNs == files[i].mtimeNs;
+                   stored[i].mtimeNs == files[i].mtimeNs &&
+                   (stored[i].device == 0 ||
+                    (stored[i].ctimeNs == files[i].ctimeNs && stored[i].device == files[i].device &&
+                     stored[i].inode == files[i].inode));
         if (same) return id;
     }
     return std::nullopt;
@@ -169,7 +184,8 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
     {
         auto st = db.prepare(
             "INSERT INTO dataset_files(dataset_id, file_index, path, size, mtime_ns, "
-            "compression) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+            "compression, ctime_ns, device, inode, content_bytes, fingerprint) "
+            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         st.bind(1, id);
         for (std::size_t i = 0; i < dataset.files.size(); ++i) {
             const InputFile& f = dataset.files[i];
@@ -178,7 +194,15 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
                 .bindU64(4, f.size)
                 .bind(5, int64_t{f.mtimeNs})
                 .bind(6, std::string_view(toString(f.compression)))
-                .run();
+                .bind(7, int64_t{f.ctimeNs})
+                .bindU64(8, f.device)
+                .bindU64(9, f.inode);
+            if (f.fingerprinted) {
+                st.bindU64(10, f.contentBytes).bindU64(11, f.fingerprint);
+            } else {
+                st.bindNull(10).bindNull(11);
+            }
+            st.run();
         }
     }
 
@@ -306,9 +330,34 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
         while (st.step()) {
             const double keep =
                 st.isNull(5) ? std::numeric_limits<double>::quiet_NaN() : st.real(5);
-            docs->append(static_cast<uint32_t>(st.int64(0)), st.u64(1), st.u64(2),
-                         static_cast<uint32_t>(st.int64(3)), static_cast<uint32_t>(st.int64(4)),
-                         keep, st.text(6));
+            // Every location is checked against the pinned files before it can be used to
+            // read (or overwrite the reading of) anything.
+            const int64_t file = st.int64(0), offset = st.int64(2), length = st.int64(3),
+                          chars = st.int64(4);
+            const auto damaged = [&](const std::string& what) {
+                return StoreError("project store: dataset " + std::to_string(datasetId) +
+                                  " is damaged: document #" + std::to_string(docs->size()) + " " +
+                                  what);
+            };
+            if (file < 0 || static_cast<uint64_t>(file) >= rec.files.size())
+                throw damaged("names input file #" + std::to_string(file) + " of " +
+                              std::to_string(rec.files.size()));
+            if (offset < 0 || length < 0 || length > std::numeric_limits<uint32_t>::max() ||
+                chars < 0 || chars > std::numeric_limits<uint32_t>::max())
+                throw damaged("has offset " + std::to_string(offset) + ", length " +
+                              std::to_string(length) + ", characters " + std::to_string(chars));
+            const InputFile& f = rec.files[static_cast<std::size_t>(file)];
+            const bool known = f.compression == InputFile::Compression::None || f.fingerprinted;
+            const uint64_t limit =
+                f.compression == InputFile::Compression::None ? f.size : f.contentBytes;
+            if (known && (static_cast<uint64_t>(offset) > limit ||
+                          static_cast<uint64_t>(length) > limit - static_cast<uint64_t>(offset)))
+                throw damaged("lies at bytes " + std::to_string(offset) + ".." +
+                              std::to_string(offset + length) + ", beyond the " +
+                              std::to_string(limit) + " bytes of '" + f.path + "'");
+            docs->append(static_cast<uint32_t>(file), st.u64(1), static_cast<uint64_t>(offset),
+                         static_cast<uint32_t>(length), static_cast<uint32_t>(chars), keep,
+                         st.text(6));
         }
         if (docs->size() != documents)
             throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +

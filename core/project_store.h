@@ -58,6 +58,9 @@ class ProjectStore {
     ProjectStore& operator=(const ProjectStore&) = delete;
 
     const std::string& path() const;
+    // Why a run could not write the project (a read-only file or folder; the rollback journal
+    // is created next to the file), or "": checked before a run does any work.
+    std::string writeProblem();
 
     // The dataset read from exactly these files (path, size, mtime) with these reader options.
     std::optional<int64_t> findDataset(const std::vector<InputFile>& files,

@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "byte_stream.h"
+#include "input_pin.h"
 #include "jsonl_reader.h"
 
 namespace neardup {
@@ -31,6 +35,15 @@ struct RangeReader::Impl {
     uint32_t streamFile = 0;
     bool streamValid = false;
     std::string skip;
+    std::vector<uint8_t> pinChecked;  // per file: its pin was checked (input_pin.h)
+
+    // Before the first bytes of a file are used: is it the file they were read from?
+    void checkPin(uint32_t file) {
+        if (pinChecked[file]) return;
+        if (const std::string problem = pinProblem(files[file]); !problem.empty())
+            throw InputError(problem);
+        pinChecked[file] = 1;
+    }
 
     ~Impl() {
         if (fd >= 0) ::close(fd);
@@ -81,6 +94,7 @@ struct RangeReader::Impl {
 
 RangeReader::RangeReader(const std::vector<InputFile>& files) : impl_(std::make_unique<Impl>()) {
     impl_->files = files;
+    impl_->pinChecked.assign(files.size(), 0);
 }
 
 RangeReader::~RangeReader() = default;
@@ -91,6 +105,16 @@ void RangeReader::read(uint32_t file, uint64_t offset, uint32_t length, std::str
         throw InputError("no input file #" + std::to_string(file) + " (there are " +
                          std::to_string(s.files.size()) + ")");
     }
+    // Offsets come from a project: never trusted beyond the pinned size of the content.
+    const InputFile& f = s.files[file];
+    const uint64_t limit = f.compression == InputFile::Compression::None ? f.size
+                           : f.fingerprinted                             ? f.contentBytes
+                                                                         : UINT64_MAX;
+    if (offset > limit || length > limit - offset)
+        throw InputError("bytes " + std::to_string(offset) + ".." +
+                         std::to_string(offset + length) + " of '" + f.path + "' lie beyond its " +
+                         std::to_string(limit) + " bytes (the project is damaged)");
+    s.checkPin(file);
     const std::size_t old = out.size();
     out.resize(old + length);
     try {

@@ -23,7 +23,9 @@ namespace {
 constexpr char kMagic[8] = {'N', 'D', 'W', 'R', 'E', 'J', '0', '1'};
 
 bool isLeftover(RejectReason r) {
-    return r == RejectReason::UnreadableFile || r == RejectReason::CorruptInput;
+    // A line too long to hold in memory is not read back either.
+    return r == RejectReason::UnreadableFile || r == RejectReason::CorruptInput ||
+           r == RejectReason::LineTooLong;
 }
 
 // The input file is as it was when the dataset was read.

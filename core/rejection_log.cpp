@@ -25,6 +25,8 @@ const char* toString(RejectReason r) {
             return "unreadable_file";
         case RejectReason::CorruptInput:
             return "corrupt_input";
+        case RejectReason::LineTooLong:
+            return "line_too_long";
         case RejectReason::Count_:
             break;
     }

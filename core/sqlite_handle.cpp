@@ -13,6 +13,9 @@ namespace {
 
 std::string describe(sqlite3* db, int rc, std::string_view what, std::string_view sql) {
     std::string msg = "project store: ";
+    // Waited busy_timeout for another process's lock on the project: say so in words.
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        msg += "project busy (another process is writing it; try again when it is done): ";
     msg += what;
     msg += ": ";
     // sqlite3_errmsg describes the last call on the connection; fall back to the code's text

@@ -12,6 +12,10 @@ struct sqlite3_stmt;
 
 namespace neardup::sql {
 
+// How long a connection waits for another process's lock on the project before it reports
+// "project busy": long enough for any single write of another run (saving a large dataset).
+inline constexpr int kBusyTimeoutMs = 60000;
+
 class Database;
 
 class Statement {

@@ -1,8 +1,32 @@
 #include "store_rows.h"
 
+#include <filesystem>
 #include <iterator>
 
 namespace neardup::store_rows {
+
+InputFile readFile(const sql::Statement& st, const std::string& projectPath) {
+    InputFile f;
+    f.path = st.string(0);
+    if (!f.path.empty() && f.path.front() != '/' && !projectPath.empty() &&
+        projectPath != ":memory:") {
+        std::error_code ec;
+        const std::filesystem::path dir = std::filesystem::absolute(projectPath, ec).parent_path();
+        if (!ec) f.path = (dir / f.path).lexically_normal().string();
+    }
+    f.size = st.u64(1);
+    f.mtimeNs = st.int64(2);
+    f.compression = enumFromName(
+        {InputFile::Compression::None, InputFile::Compression::Gzip, InputFile::Compression::Zstd},
+        st.text(3), "compression");
+    f.ctimeNs = st.isNull(4) ? 0 : st.int64(4);
+    f.device = st.isNull(5) ? 0 : st.u64(5);
+    f.inode = st.isNull(6) ? 0 : st.u64(6);
+    f.fingerprinted = !st.isNull(7) && !st.isNull(8);
+    f.contentBytes = f.fingerprinted ? st.u64(7) : 0;
+    f.fingerprint = f.fingerprinted ? st.u64(8) : 0;
+    return f;
+}
 
 namespace {
 

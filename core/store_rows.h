@@ -21,6 +21,13 @@ E enumFromName(std::initializer_list<E> values, std::string_view name, const cha
                      "'");
 }
 
+// Columns of a dataset_files row as readFile() reads them.
+inline constexpr const char* kFileColumns =
+    "path, size, mtime_ns, compression, ctime_ns, device, inode, content_bytes, fingerprint";
+// An input file (with its pin, input_pin.h) from a row of kFileColumns. A relative path (stored
+// by versions before 0.2) is taken relative to the folder of `projectPath`.
+InputFile readFile(const sql::Statement& st, const std::string& projectPath);
+
 // INSERT of every column but `id`; run it with writeRun().
 std::string insertRunSql();
 // UPDATE of every column but `id`; bind the id to parameter updateRunIdParameter() first.

@@ -159,7 +159,7 @@ class TestCli : public QObject {
         QCOMPARE(r.code, 0);
         QVERIFY2(r.err.contains(QStringLiteral("backend: cpu: requested (3 workers)")),
                  qPrintable(r.err));
-        QVERIFY2(r.out.contains(QStringLiteral("3 workers: cpu (1 thread) x3")), qPrintable(r.out));
+        QVERIFY2(r.err.contains(QStringLiteral("3 workers: cpu (1 thread) x3")), qPrintable(r.err));
         QCOMPARE(readFile(d("w3.txt")), readFile(d("w1.txt")));
         QVERIFY(!readFile(d("w1.txt")).isEmpty());
         QCOMPARE(sqlValue(d("w3.ndw"), "SELECT count(*) FROM worker_phases WHERE run_id = 1"),
@@ -192,7 +192,8 @@ class TestCli : public QObject {
                 outputs,
             dir_.path());
         QCOMPARE(r.code, 0);
-        QVERIFY(r.out.contains(QStringLiteral("1500 documents")));
+        QVERIFY(r.err.contains(QStringLiteral("1500 documents")));
+        QVERIFY(r.out.isEmpty());
         const QJsonObject s = QJsonDocument::fromJson(readFile(d("summary.json"))).object();
         QCOMPARE(s.value(QStringLiteral("documents")).toInt(), 1500);
         QCOMPARE(

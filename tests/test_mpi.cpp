@@ -108,8 +108,7 @@ class TestMpi : public QObject {
         QStringList args{QStringLiteral("run"),       d(QStringLiteral("corpus.jsonl")),
                          QStringLiteral("-p"),        d(name + QStringLiteral(".ndw")),
                          QStringLiteral("-j"),        QStringLiteral("1"),
-                         QStringLiteral("--backend"), QStringLiteral("cpu"),
-                         QStringLiteral("-q")};
+                         QStringLiteral("--backend"), QStringLiteral("cpu")};
         for (const char* out : kOutputs) {
             const QString file = QLatin1String(out);
             const QString flag =
@@ -306,7 +305,7 @@ class TestMpi : public QObject {
                                                      << d(name + QStringLiteral(".json")),
                                 env);
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
-        QCOMPARE(r.out.contains(QStringLiteral("out of core")), !extra.isEmpty());
+        QCOMPARE(r.err.contains(QStringLiteral("out of core")), !extra.isEmpty());
         for (const char* out : kOutputs) {
             const QByteArray mine = readFile(d(name + QLatin1Char('/') + QLatin1String(out)));
             QVERIFY2(!mine.isEmpty(), out);
@@ -317,7 +316,7 @@ class TestMpi : public QObject {
         QCOMPARE(projectResults(d(name + QStringLiteral(".ndw"))), single);
         // Rank 0 reports every rank; the project names the job as the backend.
         for (int rank = 0; rank < ranks; ++rank)
-            QVERIFY2(r.out.contains(QStringLiteral("rank %1 on ").arg(rank)), qPrintable(r.out));
+            QVERIFY2(r.err.contains(QStringLiteral("rank %1 on ").arg(rank)), qPrintable(r.err));
         QVERIFY(sqlRows(d(name + QStringLiteral(".ndw")), "SELECT backend FROM runs")
                     .startsWith(QStringLiteral("mpi (%1 rank").arg(ranks)));
         QCOMPARE(datasetContents(d(name + QStringLiteral(".ndw"))),

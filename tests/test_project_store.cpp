@@ -22,12 +22,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Takes a project back to before schema version 3 (no pins in dataset_files).
+constexpr const char* kDropPinColumns =
+    "ALTER TABLE dataset_files DROP COLUMN ctime_ns;"
+    "ALTER TABLE dataset_files DROP COLUMN device;"
+    "ALTER TABLE dataset_files DROP COLUMN inode;"
+    "ALTER TABLE dataset_files DROP COLUMN content_bytes;"
+    "ALTER TABLE dataset_files DROP COLUMN fingerprint;";
+
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<InputFile> makeFiles() {
     InputFile a;
     a.path = "/data/corpus/part-0001.jsonl";
-    a.size = 123456789;
+    a.size = 1234567890123;  // room for every synthetic document offset below
     a.mtimeNs = 1700000000123456789;
     InputFile b;
     b.path = "/data/corpus/part-0002.jsonl.zst";
@@ -369,16 +377,17 @@ class TestProjectStore : public QObject {
             db.exec(
                 "DROP TABLE decisions; DROP TABLE worker_phases; PRAGMA user_version = 1;"
                 "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+            db.exec(kDropPinColumns);
         }
         { ProjectStore store(path); }
         sql::Database db(path, false);
-        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{2});
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{3});
         QCOMPARE(db.queryInt("SELECT count(*) FROM sqlite_schema WHERE name IN "
                              "('decisions', 'worker_phases')"),
                  int64_t{2});
         auto meta = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
         QVERIFY(meta.step());
-        COMPARE_STR(meta.string(0), std::string("2"));
+        COMPARE_STR(meta.string(0), std::string("3"));
         QCOMPARE(db.queryInt("SELECT count(*) FROM documents WHERE dataset_id = " +
                              std::to_string(datasetId)),
                  int64_t{5});
@@ -387,6 +396,53 @@ class TestProjectStore : public QObject {
                                  db.exec("INSERT INTO decisions(dataset_id, kind, doc_a, "
                                          "created_at) VALUES(" +
                                          std::to_string(datasetId) + ", 'maybe', 1, 'now')"));
+    }
+
+    // A version-2 project (before inputs were pinned) is upgraded in place: its files load
+    // without pins (checked by size and modification time only), new datasets get them.
+    void upgradesVersionTwoProject() {
+        const std::string path = file("v2.ndw");
+        int64_t datasetId = 0;
+        {
+            ProjectStore store(path);
+            DatasetRecord dataset = makeDataset();
+            dataset.files[0].device = 7;
+            dataset.files[0].fingerprinted = true;
+            datasetId = store.saveDataset(dataset, makeDocs(5));
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(kDropPinColumns);
+            db.exec(
+                "PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = "
+                "'schema_version'");
+        }
+        {
+            ProjectStore store(path);
+            const DatasetRecord back = store.loadDataset(datasetId, nullptr);
+            QCOMPARE(back.files.size(), std::size_t{3});
+            QCOMPARE(back.files[0].device, uint64_t{0});
+            QVERIFY(!back.files[0].fingerprinted);
+            COMPARE_STR(back.files[0].path, makeFiles()[0].path);
+            DatasetRecord pinned = makeDataset();
+            pinned.files[0].ctimeNs = 11;
+            pinned.files[0].device = 12;
+            pinned.files[0].inode = 13;
+            pinned.files[0].fingerprinted = true;
+            pinned.files[0].contentBytes = 14;
+            pinned.files[0].fingerprint = ~uint64_t{0};
+            const DatasetRecord again =
+                store.loadDataset(store.saveDataset(pinned, makeDocs(2)), nullptr);
+            QCOMPARE(again.files[0].ctimeNs, int64_t{11});
+            QCOMPARE(again.files[0].device, uint64_t{12});
+            QCOMPARE(again.files[0].inode, uint64_t{13});
+            QVERIFY(again.files[0].fingerprinted);
+            QCOMPARE(again.files[0].contentBytes, uint64_t{14});
+            QCOMPARE(again.files[0].fingerprint, ~uint64_t{0});
+            QVERIFY(!again.files[1].fingerprinted);
+        }
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{3});
     }
 
     void datasetRoundTrip_data() {

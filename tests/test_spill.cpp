@@ -17,6 +17,7 @@
 #include "memory_budget.h"
 #include "pipeline.h"
 #include "spill_compare.h"
+#include "sqlite_handle.h"
 #include "test_outputs.h"
 
 using namespace neardup;
@@ -287,11 +288,20 @@ class TestSpill : public QObject {
         params.memoryBudget = uint64_t{1} << 20;
         params.workDir = path("work-fail");
         ExportOptions out;
-        out.kept = path("no such directory/kept.txt");  // fails after the comparison
+        out.kept = path("fail-kept.txt");
+        {
+            // The run's final commit fails (as on a full disk), after the comparison. (Outputs
+            // are checked before any work, so a bad output path no longer gets this far.)
+            ProjectStore store(path("fail.ndw"));
+            store.database().exec(
+                "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
+                "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+        }
         Watcher watcher;
         watcher.workParent = params.workDir;
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                                  runOnce(path("fail.ndw"), params, out, &watcher));
+        QVERIFY(!std::filesystem::exists(out.kept));  // renamed into place only after the commit
         QCOMPARE(watcher.duringRun.size(), std::size_t{1});
         QVERIFY(listDir(params.workDir).empty());
         ProjectStore store(path("fail.ndw"));
@@ -489,8 +499,7 @@ class TestSpill : public QObject {
         const auto run = [&](const QStringList& extra) {
             QProcess p;
             QStringList args = {QStringLiteral("run"), QString::fromStdString(corpus_),
-                                QStringLiteral("-p"), QString::fromStdString(path("cli.ndw")),
-                                QStringLiteral("-q")};
+                                QStringLiteral("-p"), QString::fromStdString(path("cli.ndw"))};
             args += extra;
             p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
             p.waitForFinished(60000);

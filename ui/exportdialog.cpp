@@ -146,6 +146,7 @@ void ExportDialog::startExport() {
             QElapsedTimer sinceShown;
             sinceShown.start();
             o.cancel = flag.get();
+            o.project = store.path();  // never an output onto the project or its sidecar
             o.progress = [&](uint64_t done, uint64_t total) {
                 if (sinceShown.elapsed() < 50 || total == 0) return;
                 sinceShown.restart();

@@ -55,9 +55,10 @@ Command addExportCommand(CLI::App& app) {
         // Checked before anything is loaded or written: a missing or unwritable directory, a
         // directory as output, two outputs on one path; the inputs once they are known.
         ExportOptions all = opt->outputs;
+        all.project = opt->project;
         std::vector<NamedOutput> named = namedOutputs(all);
         named.push_back({"--rejected", opt->rejected});
-        if (const std::string problem = outputProblem(named); !problem.empty()) {
+        if (const std::string problem = outputProblem(named, {}, opt->project); !problem.empty()) {
             std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
             return kExitError;
         }
@@ -85,7 +86,8 @@ Command addExportCommand(CLI::App& app) {
         const DatasetRecord dataset =
             store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
         // An output may not replace one of the inputs it is made from.
-        if (const std::string problem = outputProblem(named, dataset.files); !problem.empty()) {
+        if (const std::string problem = outputProblem(named, dataset.files, opt->project);
+            !problem.empty()) {
             std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
             return kExitError;
         }
@@ -96,10 +98,10 @@ Command addExportCommand(CLI::App& app) {
         try {
             if (opt->outputs.any()) {
                 exportRun(run, dataset.files, docs, all);
-                std::printf("exported run %lld: %llu kept, %llu removed\n",
-                            static_cast<long long>(runId),
-                            static_cast<unsigned long long>(run.counts.kept),
-                            static_cast<unsigned long long>(run.counts.removed));
+                std::fprintf(stderr, "exported run %lld: %llu kept, %llu removed\n",
+                             static_cast<long long>(runId),
+                             static_cast<unsigned long long>(run.counts.kept),
+                             static_cast<unsigned long long>(run.counts.removed));
             }
             if (!opt->rejected.empty()) {
                 std::vector<RejectedLine> lines;
@@ -127,10 +129,10 @@ Command addExportCommand(CLI::App& app) {
                 const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
                 if (gExportCancel.load()) throw ExportCancelled();
                 out.commit();
-                std::printf("exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
-                            static_cast<unsigned long long>(counts.lines),
-                            static_cast<long long>(runId),
-                            static_cast<unsigned long long>(counts.withRaw));
+                std::fprintf(
+                    stderr, "exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
+                    static_cast<unsigned long long>(counts.lines), static_cast<long long>(runId),
+                    static_cast<unsigned long long>(counts.withRaw));
                 if (lines.size() != total) return kExitError;
             }
         } catch (const ExportCancelled&) {

@@ -40,14 +40,17 @@ struct RunOptions {
     bool quiet = false;
     bool resume = false;
     std::string memoryBudget;
+    std::string maxLineBytes;
 };
 
+// The human summary: on stderr, so that stdout carries nothing but an output named "-".
 void printSummary(const RunResult& r) {
     const RunCounts& c = r.counts;
     double total = 0;
     for (const auto& p : r.phases)
         total += p.seconds;
-    std::printf(
+    std::fprintf(
+        stderr,
         "run %lld: %llu documents, %llu kept, %llu removed in %llu clusters; %llu rejected, "
         "%llu blank lines; %llu candidate pairs, %llu duplicate pairs; %.2f s on %s\n",
         static_cast<long long>(r.runId), static_cast<unsigned long long>(c.documents),
@@ -56,7 +59,8 @@ void printSummary(const RunResult& r) {
         static_cast<unsigned long long>(c.blankLines),
         static_cast<unsigned long long>(c.candidatePairs),
         static_cast<unsigned long long>(c.duplicatePairs), total, r.backend.c_str());
-    std::printf(
+    std::fprintf(
+        stderr,
         "  accounting: %llu lines read = %llu documents + %llu rejected + %llu blank; "
         "%llu documents = %llu kept + %llu removed\n",
         static_cast<unsigned long long>(c.linesRead), static_cast<unsigned long long>(c.documents),
@@ -64,13 +68,14 @@ void printSummary(const RunResult& r) {
         static_cast<unsigned long long>(c.documents), static_cast<unsigned long long>(c.kept),
         static_cast<unsigned long long>(c.removed));
     for (const auto& rej : r.rejections)
-        std::printf("  rejected %llu line(s): %s (first at %s:%llu)\n",
-                    static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
-                    rej.firstFile.c_str(), static_cast<unsigned long long>(rej.firstLine));
+        std::fprintf(stderr, "  rejected %llu line(s): %s (first at %s:%llu)\n",
+                     static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
+                     rej.firstFile.c_str(), static_cast<unsigned long long>(rej.firstLine));
     if (r.spilled)
-        std::printf("  out of core: %s written to spill files (memory budget %s, peak RSS %s)\n",
-                    formatBytes(r.spillBytes).c_str(), formatBytes(r.memoryBudget).c_str(),
-                    formatBytes(r.peakRssBytes).c_str());
+        std::fprintf(stderr,
+                     "  out of core: %s written to spill files (memory budget %s, peak RSS %s)\n",
+                     formatBytes(r.spillBytes).c_str(), formatBytes(r.memoryBudget).c_str(),
+                     formatBytes(r.peakRssBytes).c_str());
 }
 
 }  // namespace
@@ -93,6 +98,17 @@ Command addRunCommand(CLI::App& app) {
     cmd->add_option("--id-field", p.reader.idField,
                     "Field holding the id (string or integer); <file>:<line> when absent")
         ->capture_default_str()
+        ->group(in);
+    cmd->add_option("--max-rejected", p.maxRejected,
+                    "Fail the run (exit 1, no outputs) when more than this fraction of the "
+                    "non-blank lines is rejected, e.g. 0.01; 1 = never")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str()
+        ->group("Execution");
+    cmd->add_option("--max-line-bytes", opt->maxLineBytes,
+                    "Reject longer lines as line_too_long, streaming past them without holding "
+                    "them in memory (K/M/G suffixes). Default: a sixteenth of the memory budget, "
+                    "at least 1M")
         ->group(in);
     cmd->add_option("--on-error", opt->onError,
                     "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
@@ -196,7 +212,7 @@ Command addRunCommand(CLI::App& app) {
                     "Directory for spill files (a private subdirectory, removed at the end); "
                     "default: <project>.d")
         ->group(ex);
-    cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr")->group(ex);
+    cmd->add_flag("-q,--quiet", opt->quiet, "No progress and no summary on stderr")->group(ex);
     cmd->add_flag("--resume", opt->resume,
                   "Run the project's latest interrupted or failed run again, with its inputs and "
                   "parameters (execution options and outputs from this command line), reusing "
@@ -230,6 +246,15 @@ Command addRunCommand(CLI::App& app) {
             }
             params.memoryBudget = *budget;
         }
+        if (!opt->maxLineBytes.empty()) {
+            const auto limit = parseByteSize(opt->maxLineBytes);
+            if (!limit || *limit == 0) {
+                std::fprintf(stderr,
+                             "neardup run: --max-line-bytes must be a size such as 64M or 1G\n");
+                return kExitUsage;
+            }
+            params.reader.maxLineBytes = *limit;
+        }
         if (!parseKeepPolicy(opt->keep, params.keep, params.reader.keepField)) {
             std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
             return kExitUsage;
@@ -250,7 +275,7 @@ Command addRunCommand(CLI::App& app) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitUsage;
         }
-        if (const std::string problem = outputProblem(opt->outputs, opt->inputs);
+        if (const std::string problem = outputProblem(opt->outputs, opt->inputs, opt->project);
             !problem.empty()) {
             std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
             return kExitError;
@@ -273,8 +298,10 @@ Command addRunCommand(CLI::App& app) {
         try {
             const RunResult result = pipeline.run(opt->inputs, params, opt->outputs);
             if (resumedRun != 0) forgetResumable(store, resumedRun);
-            printSummary(result);
-            mpi.printRanks();
+            if (!opt->quiet) {
+                printSummary(result);
+                mpi.printRanks();
+            }
         } catch (const Cancelled&) {
             std::fprintf(stderr, "neardup run: interrupted; the run is marked interrupted in %s\n",
                          opt->project.c_str());

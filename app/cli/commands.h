@@ -18,6 +18,7 @@ using Command = std::function<int()>;
 
 Command addRunCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
+Command addRelocateCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addGenCommand(CLI::App& app);
 Command addEvalCommand(CLI::App& app);

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     };
     add(addRunCommand);
     add(addExportCommand);
+    add(addRelocateCommand);
     add(addInfoCommand);
     add(addGenCommand);
     add(addEvalCommand);

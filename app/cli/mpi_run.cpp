@@ -81,7 +81,8 @@ std::unique_ptr<Backend> MpiRun::wrap(std::unique_ptr<Backend> local, std::strin
 void MpiRun::printRanks() const {
     if (!backend_) return;
     for (const mpi::RankTotals& t : backend_->totals())
-        std::printf(
+        std::fprintf(
+            stderr,
             "  %s: signatures %.2f s (%llu documents), band keys %.2f s (%llu rows), compare "
             "%.2f s (%llu pairs decided)\n",
             t.label.c_str(), t.signatureSeconds, static_cast<unsigned long long>(t.documents),

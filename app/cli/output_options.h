@@ -7,6 +7,7 @@
 
 namespace neardup::cli {
 
+// "-" names standard output (for one of them at most).
 inline void addOutputOptions(CLI::App& cmd, ExportOptions& out) {
     cmd.add_option("--out-jsonl", out.jsonl,
                    "Write the kept input lines, byte for byte, in input order");

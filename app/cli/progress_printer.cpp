@@ -58,7 +58,8 @@ void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
 }
 
 void ProgressPrinter::info(const std::string& message) {
-    if (quiet_) return;
+    // Warnings are not progress: -q does not silence them.
+    if (quiet_ && message.rfind("warning:", 0) != 0) return;
     if (lineOpen_) std::fputs("\r\033[K", stderr);
     lineOpen_ = false;
     std::fprintf(stderr, "%s\n", message.c_str());

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "commands.h"
+#include "input_pin.h"
 #include "project_store.h"
 #include "run_lock.h"
 
@@ -44,6 +45,19 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
                      project.c_str());
         return kExitError;
     }
+    // The dataset the unfinished run had read, when it got that far: its offsets are reused
+    // only on the very files they came from.
+    try {
+        const RunResult unfinished = store.loadRun(rec->runId);
+        const DatasetRecord dataset = store.loadDataset(unfinished.datasetId, nullptr);
+        if (const std::string problem = pinProblem(dataset.files); !problem.empty()) {
+            std::fprintf(stderr, "neardup run: cannot resume run %lld: %s\n",
+                         static_cast<long long>(rec->runId), problem.c_str());
+            return kExitError;
+        }
+    } catch (const StoreError&) {
+        // No dataset row to check (a run that stopped before it had one).
+    }
     RunParams resumed = rec->params;
     auto given = [&cmd](const char* name) { return cmd.get_option(name)->count() > 0; };
     if (given("--threads")) resumed.threads = params.threads;
@@ -51,6 +65,7 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
     if (given("--memory-budget")) resumed.memoryBudget = params.memoryBudget;
     if (given("--work-dir")) resumed.workDir = params.workDir;
     resumed.workers = params.workers;  // not recorded: the command line's, or the default
+    resumed.maxRejected = params.maxRejected;
     resumed.devices = params.devices;
     params = std::move(resumed);
     inputs = rec->inputs;
