@@ -738,13 +738,28 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ctx.started("union");
         auto t0 = Clock::now();
         clusterDocuments(pairs, params.signature.hashes, params.compare.threshold, params.keep,
-                         docs, run);
+                         params.decide, docs, run);
         ctx.finished(run, {"union", secondsSince(t0), pairs.size(), 0, false});
         run.pairs = std::move(pairs);
         checkAccounting(run);
         // The dataset's audit decisions (core/decisions.h) shape what is exported; the run is
         // stored as the engine clustered it.
         const std::vector<Decision> decisions = listDecisions(store_, *datasetId);
+        auto exportAudited = [&](const ExportOptions& o) {
+            if (decisions.empty()) {
+                exportRun(run, files, docs, o);
+                return;
+            }
+            RunResult audited = withDecisions(run, decisions, docs);
+            audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
+            try {
+                exportRun(audited, files, docs, o);
+            } catch (...) {
+                run.pairs.swap(audited.pairs);
+                throw;
+            }
+            run.pairs.swap(audited.pairs);
+        };
         ExportOptions outputs = exports;
         outputs.summaryJson.clear();  // written last, once the export phase is timed too
         outputs.cancel = cancel_;     // Ctrl-C stops the export too; nothing is renamed into place
@@ -753,10 +768,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             ctx.started("export");
             t0 = Clock::now();
             try {
-                if (decisions.empty())
-                    exportRun(run, files, docs, outputs);
-                else
-                    exportRun(withDecisions(run, decisions, docs), files, docs, outputs);
+                exportAudited(outputs);
             } catch (const ExportCancelled&) {
                 throw Cancelled();
             }
@@ -772,10 +784,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         if (!exports.summaryJson.empty()) {
             ExportOptions summaryOnly;
             summaryOnly.summaryJson = exports.summaryJson;
-            if (decisions.empty())
-                exportRun(run, files, docs, summaryOnly);
-            else
-                exportRun(withDecisions(run, decisions, docs), files, docs, summaryOnly);
+            exportAudited(summaryOnly);
         }
     } catch (const Cancelled&) {
         store_.markRun(run.runId, "interrupted", "cancelled by the user");
