@@ -222,7 +222,8 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
                 const bool representative = run.representative[c] == d;
                 line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
                        ",\"representative\":" + (representative ? "true" : "false");
-                if (representative) {
+                const bool wholeKept = !run.keepAll.empty() && run.keepAll[c];
+                if (representative && !wholeKept) {
                 } else if (!run.removed(d)) {
                     // Kept too: no kept duplicate vouches for its removal (witness rule), or
                     // the cluster is kept whole by a "keep all" decision.

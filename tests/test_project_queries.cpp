@@ -623,7 +623,7 @@ class TestProjectQueries : public QObject {
             for (const double threshold : {0.6, 0.8, 0.95}) {
                 RunResult r;
                 clusterDocuments(pairs, info.params.signature.hashes, threshold, KeepPolicy::First,
-                                 docs, r);
+                                 info.params.decide, docs, r);
                 qInfo("re-cluster at %.2f: %lld ms (%llu clusters)", threshold, t.restart(),
                       qulonglong(r.counts.clusters));
             }

@@ -338,7 +338,8 @@ class TestUiWorkbench : public QObject {
         const RunInfo info = q.runInfo(guiRun_);
         store.loadDataset(info.datasetId, &docs);
         RunResult direct;
-        clusterDocuments(pairs, 128, t->lastResult()->threshold, KeepPolicy::First, docs, direct);
+        clusterDocuments(pairs, 128, t->lastResult()->threshold, KeepPolicy::First,
+                         info.params.decide, docs, direct);
         QCOMPARE(t->lastResult()->clusters, quint64(direct.counts.clusters));
         QCOMPARE(t->lastResult()->removed, quint64(direct.counts.removed));
         QVERIFY(direct.counts.removed < info.removed);  // a higher threshold removes fewer
