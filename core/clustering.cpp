@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace neardup {
@@ -20,6 +21,14 @@ uint32_t UnionFind::find(uint32_t x) {
         x = next;
     }
     return root;
+}
+
+std::vector<uint32_t> UnionFind::roots() && {
+    // parent_[x] <= x always (the smaller root becomes the parent, compression points at a
+    // root), so one pass in index order finds every root from an already resolved parent.
+    for (std::size_t x = 0; x < parent_.size(); ++x)
+        parent_[x] = parent_[parent_[x]];
+    return std::move(parent_);
 }
 
 void UnionFind::unite(uint32_t a, uint32_t b) {
@@ -58,153 +67,320 @@ bool keepRather(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32
     return x < y;
 }
 
-std::vector<DocPair> clusterComponents(const std::vector<ScoredPair>& pairs, int hashes,
-                                       double threshold, KeepPolicy policy,
-                                       const DocumentTable& docs, RunResult& run,
-                                       std::span<const DocPair> excluded) {
-    const std::size_t n = docs.size();
-    UnionFind uf(n);
-    std::vector<DocPair> duplicates;
+namespace {
+
+// isDuplicate at a fixed threshold, less the excluded pairs, with its constants computed once.
+class DuplicateTest {
+  public:
+    DuplicateTest(int hashes, double threshold, std::span<const DocPair> excluded)
+        : needed_(static_cast<uint32_t>(std::ceil(threshold * hashes - 1e-9))),
+          exactFloor_(threshold - 1e-6),
+          excluded_(excluded) {}
+    bool operator()(const ScoredPair& p) const {
+        if (p.exact >= 0.0f ? static_cast<double>(p.exact) < exactFloor_ : p.matches < needed_)
+            return false;
+        return excluded_.empty() ||
+               !std::binary_search(excluded_.begin(), excluded_.end(), DocPair{p.a, p.b});
+    }
+
+  private:
+    uint32_t needed_;
+    double exactFloor_;
+    std::span<const DocPair> excluded_;
+};
+
+// A key per document whose ascending order is the keep order (before input order, which the
+// caller adds): more characters first, or a larger field value first and none last.
+uint64_t keepKey(KeepPolicy policy, const DocumentTable& docs, uint32_t d) {
+    if (policy == KeepPolicy::Longest) return ~uint64_t{docs.chars[d]};
+    double v = docs.keepValue[d];
+    if (std::isnan(v)) return ~uint64_t{0};
+    if (v == 0) v = 0;  // -0 and +0 are equal values
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    // Ascending in v as unsigned integers, then reversed: the largest value first. The top
+    // value ~0 is left to NaN (no finite value or infinity maps to it).
+    bits = (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+    return ~bits - 1;
+}
+
+constexpr uint32_t kNone = RunResult::kNoDocument;
+
+// Witnesses in input order (--keep first, every representative its cluster's smallest member,
+// no cluster kept whole) from pairs sorted by (a, b): they arrive grouped by their earlier
+// document a, after every pair (x, a) with x < a, so a's status is final when its own pairs
+// come: a kept a is the witness of each b that has none yet, the smallest such a.
+inline void inputOrderWitness(std::vector<uint32_t>& removedFor, const ScoredPair& p) {
+    const uint32_t wa = removedFor[p.a], wb = removedFor[p.b];
+    removedFor[p.b] = wa == kNone && wb == kNone ? p.a : wb;
+}
+
+// Input-order witnesses over the duplicate pairs in the order given; false (and `removedFor`
+// to be discarded) when they are not sorted by (a, b).
+template <typename Visit>
+bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
+                         std::vector<uint32_t>& removedFor, Visit visit) {
+    uint64_t previous = 0;
+    bool sorted = true;
     for (const ScoredPair& p : pairs) {
-        if (!isDuplicate(p, hashes, threshold)) continue;
-        if (!excluded.empty() &&
-            std::binary_search(excluded.begin(), excluded.end(), DocPair{p.a, p.b}))
-            continue;
-        duplicates.emplace_back(p.a, p.b);
+        if (!duplicate(p)) continue;
+        visit(p);
+        const uint64_t key = uint64_t{p.a} << 32 | p.b;
+        sorted &= key > previous;
+        previous = key;
+        inputOrderWitness(removedFor, p);
+    }
+    return sorted;
+}
+
+// clusterComponents, and with `witnesses` the input-order witnesses in the same pass; returns
+// whether those are valid (the duplicate pairs came sorted by (a, b)).
+bool components(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
+    const std::size_t n = docs.size();
+    const DuplicateTest duplicate(hashes, threshold, excluded);
+    UnionFind uf(n);
+    uint64_t duplicates = 0;
+    bool witnessed = false;
+    auto join = [&](const ScoredPair& p) {
+        ++duplicates;
         uf.unite(p.a, p.b);
+    };
+    if (witnesses) {
+        witnesses->assign(n, kNone);
+        witnessed = inputOrderWitnesses(pairs, duplicate, *witnesses, join);
+    } else {
+        for (const ScoredPair& p : pairs)
+            if (duplicate(p)) join(p);
     }
     // Roots are smallest members, so numbering clusters on first sight of a root in document
-    // order numbers them by their smallest member.
-    std::vector<uint32_t> size(n, 0);
+    // order numbers them by their smallest member. `root` holds each document's root, then
+    // (for roots) the root's cluster number.
+    std::vector<uint32_t> root = std::move(uf).roots();
+    std::vector<uint8_t> joined(n, 0);
     for (std::size_t i = 0; i < n; ++i)
-        ++size[uf.find(static_cast<uint32_t>(i))];
+        if (root[i] != i) joined[root[i]] = 1;
     run.clusterOf.assign(n, RunResult::kNoCluster);
     run.representative.clear();
-    std::vector<uint32_t> clusterOfRoot(n, RunResult::kNoCluster);
     for (std::size_t i = 0; i < n; ++i) {
-        const uint32_t root = uf.find(static_cast<uint32_t>(i));
-        if (size[root] < 2) continue;
-        uint32_t& c = clusterOfRoot[root];
-        if (c == RunResult::kNoCluster) {
-            c = static_cast<uint32_t>(run.representative.size());
+        const uint32_t r = root[i];
+        uint32_t c;
+        if (r == i) {
+            if (!joined[i]) continue;
+            c = root[i] = static_cast<uint32_t>(run.representative.size());
             run.representative.push_back(static_cast<uint32_t>(i));
-        } else if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c])) {
-            run.representative[c] = static_cast<uint32_t>(i);
+        } else {
+            c = root[r];  // r < i: already numbered
+            if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c]))
+                run.representative[c] = static_cast<uint32_t>(i);
         }
         run.clusterOf[i] = c;
     }
     run.keepAll.clear();
     run.removedFor.clear();
     run.chained.clear();
-    run.counts.duplicatePairs = duplicates.size();
+    run.counts.duplicatePairs = duplicates;
     run.counts.clusters = run.representative.size();
-    return duplicates;
+    return witnessed;
 }
 
-void decideRemovals(std::span<const DocPair> duplicates, KeepPolicy policy, DecideRule rule,
+// True when every cluster's representative is its smallest member.
+bool representativesFirstInInput(const RunResult& run) {
+    std::vector<uint8_t> seen(run.representative.size(), 0);
+    for (std::size_t i = 0; i < run.clusterOf.size(); ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c == RunResult::kNoCluster || seen[c]) continue;
+        seen[c] = 1;
+        if (run.representative[c] != i) return false;
+    }
+    return true;
+}
+
+void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses);
+
+}  // namespace
+
+void clusterComponents(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                       KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                       std::span<const DocPair> excluded) {
+    components(pairs, hashes, threshold, policy, docs, run, excluded, nullptr);
+}
+
+void decideRemovals(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                    std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
                     const DocumentTable& docs, RunResult& run) {
-    const std::size_t n = run.clusterOf.size();
-    constexpr uint32_t none = RunResult::kNoDocument;
-    auto wholeKept = [&run](uint32_t c) { return !run.keepAll.empty() && run.keepAll[c] != 0; };
-    run.removedFor.assign(n, none);
-
-    // Chained removals: members the components rule removes without a duplicate pair with
-    // their representative. `direct` marks the members that have one.
-    std::vector<uint8_t> direct(n, 0);
-    for (const auto& [a, b] : duplicates) {
-        const uint32_t rep = run.representative[run.clusterOf[a]];
-        if (rep == a) direct[b] = 1;
-        if (rep == b) direct[a] = 1;
-    }
-    run.chained.assign(n, 0);
-    uint64_t chained = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const uint32_t c = run.clusterOf[i];
-        if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
-        run.chained[i] = direct[i] ? 0 : 1;
-        chained += run.chained[i];
-    }
-    run.counts.chainedRemovals = chained;
-
-    if (rule == DecideRule::Components) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const uint32_t c = run.clusterOf[i];
-            if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
-            run.removedFor[i] = run.representative[c];
-        }
-        countRemovals(run);
-        return;
-    }
-
-    // Witness: the clustered documents in keep order. Each cluster's representative is
-    // visited first: it is first in keep order unless a "keep this one instead" decision chose
-    // it, so it is kept from the start and counts as earlier than every other member.
-    std::vector<uint32_t> order;
-    for (std::size_t i = 0; i < n; ++i) {
-        const uint32_t c = run.clusterOf[i];
-        if (c != RunResult::kNoCluster && !wholeKept(c)) order.push_back(static_cast<uint32_t>(i));
-    }
-    auto before = [&](uint32_t x, uint32_t y) { return keepRather(policy, docs, x, y); };
-    if (!std::is_sorted(order.begin(), order.end(), before))  // input order for --keep first
-        std::sort(order.begin(), order.end(), before);
-    auto isRep = [&run](uint32_t d) { return run.representative[run.clusterOf[d]] == d; };
-    const std::size_t m = order.size();
-    std::vector<uint32_t> rank(n, none);
-    for (std::size_t r = 0; r < m; ++r)
-        rank[order[r]] = static_cast<uint32_t>(r);
-    // The later of two documents in visiting order: the representative is never later.
-    auto later = [&](uint32_t a, uint32_t b) {
-        if (isRep(a)) return b;
-        if (isRep(b)) return a;
-        return rank[a] > rank[b] ? a : b;
-    };
-    // For each visited document, the ranks of its duplicates visited before it (CSR by rank).
-    std::vector<uint64_t> begin(m + 1, 0);
-    for (const auto& [a, b] : duplicates) {
-        if (rank[a] == none) continue;  // a cluster kept whole
-        ++begin[rank[later(a, b)] + 1];
-    }
-    for (std::size_t r = 0; r < m; ++r)
-        begin[r + 1] += begin[r];
-    std::vector<uint32_t> earlier(begin[m]);
-    {
-        std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
-        for (const auto& [a, b] : duplicates) {
-            if (rank[a] == none) continue;
-            const uint32_t l = later(a, b);
-            earlier[fill[rank[l]]++] = rank[l == a ? b : a];
-        }
-    }
-    std::vector<uint8_t> kept(m, 0);
-    for (std::size_t r = 0; r < m; ++r)
-        if (isRep(order[r])) kept[r] = 1;
-    for (std::size_t r = 0; r < m; ++r) {
-        if (isRep(order[r])) continue;
-        // The earliest kept duplicate in visiting order: the representative when it is one.
-        uint32_t witness = none;
-        for (uint64_t k = begin[r]; k < begin[r + 1]; ++k) {
-            const uint32_t e = earlier[k];
-            if (isRep(order[e])) {
-                witness = e;
-                break;
-            }
-            if (kept[e] && e < witness) witness = e;
-        }
-        if (witness == none)
-            kept[r] = 1;
-        else
-            run.removedFor[order[r]] = order[witness];
-    }
-    countRemovals(run);
+    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run, nullptr);
 }
 
 void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
                       KeepPolicy policy, DecideRule rule, const DocumentTable& docs, RunResult& run,
                       std::span<const DocPair> excluded) {
-    const std::vector<DocPair> duplicates =
-        clusterComponents(pairs, hashes, threshold, policy, docs, run, excluded);
-    decideRemovals(duplicates, policy, rule, docs, run);
+    // With --keep first the witnesses are found in the union's own pass when the pairs come
+    // sorted (as a run's do): the smallest member of a component is its representative. The
+    // components rule reads its chained removals from them.
+    std::vector<uint32_t> witnesses;
+    const bool tryOnePass = policy == KeepPolicy::First;
+    const bool onePass = components(pairs, hashes, threshold, policy, docs, run, excluded,
+                                    tryOnePass ? &witnesses : nullptr);
+    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run,
+           onePass ? &witnesses : nullptr);
 }
+
+namespace {
+
+void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses) {
+    const std::size_t n = run.clusterOf.size();
+    const std::size_t clusters = run.representative.size();
+    const DuplicateTest duplicate(hashes, threshold, excluded);
+    const bool anyWhole =
+        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
+    auto wholeKept = [&run, anyWhole](uint32_t c) { return anyWhole && run.keepAll[c] != 0; };
+    // Chained removals: members the components rule removes without a duplicate pair with
+    // their representative. `direct` tells whether member i has one.
+    auto finish = [&](auto direct) {
+        run.chained.assign(n, 0);
+        uint64_t chained = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const uint32_t c = run.clusterOf[i];
+            if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
+            run.chained[i] = direct(i, run.representative[c]) ? 0 : 1;
+            chained += run.chained[i];
+        }
+        run.counts.chainedRemovals = chained;
+        countRemovals(run);
+    };
+
+    if (rule == DecideRule::Components) {
+        // A member has a duplicate pair with its representative exactly when the witness rule
+        // would name the representative its witness (see below): from the union's pass when it
+        // found the input-order witnesses, else from the pairs.
+        std::vector<uint8_t> direct(n, 0);
+        if (witnesses) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const uint32_t c = run.clusterOf[i];
+                direct[i] = c != RunResult::kNoCluster && (*witnesses)[i] == run.representative[c];
+            }
+        } else {
+            for (const ScoredPair& p : pairs) {
+                if (!duplicate(p)) continue;
+                const uint32_t rep = run.representative[run.clusterOf[p.a]];
+                direct[p.b] |= static_cast<uint8_t>(rep == p.a);
+                direct[p.a] |= static_cast<uint8_t>(rep == p.b);
+            }
+        }
+        run.removedFor.assign(n, kNone);
+        for (std::size_t i = 0; i < n; ++i) {
+            const uint32_t c = run.clusterOf[i];
+            if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
+            run.removedFor[i] = run.representative[c];
+        }
+        return finish([&direct](std::size_t i, uint32_t) { return direct[i] != 0; });
+    }
+
+    // Witness. The representative is visited first in its cluster and always kept, so a member
+    // with a duplicate pair with it has it as witness: the components rule's removals with a
+    // witness are exactly those whose witness is the representative.
+    auto viaRepresentative = [&run](std::size_t i, uint32_t rep) {
+        return run.removedFor[i] == rep;
+    };
+    if (witnesses) {  // decided in the union's pass
+        run.removedFor = std::move(*witnesses);
+        return finish(viaRepresentative);
+    }
+    run.removedFor.assign(n, kNone);
+    // Fast path: input order (see inputOrderWitness), one pass over the pairs.
+    if (policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
+        if (inputOrderWitnesses(pairs, duplicate, run.removedFor, [](const ScoredPair&) {}))
+            return finish(viaRepresentative);
+        run.removedFor.assign(n, kNone);
+    }
+
+    // General path. A document's status is final once every duplicate pair with a document
+    // visited before it has been seen; a kept document then becomes the witness of each later
+    // duplicate that has none yet, so each removal gets its earliest kept duplicate in visiting
+    // order. Visiting order: cluster by cluster (only the order within a cluster matters;
+    // taking clusters in turn keeps a cluster's ranks together, near its documents), the
+    // representative first, then keep order: the policy's key, then input order.
+    std::vector<uint64_t> start(clusters + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c != RunResult::kNoCluster && !wholeKept(c)) ++start[c + 1];
+    }
+    for (std::size_t c = 0; c < clusters; ++c)
+        start[c + 1] += start[c];
+    const std::size_t m = start[clusters];
+    std::vector<uint32_t> order(m);
+    {
+        std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            const uint32_t c = run.clusterOf[i];
+            if (c != RunResult::kNoCluster && !wholeKept(c))
+                order[fill[c]++] = static_cast<uint32_t>(i);
+        }
+    }
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
+    if (policy != KeepPolicy::First) {
+        keyed.resize(m);
+        for (std::size_t r = 0; r < m; ++r)
+            keyed[r] = {keepKey(policy, docs, order[r]), order[r]};
+    }
+    for (std::size_t c = 0; c < clusters; ++c) {
+        const auto first = order.begin() + static_cast<std::ptrdiff_t>(start[c]);
+        const auto last = order.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
+        if (first == last) continue;
+        if (policy != KeepPolicy::First) {
+            const auto kFirst = keyed.begin() + static_cast<std::ptrdiff_t>(start[c]);
+            const auto kLast = keyed.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
+            std::sort(kFirst, kLast);
+            std::transform(kFirst, kLast, first, [](const auto& k) { return k.second; });
+        }
+        const auto rep = std::find(first, last, run.representative[c]);
+        std::rotate(first, rep, std::next(rep));  // the others keep their order
+    }
+    keyed = {};
+    std::vector<uint32_t> rank(n, kNone);
+    for (std::size_t r = 0; r < m; ++r)
+        rank[order[r]] = static_cast<uint32_t>(r);
+    // The duplicate pairs as (earlier rank, later rank), then for each visited document the
+    // ranks of its duplicates visited after it (CSR by rank).
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    edges.reserve(run.counts.duplicatePairs);
+    for (const ScoredPair& p : pairs) {
+        if (rank[p.a] == kNone || !duplicate(p)) continue;  // kNone: a cluster kept whole
+        const uint32_t ra = rank[p.a], rb = rank[p.b];
+        edges.emplace_back(std::min(ra, rb), std::max(ra, rb));
+    }
+    rank = {};
+    std::vector<uint64_t> begin(m + 1, 0);
+    for (const auto& e : edges)
+        ++begin[e.first + 1];
+    for (std::size_t r = 0; r < m; ++r)
+        begin[r + 1] += begin[r];
+    std::vector<uint32_t> later(begin[m]);
+    {
+        std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
+        for (const auto& e : edges)
+            later[fill[e.first]++] = e.second;
+    }
+    edges = {};
+    std::vector<uint32_t> witness(m, kNone);  // by rank
+    for (std::size_t r = 0; r < m; ++r) {
+        if (witness[r] != kNone) {
+            run.removedFor[order[r]] = order[witness[r]];
+            continue;
+        }
+        for (uint64_t k = begin[r]; k < begin[r + 1]; ++k)
+            if (witness[later[k]] == kNone) witness[later[k]] = static_cast<uint32_t>(r);
+    }
+    finish(viaRepresentative);
+}
+
+}  // namespace
 
 const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uint32_t y) {
     const ScoredPair key{std::min(x, y), std::max(x, y), 0, -1.0f};
@@ -233,8 +409,7 @@ const ScoredPair* witnessPair(const RunResult& run, const std::vector<ScoredPair
     // a run loaded without that mark, when the stored pair is a duplicate at the threshold.
     if (keptBy != rep) return p;
     if (!run.chained.empty()) return run.chained[doc] ? nullptr : p;
-    return isDuplicate(*p, run.params.signature.hashes, run.params.compare.threshold) ? p
-                                                                                       : nullptr;
+    return isDuplicate(*p, run.params.signature.hashes, run.params.compare.threshold) ? p : nullptr;
 }
 
 }  // namespace neardup

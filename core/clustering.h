@@ -20,6 +20,8 @@ class UnionFind {
     // The smaller root becomes the parent, so a component's root is its smallest member
     // whatever the order of the unions.
     void unite(uint32_t a, uint32_t b);
+    // Every element's root, in one pass; the structure is used up.
+    std::vector<uint32_t> roots() &&;
 
   private:
     std::vector<uint32_t> parent_;
@@ -47,24 +49,26 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
                       std::span<const DocPair> excluded = {});
 
 // The first half of clusterDocuments: union-find, clusterOf, representative, the counts
-// duplicatePairs and clusters; keepAll and removedFor cleared. Returns the duplicate pairs
-// (a < b, in the order of `pairs`, less `excluded`) for decideRemovals.
-std::vector<DocPair> clusterComponents(const std::vector<ScoredPair>& pairs, int hashes,
-                                       double threshold, KeepPolicy policy,
-                                       const DocumentTable& docs, RunResult& run,
-                                       std::span<const DocPair> excluded = {});
+// duplicatePairs and clusters; keepAll, removedFor and chained cleared.
+void clusterComponents(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                       KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                       std::span<const DocPair> excluded = {});
 
-// The second half: fills removedFor and the counts kept, removed and chainedRemovals from the
-// clustering in `run` (clusterOf, representative, keepAll) and its duplicate pairs.
+// The second half: fills removedFor, chained and the counts kept, removed and chainedRemovals
+// from the clustering in `run` (clusterOf, representative, keepAll) and the duplicate pairs
+// (the pairs that are duplicates at `threshold`, less `excluded`).
 //   Witness: the members of each cluster are visited in keep order, the representative first
 //     (it is first in keep order unless a "keep this one instead" decision chose it); a member
 //     is removed when it forms a duplicate pair with a member already kept, and its witness is
-//     the earliest such member in keep order; otherwise it is kept.
+//     the earliest such member in visiting order; otherwise it is kept.
 //   Components: every member but the representative is removed for the representative.
-// Members of a cluster kept whole (keepAll) are kept either way. Linear in the pairs plus a
-// sort of the clustered documents by keep order; the result depends only on the pairs as a
-// set, never on their order (nor on threads, workers or ranks).
-void decideRemovals(std::span<const DocPair> duplicates, KeepPolicy policy, DecideRule rule,
+// Members of a cluster kept whole (keepAll) are kept either way. The result depends only on the
+// pairs as a set, never on their order (nor on threads, workers or ranks). Cost: one pass over
+// the pairs for --keep first when they are sorted by (a, b) and no representative was moved;
+// otherwise a sort of the clustered documents by keep order and two passes over the pairs,
+// with one index per duplicate pair.
+void decideRemovals(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                    std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
                     const DocumentTable& docs, RunResult& run);
 
 // Recounts run.counts.kept and removed from clusterOf, representative, removedFor and keepAll.

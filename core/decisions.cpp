@@ -160,8 +160,7 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
     std::sort(excluded.begin(), excluded.end());
     excluded.erase(std::unique(excluded.begin(), excluded.end()), excluded.end());
 
-    const std::vector<DocPair> duplicates =
-        clusterComponents(pairs, hashes, threshold, policy, docs, run, excluded);
+    clusterComponents(pairs, hashes, threshold, policy, docs, run, excluded);
     AppliedDecisions out;
     out.clusterMarks.assign(run.representative.size(), 0);
 
@@ -205,7 +204,7 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
     }
     // Witnesses follow the decisions: a removal whose witness lost its pair or was overruled
     // finds another kept duplicate or is kept.
-    decideRemovals(duplicates, policy, rule, docs, run);
+    decideRemovals(pairs, hashes, threshold, excluded, policy, rule, docs, run);
     run.decisionsApplied = out.applied;
     return out;
 }

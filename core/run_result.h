@@ -90,7 +90,8 @@ struct RunResult {
     std::vector<BandStats> bands;
     std::vector<ScoredPair> pairs;  // sorted by (a, b); every pair >= store floor
     // Clustering: clusterOf[doc] = cluster index or kNoCluster; clusters are numbered in the
-    // order of their smallest member; representative[c] is the kept member of cluster c.
+    // order of their smallest member; representative[c] is cluster c's first member in keep
+    // order, always kept (under the components rule the only kept member).
     static constexpr uint32_t kNoCluster = 0xFFFFFFFFu;
     std::vector<uint32_t> clusterOf;
     std::vector<uint32_t> representative;
