@@ -630,8 +630,8 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
         m.representative = s.i64(2) != 0;
         m.chars = s.u32(3);
         m.location = {s.u32(4), s.u64(5), s.u64(6), s.u32(7)};
-        const bool wholeKept = s.i64(8) != 0;
-        if (!s.null(9) && !wholeKept) m.removedFor = s.i64(9);
+        m.keptWhole = s.i64(8) != 0;
+        if (!s.null(9) && !m.keptWhole) m.removedFor = s.i64(9);
         m.kept = m.removedFor < 0;
         members.push_back(std::move(m));
     }

@@ -99,6 +99,7 @@ struct ClusterMember {
                               // under the witness rule, or any member of a cluster kept whole
     int64_t removedFor = -1;  // the kept document it is removed for (its witness under the
                               // witness rule, the representative under components); -1 if kept
+    bool keptWhole = false;   // its cluster is kept whole by a "keep all" decision
     uint32_t chars = 0;       // normalized code points
     DocumentLocation location;
 };
