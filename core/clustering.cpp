@@ -74,8 +74,11 @@ class DuplicateTest {
   public:
     DuplicateTest(int hashes, double threshold, std::span<const DocPair> excluded)
         : needed_(static_cast<uint32_t>(std::ceil(threshold * hashes - 1e-9))),
+          hashes_(static_cast<uint32_t>(hashes)),
           exactFloor_(threshold - 1e-6),
           excluded_(excluded) {}
+    // True for a pair of identical signatures (every position equal).
+    bool copy(const ScoredPair& p) const { return p.matches >= hashes_; }
     bool operator()(const ScoredPair& p) const {
         if (p.exact >= 0.0f ? static_cast<double>(p.exact) < exactFloor_ : p.matches < needed_)
             return false;
@@ -85,6 +88,7 @@ class DuplicateTest {
 
   private:
     uint32_t needed_;
+    uint32_t hashes_;
     double exactFloor_;
     std::span<const DocPair> excluded_;
 };
@@ -116,25 +120,26 @@ inline void inputOrderWitness(std::vector<uint32_t>& removedFor, const ScoredPai
 }
 
 // Input-order witnesses over the duplicate pairs in the order given; false (and `removedFor`
-// to be discarded) when they are not sorted by (a, b).
+// to be discarded) when they are not sorted by (a, b), or when some are signature copies (see
+// findWitnesses).
 template <typename Visit>
 bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
                          std::vector<uint32_t>& removedFor, Visit visit) {
     uint64_t previous = 0;
-    bool sorted = true;
+    bool valid = true;
     for (const ScoredPair& p : pairs) {
         if (!duplicate(p)) continue;
         visit(p);
         const uint64_t key = uint64_t{p.a} << 32 | p.b;
-        sorted &= key > previous;
+        valid &= key > previous && !duplicate.copy(p);
         previous = key;
         inputOrderWitness(removedFor, p);
     }
-    return sorted;
+    return valid;
 }
 
 // clusterComponents, and with `witnesses` the input-order witnesses in the same pass; returns
-// whether those are valid (the duplicate pairs came sorted by (a, b)).
+// whether those are valid (see inputOrderWitnesses).
 bool components(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
                 KeepPolicy policy, const DocumentTable& docs, RunResult& run,
                 std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
@@ -180,6 +185,7 @@ bool components(const std::vector<ScoredPair>& pairs, int hashes, double thresho
     run.keepAll.clear();
     run.removedFor.clear();
     run.chained.clear();
+    run.copyOf.clear();
     run.counts.duplicatePairs = duplicates;
     run.counts.clusters = run.representative.size();
     return witnessed;
@@ -231,97 +237,84 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
 
 namespace {
 
-void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
-            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
-            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses) {
+// Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
+// run decides by: the components rule counts its chained removals from them.
+//
+// A document's status is final once every duplicate pair with a document visited before it has
+// been seen; a kept document then becomes the witness of each later duplicate that has none
+// yet, so each removal gets its earliest kept duplicate in visiting order. Visiting order:
+// cluster by cluster (only the order within a cluster matters; taking clusters in turn keeps a
+// cluster's ranks together, near its documents), the representative first, then keep order:
+// the policy's key, then input order.
+//
+// Signature copies: the comparison collapses documents with identical signatures onto the
+// group's first document, so a copy's only stored pair is usually the one with it. A copy has
+// the estimated similarity of its copies with every document, so the copies of a class (linked
+// by duplicate pairs of identical signatures) are decided as one: its first member in visiting
+// order carries every pair of the class, and the others are removed for it when it is kept, or
+// for its witness when it is removed.
+std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
+                                    const DuplicateTest& duplicate, KeepPolicy policy,
+                                    const DocumentTable& docs, RunResult& run) {
     const std::size_t n = run.clusterOf.size();
     const std::size_t clusters = run.representative.size();
-    const DuplicateTest duplicate(hashes, threshold, excluded);
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
-    auto wholeKept = [&run, anyWhole](uint32_t c) { return anyWhole && run.keepAll[c] != 0; };
-    // Chained removals: members the components rule removes without a duplicate pair with
-    // their representative. `direct` tells whether member i has one.
-    auto finish = [&](auto direct) {
-        run.chained.assign(n, 0);
-        uint64_t chained = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const uint32_t c = run.clusterOf[i];
-            if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
-            run.chained[i] = direct(i, run.representative[c]) ? 0 : 1;
-            chained += run.chained[i];
-        }
-        run.counts.chainedRemovals = chained;
-        countRemovals(run);
-    };
-
-    if (rule == DecideRule::Components) {
-        // A member has a duplicate pair with its representative exactly when the witness rule
-        // would name the representative its witness (see below): from the union's pass when it
-        // found the input-order witnesses, else from the pairs.
-        std::vector<uint8_t> direct(n, 0);
-        if (witnesses) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const uint32_t c = run.clusterOf[i];
-                direct[i] = c != RunResult::kNoCluster && (*witnesses)[i] == run.representative[c];
-            }
-        } else {
-            for (const ScoredPair& p : pairs) {
-                if (!duplicate(p)) continue;
-                const uint32_t rep = run.representative[run.clusterOf[p.a]];
-                direct[p.b] |= static_cast<uint8_t>(rep == p.a);
-                direct[p.a] |= static_cast<uint8_t>(rep == p.b);
-            }
-        }
-        run.removedFor.assign(n, kNone);
-        for (std::size_t i = 0; i < n; ++i) {
-            const uint32_t c = run.clusterOf[i];
-            if (c == RunResult::kNoCluster || wholeKept(c) || run.representative[c] == i) continue;
-            run.removedFor[i] = run.representative[c];
-        }
-        return finish([&direct](std::size_t i, uint32_t) { return direct[i] != 0; });
-    }
-
-    // Witness. The representative is visited first in its cluster and always kept, so a member
-    // with a duplicate pair with it has it as witness: the components rule's removals with a
-    // witness are exactly those whose witness is the representative.
-    auto viaRepresentative = [&run](std::size_t i, uint32_t rep) {
-        return run.removedFor[i] == rep;
-    };
-    if (witnesses) {  // decided in the union's pass
-        run.removedFor = std::move(*witnesses);
-        return finish(viaRepresentative);
-    }
-    run.removedFor.assign(n, kNone);
-    // Fast path: input order (see inputOrderWitness), one pass over the pairs.
-    if (policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
-        if (inputOrderWitnesses(pairs, duplicate, run.removedFor, [](const ScoredPair&) {}))
-            return finish(viaRepresentative);
-        run.removedFor.assign(n, kNone);
-    }
-
-    // General path. A document's status is final once every duplicate pair with a document
-    // visited before it has been seen; a kept document then becomes the witness of each later
-    // duplicate that has none yet, so each removal gets its earliest kept duplicate in visiting
-    // order. Visiting order: cluster by cluster (only the order within a cluster matters;
-    // taking clusters in turn keeps a cluster's ranks together, near its documents), the
-    // representative first, then keep order: the policy's key, then input order.
-    std::vector<uint64_t> start(clusters + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
+    auto visited = [&run, anyWhole](std::size_t i) {
         const uint32_t c = run.clusterOf[i];
-        if (c != RunResult::kNoCluster && !wholeKept(c)) ++start[c + 1];
+        return c != RunResult::kNoCluster && !(anyWhole && run.keepAll[c] != 0);
+    };
+    auto isRep = [&run](uint32_t d) { return run.representative[run.clusterOf[d]] == d; };
+    std::vector<uint32_t> witness(n, kNone);
+
+    const bool copies = std::any_of(pairs.begin(), pairs.end(), [&](const ScoredPair& p) {
+        return duplicate.copy(p) && duplicate(p);
+    });
+    std::vector<uint32_t> head;  // each document's class head; empty when there are no copies
+    if (copies) {
+        UnionFind classes(n);
+        for (const ScoredPair& p : pairs)
+            if (duplicate.copy(p) && duplicate(p)) classes.unite(p.a, p.b);
+        head = std::move(classes).roots();
+        // The class's smallest member (its root) is the comparison's group leader, which
+        // holds the class's stored pairs: what copyOf names.
+        run.copyOf.assign(n, kNone);
+        for (std::size_t i = 0; i < n; ++i)
+            if (head[i] != i) run.copyOf[i] = head[i];
+        std::vector<uint32_t> first(n, kNone);  // per class root: its member visited first
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!visited(i)) continue;
+            const auto d = static_cast<uint32_t>(i);
+            uint32_t& f = first[head[i]];
+            if (f == kNone || (isRep(d) && !isRep(f)) ||
+                (!isRep(f) && keepRather(policy, docs, d, f)))
+                f = d;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            head[i] = visited(i) ? first[head[i]] : static_cast<uint32_t>(i);
     }
+    auto headOf = [&head](uint32_t d) { return head.empty() ? d : head[d]; };
+
+    // Fast path: input order (see inputOrderWitness), one pass over the pairs.
+    if (!copies && policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
+        if (inputOrderWitnesses(pairs, duplicate, witness, [](const ScoredPair&) {}))
+            return witness;
+        witness.assign(n, kNone);
+    }
+
+    // General path over the class heads.
+    std::vector<uint64_t> start(clusters + 1, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (visited(i) && headOf(static_cast<uint32_t>(i)) == i) ++start[run.clusterOf[i] + 1];
     for (std::size_t c = 0; c < clusters; ++c)
         start[c + 1] += start[c];
     const std::size_t m = start[clusters];
     std::vector<uint32_t> order(m);
     {
         std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-            const uint32_t c = run.clusterOf[i];
-            if (c != RunResult::kNoCluster && !wholeKept(c))
-                order[fill[c]++] = static_cast<uint32_t>(i);
-        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (visited(i) && headOf(static_cast<uint32_t>(i)) == i)
+                order[fill[run.clusterOf[i]]++] = static_cast<uint32_t>(i);
     }
     std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
     if (policy != KeepPolicy::First) {
@@ -346,14 +339,14 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
     std::vector<uint32_t> rank(n, kNone);
     for (std::size_t r = 0; r < m; ++r)
         rank[order[r]] = static_cast<uint32_t>(r);
-    // The duplicate pairs as (earlier rank, later rank), then for each visited document the
-    // ranks of its duplicates visited after it (CSR by rank).
+    // The duplicate pairs between class heads as (earlier rank, later rank), then for each
+    // visited head the ranks of its duplicates visited after it (CSR by rank).
     std::vector<std::pair<uint32_t, uint32_t>> edges;
     edges.reserve(run.counts.duplicatePairs);
     for (const ScoredPair& p : pairs) {
-        if (rank[p.a] == kNone || !duplicate(p)) continue;  // kNone: a cluster kept whole
-        const uint32_t ra = rank[p.a], rb = rank[p.b];
-        edges.emplace_back(std::min(ra, rb), std::max(ra, rb));
+        if (!visited(p.a) || !duplicate(p)) continue;
+        const uint32_t ra = rank[headOf(p.a)], rb = rank[headOf(p.b)];
+        if (ra != rb) edges.emplace_back(std::min(ra, rb), std::max(ra, rb));
     }
     rank = {};
     std::vector<uint64_t> begin(m + 1, 0);
@@ -368,16 +361,51 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             later[fill[e.first]++] = e.second;
     }
     edges = {};
-    std::vector<uint32_t> witness(m, kNone);  // by rank
+    std::vector<uint32_t> byRank(m, kNone);
     for (std::size_t r = 0; r < m; ++r) {
-        if (witness[r] != kNone) {
-            run.removedFor[order[r]] = order[witness[r]];
+        if (byRank[r] != kNone) {
+            witness[order[r]] = order[byRank[r]];
             continue;
         }
         for (uint64_t k = begin[r]; k < begin[r + 1]; ++k)
-            if (witness[later[k]] == kNone) witness[later[k]] = static_cast<uint32_t>(r);
+            if (byRank[later[k]] == kNone) byRank[later[k]] = static_cast<uint32_t>(r);
     }
-    finish(viaRepresentative);
+    // The other members of a class follow its head.
+    if (copies)
+        for (std::size_t i = 0; i < n; ++i) {
+            const uint32_t h = head[i];
+            if (h != i) witness[i] = witness[h] == kNone ? h : witness[h];
+        }
+    return witness;
+}
+
+void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses) {
+    const std::size_t n = run.clusterOf.size();
+    const DuplicateTest duplicate(hashes, threshold, excluded);
+    run.copyOf.clear();
+    std::vector<uint32_t> witness =
+        witnesses ? std::move(*witnesses) : findWitnesses(pairs, duplicate, policy, docs, run);
+    const bool anyWhole =
+        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
+    // Chained removals: members the components rule removes without a duplicate of their
+    // representative. The representative is visited first in its cluster and always kept, so a
+    // member that is its duplicate has it as witness, and only such a member.
+    run.removedFor.assign(n, kNone);
+    run.chained.assign(n, 0);
+    uint64_t chained = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c == RunResult::kNoCluster || (anyWhole && run.keepAll[c]) ||
+            run.representative[c] == i)
+            continue;
+        run.chained[i] = witness[i] != run.representative[c] ? 1 : 0;
+        chained += run.chained[i];
+        run.removedFor[i] = rule == DecideRule::Witness ? witness[i] : run.representative[c];
+    }
+    run.counts.chainedRemovals = chained;
+    countRemovals(run);
 }
 
 }  // namespace
@@ -397,19 +425,33 @@ void countRemovals(RunResult& run) {
     run.counts.kept = n - removed;
 }
 
-const ScoredPair* witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
-                              uint32_t doc) {
-    if (!run.removed(doc)) return nullptr;
+std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
+                                      uint32_t doc) {
+    if (!run.removed(doc)) return std::nullopt;
     const uint32_t rep = run.representative[run.clusterOf[doc]];
     const uint32_t keptBy = run.removedFor.empty() ? rep : run.removedFor[doc];
+    if (keptBy == rep && !run.chained.empty() && run.chained[doc]) return std::nullopt;
     const ScoredPair* p = findPair(pairs, doc, keptBy);
-    if (!p) return nullptr;
+    if (!p && !run.copyOf.empty()) {
+        // Signature copies share their group leader's pairs: a witness in the same class is an
+        // identical signature, another one is judged by the two leaders' pair.
+        auto leader = [&run](uint32_t d) {
+            return run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
+        };
+        const uint32_t ld = leader(doc), lw = leader(keptBy);
+        const ScoredPair self{std::min(doc, keptBy), std::max(doc, keptBy),
+                              static_cast<uint32_t>(run.params.signature.hashes), -1.0f};
+        if (ld == lw) return self;
+        if (const ScoredPair* q = findPair(pairs, ld, lw))
+            return ScoredPair{self.a, self.b, q->matches, -1.0f};
+    }
+    if (!p) return std::nullopt;
     // A witness other than the representative was chosen for its duplicate pair; a removal for
-    // the representative has one when the clustering found their pair (not chained), or, for
-    // a run loaded without that mark, when the stored pair is a duplicate at the threshold.
-    if (keptBy != rep) return p;
-    if (!run.chained.empty()) return run.chained[doc] ? nullptr : p;
-    return isDuplicate(*p, run.params.signature.hashes, run.params.compare.threshold) ? p : nullptr;
+    // the representative has one when the clustering found it (not chained), or, for a run
+    // loaded without that mark, when the stored pair is a duplicate at the threshold.
+    if (keptBy != rep || !run.chained.empty()) return *p;
+    if (isDuplicate(*p, run.params.signature.hashes, run.params.compare.threshold)) return *p;
+    return std::nullopt;
 }
 
 }  // namespace neardup

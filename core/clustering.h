@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -78,9 +79,11 @@ void countRemovals(RunResult& run);
 const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uint32_t y);
 
 // The duplicate pair (at the run's threshold) of a removed document and the kept document it
-// is removed for, looked up in `pairs` (the run's, sorted by (a, b)): its witness pair. Null
-// when doc is not removed, or when the components rule removes it without one (chained).
-const ScoredPair* witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
-                              uint32_t doc);
+// is removed for, looked up in `pairs` (the run's, sorted by (a, b)): its witness pair. For a
+// signature copy (run.copyOf) whose pair is stored with its copy only, the pair of the copy and
+// the witness, with the document put in (same estimate; exact Jaccard unknown, -1). Empty when
+// doc is not removed, or when the components rule removes it without one (chained).
+std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
+                                      uint32_t doc);
 
 }  // namespace neardup

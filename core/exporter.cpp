@@ -228,7 +228,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
                     // Kept too: no kept duplicate vouches for its removal (witness rule), or
                     // the cluster is kept whole by a "keep all" decision.
                     line += ",\"kept\":true";
-                } else if (const ScoredPair* p = witnessPair(run, run.pairs, d)) {
+                } else if (const std::optional<ScoredPair> p = witnessPair(run, run.pairs, d)) {
                     const uint32_t w = p->a == d ? p->b : p->a;
                     line += ",\"witness\":" + json::quote(docs.id(w)) + ",\"jaccard\":";
                     json::appendNumber(

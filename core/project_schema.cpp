@@ -281,6 +281,9 @@ ALTER TABLE runs ADD COLUMN chained_removals INTEGER NOT NULL DEFAULT 0;
 -- rule, its witness: a member it forms a duplicate pair with. Under the components rule, the
 -- cluster's representative (a witness only when the two form a duplicate pair).
 ALTER TABLE cluster_members ADD COLUMN removed_for INTEGER;
+-- For a member whose signature equals another member's (the comparison stores such copies'
+-- pairs with the group's first document only), that first document, whose pairs it shares.
+ALTER TABLE cluster_members ADD COLUMN copy_of INTEGER;
 UPDATE cluster_members SET removed_for = (
     SELECT c.representative FROM clusters c
     WHERE c.run_id = cluster_members.run_id AND c.cluster = cluster_members.cluster)

@@ -552,8 +552,8 @@ void ProjectStore::Impl::insertRunDetails(const RunResult& run) {
         for (std::size_t c = 0; c < clusterCount; ++c)
             cl.bindU64(2, c).bind(3, int64_t{run.representative[c]}).bindU64(4, sizes[c]).run();
         auto mem = db.prepare(
-            "INSERT INTO cluster_members(run_id, cluster, doc_index, removed_for) "
-            "VALUES(?1, ?2, ?3, ?4)");
+            "INSERT INTO cluster_members(run_id, cluster, doc_index, removed_for, copy_of) "
+            "VALUES(?1, ?2, ?3, ?4, ?5)");
         mem.bind(1, id);
         for (std::size_t doc = 0; doc < run.clusterOf.size(); ++doc) {
             const uint32_t c = run.clusterOf[doc];
@@ -567,6 +567,11 @@ void ProjectStore::Impl::insertRunDetails(const RunResult& run) {
                 mem.bindNull(4);
             else
                 mem.bind(4, int64_t{keptBy});
+            const uint32_t copy = run.copyOf.empty() ? RunResult::kNoDocument : run.copyOf[doc];
+            if (copy == RunResult::kNoDocument)
+                mem.bindNull(5);
+            else
+                mem.bind(5, int64_t{copy});
             mem.run();
         }
     }
@@ -786,7 +791,8 @@ RunResult ProjectStore::loadRun(int64_t runId) {
         run.clusterOf.assign(static_cast<std::size_t>(documents), RunResult::kNoCluster);
         run.removedFor.assign(static_cast<std::size_t>(documents), RunResult::kNoDocument);
         auto st = db.prepare(
-            "SELECT doc_index, cluster, removed_for FROM cluster_members WHERE run_id = ?1");
+            "SELECT doc_index, cluster, removed_for, copy_of FROM cluster_members "
+            "WHERE run_id = ?1");
         st.bind(1, runId);
         while (st.step()) {
             const uint64_t doc = st.u64(0);
@@ -799,6 +805,12 @@ RunResult ProjectStore::loadRun(int64_t runId) {
             if (!st.isNull(2)) {
                 if (st.u64(2) >= documents) throw damaged("witness");
                 run.removedFor[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(2));
+            }
+            if (!st.isNull(3)) {
+                if (st.u64(3) >= documents) throw damaged("copy");
+                if (run.copyOf.empty())
+                    run.copyOf.assign(static_cast<std::size_t>(documents), RunResult::kNoDocument);
+                run.copyOf[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(3));
             }
         }
     }

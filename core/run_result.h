@@ -105,6 +105,10 @@ struct RunResult {
     // pair with its cluster's representative (a removal without a witness). Filled by
     // clustering; empty for a run loaded from a project (core/clustering.h: witnessPair).
     std::vector<uint8_t> chained;
+    // copyOf[doc]: for a document whose signature equals another's (the comparison stores such
+    // copies' pairs with the group's first document only), that first document, whose pairs it
+    // shares; kNoDocument otherwise. Empty when the run has no such copies.
+    std::vector<uint32_t> copyOf;
     // Audit decisions (core/decisions.h): keepAll[c] != 0 when a "keep all" decision keeps every
     // member of cluster c (empty when none); how many recorded decisions shaped this clustering.
     std::vector<uint8_t> keepAll;

@@ -96,6 +96,7 @@ DatasetRecord makeDataset() {
 constexpr const char* kDowngradeToV2 = R"sql(
 DROP VIEW document_status;
 ALTER TABLE cluster_members DROP COLUMN removed_for;
+ALTER TABLE cluster_members DROP COLUMN copy_of;
 ALTER TABLE runs DROP COLUMN decide;
 ALTER TABLE runs DROP COLUMN chained_removals;
 CREATE VIEW document_status AS
