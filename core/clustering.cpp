@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace neardup {
@@ -20,6 +21,14 @@ uint32_t UnionFind::find(uint32_t x) {
         x = next;
     }
     return root;
+}
+
+std::vector<uint32_t> UnionFind::roots() && {
+    // parent_[x] <= x always (the smaller root becomes the parent, compression points at a
+    // root), so one pass in index order finds every root from an already resolved parent.
+    for (std::size_t x = 0; x < parent_.size(); ++x)
+        parent_[x] = parent_[parent_[x]];
+    return std::move(parent_);
 }
 
 void UnionFind::unite(uint32_t a, uint32_t b) {
@@ -58,44 +67,353 @@ bool keepRather(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32
     return x < y;
 }
 
-void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
-                      KeepPolicy policy, const DocumentTable& docs, RunResult& run,
-                      std::span<const DocPair> excluded) {
+namespace {
+
+// isDuplicate at a fixed threshold, less the excluded pairs, with its constants computed once.
+class DuplicateTest {
+  public:
+    DuplicateTest(int hashes, double threshold, std::span<const DocPair> excluded)
+        : needed_(static_cast<uint32_t>(std::ceil(threshold * hashes - 1e-9))),
+          hashes_(static_cast<uint32_t>(hashes)),
+          exactFloor_(threshold - 1e-6),
+          excluded_(excluded) {}
+    // True for a pair of identical signatures (every position equal).
+    bool copy(const ScoredPair& p) const { return p.matches >= hashes_; }
+    bool operator()(const ScoredPair& p) const {
+        if (p.exact >= 0.0f ? static_cast<double>(p.exact) < exactFloor_ : p.matches < needed_)
+            return false;
+        return excluded_.empty() ||
+               !std::binary_search(excluded_.begin(), excluded_.end(), DocPair{p.a, p.b});
+    }
+
+  private:
+    uint32_t needed_;
+    uint32_t hashes_;
+    double exactFloor_;
+    std::span<const DocPair> excluded_;
+};
+
+// A key per document whose ascending order is the keep order (before input order, which the
+// caller adds): more characters first, or a larger field value first and none last.
+uint64_t keepKey(KeepPolicy policy, const DocumentTable& docs, uint32_t d) {
+    if (policy == KeepPolicy::Longest) return ~uint64_t{docs.chars[d]};
+    double v = docs.keepValue[d];
+    if (std::isnan(v)) return ~uint64_t{0};
+    if (v == 0) v = 0;  // -0 and +0 are equal values
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    // Ascending in v as unsigned integers, then reversed: the largest value first. The top
+    // value ~0 is left to NaN (no finite value or infinity maps to it).
+    bits = (bits >> 63) ? ~bits : bits | (uint64_t{1} << 63);
+    return ~bits - 1;
+}
+
+constexpr uint32_t kNone = RunResult::kNoDocument;
+
+// Witnesses in input order (--keep first, every representative its cluster's smallest member,
+// no cluster kept whole) from pairs sorted by (a, b): they arrive grouped by their earlier
+// document a, after every pair (x, a) with x < a, so a's status is final when its own pairs
+// come: a kept a is the witness of each b that has none yet, the smallest such a.
+inline void inputOrderWitness(std::vector<uint32_t>& removedFor, const ScoredPair& p) {
+    const uint32_t wa = removedFor[p.a], wb = removedFor[p.b];
+    removedFor[p.b] = wa == kNone && wb == kNone ? p.a : wb;
+}
+
+// Input-order witnesses over the duplicate pairs in the order given; false (and `removedFor`
+// to be discarded) when they are not sorted by (a, b), or when some are signature copies (see
+// findWitnesses).
+template <typename Visit>
+bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
+                         std::vector<uint32_t>& removedFor, Visit visit) {
+    uint64_t previous = 0;
+    bool valid = true;
+    for (const ScoredPair& p : pairs) {
+        if (!duplicate(p)) continue;
+        visit(p);
+        const uint64_t key = uint64_t{p.a} << 32 | p.b;
+        valid &= key > previous && !duplicate.copy(p);
+        previous = key;
+        inputOrderWitness(removedFor, p);
+    }
+    return valid;
+}
+
+// clusterComponents, and with `witnesses` the input-order witnesses in the same pass; returns
+// whether those are valid (see inputOrderWitnesses).
+bool components(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
     const std::size_t n = docs.size();
+    const DuplicateTest duplicate(hashes, threshold, excluded);
     UnionFind uf(n);
     uint64_t duplicates = 0;
-    for (const ScoredPair& p : pairs) {
-        if (!isDuplicate(p, hashes, threshold)) continue;
-        if (!excluded.empty() &&
-            std::binary_search(excluded.begin(), excluded.end(), DocPair{p.a, p.b}))
-            continue;
+    bool witnessed = false;
+    auto join = [&](const ScoredPair& p) {
         ++duplicates;
         uf.unite(p.a, p.b);
+    };
+    if (witnesses) {
+        witnesses->assign(n, kNone);
+        witnessed = inputOrderWitnesses(pairs, duplicate, *witnesses, join);
+    } else {
+        for (const ScoredPair& p : pairs)
+            if (duplicate(p)) join(p);
     }
     // Roots are smallest members, so numbering clusters on first sight of a root in document
-    // order numbers them by their smallest member.
-    std::vector<uint32_t> size(n, 0);
+    // order numbers them by their smallest member. `root` holds each document's root, then
+    // (for roots) the root's cluster number.
+    std::vector<uint32_t> root = std::move(uf).roots();
+    std::vector<uint8_t> joined(n, 0);
     for (std::size_t i = 0; i < n; ++i)
-        ++size[uf.find(static_cast<uint32_t>(i))];
+        if (root[i] != i) joined[root[i]] = 1;
     run.clusterOf.assign(n, RunResult::kNoCluster);
     run.representative.clear();
-    std::vector<uint32_t> clusterOfRoot(n, RunResult::kNoCluster);
     for (std::size_t i = 0; i < n; ++i) {
-        const uint32_t root = uf.find(static_cast<uint32_t>(i));
-        if (size[root] < 2) continue;
-        uint32_t& c = clusterOfRoot[root];
-        if (c == RunResult::kNoCluster) {
-            c = static_cast<uint32_t>(run.representative.size());
+        const uint32_t r = root[i];
+        uint32_t c;
+        if (r == i) {
+            if (!joined[i]) continue;
+            c = root[i] = static_cast<uint32_t>(run.representative.size());
             run.representative.push_back(static_cast<uint32_t>(i));
-        } else if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c])) {
-            run.representative[c] = static_cast<uint32_t>(i);
+        } else {
+            c = root[r];  // r < i: already numbered
+            if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c]))
+                run.representative[c] = static_cast<uint32_t>(i);
         }
         run.clusterOf[i] = c;
     }
     run.keepAll.clear();
+    run.removedFor.clear();
+    run.chained.clear();
+    run.copyOf.clear();
     run.counts.duplicatePairs = duplicates;
     run.counts.clusters = run.representative.size();
+    return witnessed;
+}
+
+// True when every cluster's representative is its smallest member.
+bool representativesFirstInInput(const RunResult& run) {
+    std::vector<uint8_t> seen(run.representative.size(), 0);
+    for (std::size_t i = 0; i < run.clusterOf.size(); ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c == RunResult::kNoCluster || seen[c]) continue;
+        seen[c] = 1;
+        if (run.representative[c] != i) return false;
+    }
+    return true;
+}
+
+void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses);
+
+}  // namespace
+
+void clusterComponents(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                       KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                       std::span<const DocPair> excluded) {
+    components(pairs, hashes, threshold, policy, docs, run, excluded, nullptr);
+}
+
+void decideRemovals(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                    std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+                    const DocumentTable& docs, RunResult& run) {
+    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run, nullptr);
+}
+
+void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                      KeepPolicy policy, DecideRule rule, const DocumentTable& docs, RunResult& run,
+                      std::span<const DocPair> excluded) {
+    // With --keep first the witnesses are found in the union's own pass when the pairs come
+    // sorted (as a run's do): the smallest member of a component is its representative. The
+    // components rule reads its chained removals from them.
+    std::vector<uint32_t> witnesses;
+    const bool tryOnePass = policy == KeepPolicy::First;
+    const bool onePass = components(pairs, hashes, threshold, policy, docs, run, excluded,
+                                    tryOnePass ? &witnesses : nullptr);
+    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run,
+           onePass ? &witnesses : nullptr);
+}
+
+namespace {
+
+// Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
+// run decides by: the components rule counts its chained removals from them.
+//
+// A document's status is final once every duplicate pair with a document visited before it has
+// been seen; a kept document then becomes the witness of each later duplicate that has none
+// yet, so each removal gets its earliest kept duplicate in visiting order. Visiting order:
+// cluster by cluster (only the order within a cluster matters; taking clusters in turn keeps a
+// cluster's ranks together, near its documents), the representative first, then keep order:
+// the policy's key, then input order.
+//
+// Signature copies: the comparison collapses documents with identical signatures onto the
+// group's first document, so a copy's only stored pair is usually the one with it. A copy has
+// the estimated similarity of its copies with every document, so the copies of a class (linked
+// by duplicate pairs of identical signatures) are decided as one: its first member in visiting
+// order carries every pair of the class, and the others are removed for it when it is kept, or
+// for its witness when it is removed.
+std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
+                                    const DuplicateTest& duplicate, KeepPolicy policy,
+                                    const DocumentTable& docs, RunResult& run) {
+    const std::size_t n = run.clusterOf.size();
+    const std::size_t clusters = run.representative.size();
+    const bool anyWhole =
+        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
+    auto visited = [&run, anyWhole](std::size_t i) {
+        const uint32_t c = run.clusterOf[i];
+        return c != RunResult::kNoCluster && !(anyWhole && run.keepAll[c] != 0);
+    };
+    auto isRep = [&run](uint32_t d) { return run.representative[run.clusterOf[d]] == d; };
+    std::vector<uint32_t> witness(n, kNone);
+
+    const bool copies = std::any_of(pairs.begin(), pairs.end(), [&](const ScoredPair& p) {
+        return duplicate.copy(p) && duplicate(p);
+    });
+    std::vector<uint32_t> head;  // each document's class head; empty when there are no copies
+    if (copies) {
+        UnionFind classes(n);
+        for (const ScoredPair& p : pairs)
+            if (duplicate.copy(p) && duplicate(p)) classes.unite(p.a, p.b);
+        head = std::move(classes).roots();
+        // The class's smallest member (its root) is the comparison's group leader, which
+        // holds the class's stored pairs: what copyOf names.
+        run.copyOf.assign(n, kNone);
+        for (std::size_t i = 0; i < n; ++i)
+            if (head[i] != i) run.copyOf[i] = head[i];
+        std::vector<uint32_t> first(n, kNone);  // per class root: its member visited first
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!visited(i)) continue;
+            const auto d = static_cast<uint32_t>(i);
+            uint32_t& f = first[head[i]];
+            if (f == kNone || (isRep(d) && !isRep(f)) ||
+                (!isRep(f) && keepRather(policy, docs, d, f)))
+                f = d;
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            head[i] = visited(i) ? first[head[i]] : static_cast<uint32_t>(i);
+    }
+    auto headOf = [&head](uint32_t d) { return head.empty() ? d : head[d]; };
+
+    // Fast path: input order (see inputOrderWitness), one pass over the pairs.
+    if (!copies && policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
+        if (inputOrderWitnesses(pairs, duplicate, witness, [](const ScoredPair&) {}))
+            return witness;
+        witness.assign(n, kNone);
+    }
+
+    // General path over the class heads.
+    std::vector<uint64_t> start(clusters + 1, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (visited(i) && headOf(static_cast<uint32_t>(i)) == i) ++start[run.clusterOf[i] + 1];
+    for (std::size_t c = 0; c < clusters; ++c)
+        start[c + 1] += start[c];
+    const std::size_t m = start[clusters];
+    std::vector<uint32_t> order(m);
+    {
+        std::vector<uint64_t> fill(start.begin(), start.end() - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            if (visited(i) && headOf(static_cast<uint32_t>(i)) == i)
+                order[fill[run.clusterOf[i]]++] = static_cast<uint32_t>(i);
+    }
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
+    if (policy != KeepPolicy::First) {
+        keyed.resize(m);
+        for (std::size_t r = 0; r < m; ++r)
+            keyed[r] = {keepKey(policy, docs, order[r]), order[r]};
+    }
+    for (std::size_t c = 0; c < clusters; ++c) {
+        const auto first = order.begin() + static_cast<std::ptrdiff_t>(start[c]);
+        const auto last = order.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
+        if (first == last) continue;
+        if (policy != KeepPolicy::First) {
+            const auto kFirst = keyed.begin() + static_cast<std::ptrdiff_t>(start[c]);
+            const auto kLast = keyed.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
+            std::sort(kFirst, kLast);
+            std::transform(kFirst, kLast, first, [](const auto& k) { return k.second; });
+        }
+        const auto rep = std::find(first, last, run.representative[c]);
+        std::rotate(first, rep, std::next(rep));  // the others keep their order
+    }
+    keyed = {};
+    std::vector<uint32_t> rank(n, kNone);
+    for (std::size_t r = 0; r < m; ++r)
+        rank[order[r]] = static_cast<uint32_t>(r);
+    // The duplicate pairs between class heads as (earlier rank, later rank), then for each
+    // visited head the ranks of its duplicates visited after it (CSR by rank).
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    edges.reserve(run.counts.duplicatePairs);
+    for (const ScoredPair& p : pairs) {
+        if (!visited(p.a) || !duplicate(p)) continue;
+        const uint32_t ra = rank[headOf(p.a)], rb = rank[headOf(p.b)];
+        if (ra != rb) edges.emplace_back(std::min(ra, rb), std::max(ra, rb));
+    }
+    rank = {};
+    std::vector<uint64_t> begin(m + 1, 0);
+    for (const auto& e : edges)
+        ++begin[e.first + 1];
+    for (std::size_t r = 0; r < m; ++r)
+        begin[r + 1] += begin[r];
+    std::vector<uint32_t> later(begin[m]);
+    {
+        std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
+        for (const auto& e : edges)
+            later[fill[e.first]++] = e.second;
+    }
+    edges = {};
+    std::vector<uint32_t> byRank(m, kNone);
+    for (std::size_t r = 0; r < m; ++r) {
+        if (byRank[r] != kNone) {
+            witness[order[r]] = order[byRank[r]];
+            continue;
+        }
+        for (uint64_t k = begin[r]; k < begin[r + 1]; ++k)
+            if (byRank[later[k]] == kNone) byRank[later[k]] = static_cast<uint32_t>(r);
+    }
+    // The other members of a class follow its head.
+    if (copies)
+        for (std::size_t i = 0; i < n; ++i) {
+            const uint32_t h = head[i];
+            if (h != i) witness[i] = witness[h] == kNone ? h : witness[h];
+        }
+    return witness;
+}
+
+void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+            std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses) {
+    const std::size_t n = run.clusterOf.size();
+    const DuplicateTest duplicate(hashes, threshold, excluded);
+    run.copyOf.clear();
+    std::vector<uint32_t> witness =
+        witnesses ? std::move(*witnesses) : findWitnesses(pairs, duplicate, policy, docs, run);
+    const bool anyWhole =
+        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
+    // Chained removals: members the components rule removes without a duplicate of their
+    // representative. The representative is visited first in its cluster and always kept, so a
+    // member that is its duplicate has it as witness, and only such a member.
+    run.removedFor.assign(n, kNone);
+    run.chained.assign(n, 0);
+    uint64_t chained = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c == RunResult::kNoCluster || (anyWhole && run.keepAll[c]) ||
+            run.representative[c] == i)
+            continue;
+        run.chained[i] = witness[i] != run.representative[c] ? 1 : 0;
+        chained += run.chained[i];
+        run.removedFor[i] = rule == DecideRule::Witness ? witness[i] : run.representative[c];
+    }
+    run.counts.chainedRemovals = chained;
     countRemovals(run);
+}
+
+}  // namespace
+
+const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uint32_t y) {
+    const ScoredPair key{std::min(x, y), std::max(x, y), 0, -1.0f};
+    const auto it = std::lower_bound(pairs.begin(), pairs.end(), key);
+    return it != pairs.end() && it->a == key.a && it->b == key.b ? &*it : nullptr;
 }
 
 void countRemovals(RunResult& run) {
@@ -105,6 +423,35 @@ void countRemovals(RunResult& run) {
         removed += run.removed(i) ? 1 : 0;
     run.counts.removed = removed;
     run.counts.kept = n - removed;
+}
+
+std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
+                                      uint32_t doc) {
+    if (!run.removed(doc)) return std::nullopt;
+    const uint32_t rep = run.representative[run.clusterOf[doc]];
+    const uint32_t keptBy = run.removedFor.empty() ? rep : run.removedFor[doc];
+    if (keptBy == rep && !run.chained.empty() && run.chained[doc]) return std::nullopt;
+    const ScoredPair* p = findPair(pairs, doc, keptBy);
+    if (!p && !run.copyOf.empty()) {
+        // Signature copies share their group leader's pairs: a witness in the same class is an
+        // identical signature, another one is judged by the two leaders' pair.
+        auto leader = [&run](uint32_t d) {
+            return run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
+        };
+        const uint32_t ld = leader(doc), lw = leader(keptBy);
+        const ScoredPair self{std::min(doc, keptBy), std::max(doc, keptBy),
+                              static_cast<uint32_t>(run.params.signature.hashes), -1.0f};
+        if (ld == lw) return self;
+        if (const ScoredPair* q = findPair(pairs, ld, lw))
+            return ScoredPair{self.a, self.b, q->matches, -1.0f};
+    }
+    if (!p) return std::nullopt;
+    // A witness other than the representative was chosen for its duplicate pair; a removal for
+    // the representative has one when the clustering found it (not chained), or, for a run
+    // loaded without that mark, when the stored pair is a duplicate at the threshold.
+    if (keptBy != rep || !run.chained.empty()) return *p;
+    if (isDuplicate(*p, run.params.signature.hashes, run.params.compare.threshold)) return *p;
+    return std::nullopt;
 }
 
 }  // namespace neardup

@@ -143,7 +143,7 @@ std::optional<Decision> undoDecision(ProjectStore& store, int64_t datasetId, int
 }
 
 AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int hashes,
-                                      double threshold, KeepPolicy policy,
+                                      double threshold, KeepPolicy policy, DecideRule rule,
                                       const DocumentTable& docs,
                                       const std::vector<Decision>& decisions, RunResult& run) {
     const std::size_t n = docs.size();
@@ -160,7 +160,7 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
     std::sort(excluded.begin(), excluded.end());
     excluded.erase(std::unique(excluded.begin(), excluded.end()), excluded.end());
 
-    clusterDocuments(pairs, hashes, threshold, policy, docs, run, excluded);
+    clusterComponents(pairs, hashes, threshold, policy, docs, run, excluded);
     AppliedDecisions out;
     out.clusterMarks.assign(run.representative.size(), 0);
 
@@ -202,7 +202,9 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
             out.clusterMarks[c] |= kMarkKeepAll;
         }
     }
-    countRemovals(run);
+    // Witnesses follow the decisions: a removal whose witness lost its pair or was overruled
+    // finds another kept duplicate or is kept.
+    decideRemovals(pairs, hashes, threshold, excluded, policy, rule, docs, run);
     run.decisionsApplied = out.applied;
     return out;
 }
@@ -211,7 +213,7 @@ void applyDecisions(const std::vector<Decision>& decisions, const DocumentTable&
                     RunResult& run) {
     if (decisions.empty()) return;
     clusterWithDecisions(run.pairs, run.params.signature.hashes, run.params.compare.threshold,
-                         run.params.keep, docs, decisions, run);
+                         run.params.keep, run.params.decide, docs, decisions, run);
 }
 
 RunResult withDecisions(RunResult& run, const std::vector<Decision>& decisions,
@@ -227,7 +229,7 @@ RunResult withDecisions(RunResult& run, const std::vector<Decision>& decisions,
     }
     run.pairs = std::move(pairs);
     clusterWithDecisions(run.pairs, run.params.signature.hashes, run.params.compare.threshold,
-                         run.params.keep, docs, decisions, out);
+                         run.params.keep, run.params.decide, docs, decisions, out);
     return out;
 }
 

@@ -4,8 +4,12 @@
 // applies them), and so does the workbench's clusters table and threshold slider.
 //
 //   not_duplicate(a, b)  the pair's edge is removed before union-find: the cluster may split in
-//                        two or more (a and b stay together when other pairs still link them);
-//   keep_instead(a)      a becomes the representative of the cluster holding it;
+//                        two or more (a and b stay together when other pairs still link them),
+//                        and neither is the other's witness;
+//   keep_instead(a)      a becomes the representative of the cluster holding it: kept, and
+//                        under the witness rule visited first, so the other members' witnesses
+//                        are found again (a removal whose witness is now removed finds another
+//                        kept duplicate, or is kept);
 //   keep_all(a)          no member of the cluster holding a is removed.
 //
 // Later decisions win: of several keep_instead / keep_all decisions about one (adjusted)
@@ -69,10 +73,11 @@ struct AppliedDecisions {
 };
 
 // Clusters `pairs` at `threshold` like clusterDocuments (core/clustering.h), honouring
-// `decisions` (in any order; ids decide which is later): fills run.clusterOf, representative,
-// keepAll, counts (duplicatePairs, clusters, kept, removed) and decisionsApplied. Pure.
+// `decisions` (in any order; ids decide which is later), and decides removals by `rule`: fills
+// run.clusterOf, representative, keepAll, removedFor, counts (duplicatePairs, clusters, kept,
+// removed, chainedRemovals) and decisionsApplied. Pure.
 AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int hashes,
-                                      double threshold, KeepPolicy policy,
+                                      double threshold, KeepPolicy policy, DecideRule rule,
                                       const DocumentTable& docs,
                                       const std::vector<Decision>& decisions, RunResult& run);
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "atomic_file.h"
+#include "clustering.h"
 #include "input_pin.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
@@ -235,10 +236,29 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         uint64_t outside = n;  // documents in no cluster count as done at the end
         for (std::size_t c = 0; c < members.size(); ++c) {
             for (const uint32_t d : members[c]) {
+                const bool representative = run.representative[c] == d;
                 line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
-                       ",\"representative\":" + (run.representative[c] == d ? "true" : "false");
-                // A cluster kept whole by a "keep all" decision: no member is removed.
-                if (!run.keepAll.empty() && run.keepAll[c]) line += ",\"kept\":true";
+                       ",\"representative\":" + (representative ? "true" : "false");
+                const bool wholeKept = !run.keepAll.empty() && run.keepAll[c];
+                if (representative && !wholeKept) {
+                } else if (!run.removed(d)) {
+                    // Kept too: no kept duplicate vouches for its removal (witness rule), or
+                    // the cluster is kept whole by a "keep all" decision.
+                    line += ",\"kept\":true";
+                } else if (const std::optional<ScoredPair> p = witnessPair(run, run.pairs, d)) {
+                    const uint32_t w = p->a == d ? p->b : p->a;
+                    line += ",\"witness\":" + json::quote(docs.id(w)) + ",\"jaccard\":";
+                    json::appendNumber(
+                        line, static_cast<double>(p->matches) / run.params.signature.hashes);
+                    if (p->exact >= 0.0f) {
+                        line += ",\"exact\":";
+                        json::appendNumber(line, p->exact);
+                    }
+                } else {
+                    // Removed by the components rule without a duplicate pair with the kept
+                    // document: a chained removal.
+                    line += ",\"witness\":null";
+                }
                 line += "}\n";
                 out.write(line);
             }
@@ -308,6 +328,8 @@ std::string summaryJson(const RunResult& run) {
     field("stored_pairs", std::to_string(c.storedPairs));
     field("duplicate_pairs", std::to_string(c.duplicatePairs));
     field("clusters", std::to_string(c.clusters));
+    field("decide", json::quote(toString(run.params.decide)));
+    field("chained_removals", std::to_string(c.chainedRemovals));
     field("decisions_applied", std::to_string(run.decisionsApplied));
     field("buckets_k",
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));

@@ -15,10 +15,14 @@
 namespace neardup {
 
 struct ExportOptions {
-    std::string jsonl;        // kept input lines, byte for byte, in input order
-    std::string kept;         // one id per line
-    std::string removed;      // one id per line
-    std::string clusters;     // JSONL: {"id", "cluster", "representative"[, "kept": true]}
+    std::string jsonl;    // kept input lines, byte for byte, in input order
+    std::string kept;     // one id per line
+    std::string removed;  // one id per line
+    // JSONL, one line per member of each cluster: {"id", "cluster", "representative"}, plus
+    // "kept": true on the other kept members, and on removed members "witness" (the id of the
+    // kept document it is removed for), "jaccard" (their estimated Jaccard) and "exact" (when
+    // verified), or "witness": null for a removal without one (components rule only).
+    std::string clusters;
     std::string summaryJson;  // the run summary
     // Optional: called every few thousand documents with (documents done, documents in all,
     // counted over every requested output), on the exporting thread.

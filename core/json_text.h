@@ -101,4 +101,11 @@ inline void appendNumber(std::string& out, double v) {
     out.append(buf, r.ptr);
 }
 
+// Shortest representation that reads back as the same float.
+inline void appendNumber(std::string& out, float v) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
 }  // namespace neardup::json

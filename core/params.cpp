@@ -45,6 +45,16 @@ const char* toString(VerifyMode v) {
     return "none";
 }
 
+const char* toString(DecideRule v) {
+    return v == DecideRule::Components ? "components" : "witness";
+}
+
+std::optional<DecideRule> parseDecideRule(const std::string& s) {
+    if (s == "witness") return DecideRule::Witness;
+    if (s == "components") return DecideRule::Components;
+    return std::nullopt;
+}
+
 std::optional<VerifyMode> parseVerifyMode(const std::string& s) {
     if (s == "none") return VerifyMode::None;
     if (s == "borderline") return VerifyMode::Borderline;
@@ -224,7 +234,8 @@ std::string toJson(const RunParams& p) {
       << toString(l.scheme) << "\",\"buckets\":\"" << bucketsToString(l.bucketMode, l.buckets)
       << "\",\"threshold\":" << number(p.compare.threshold)
       << ",\"store_floor\":" << number(p.compare.storeFloor) << ",\"verify\":\""
-      << toString(p.compare.verify) << "\",\"keep\":" << json::quote(keep)
+      << toString(p.compare.verify) << "\",\"keep\":" << json::quote(keep) << ",\"decide\":\""
+      << toString(p.decide) << "\""
       << ",\"threads\":" << p.threads << ",\"backend\":" << json::quote(p.backend) << "}";
     return o.str();
 }

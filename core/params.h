@@ -16,6 +16,12 @@ enum class SketchKind { Classic, Oph };
 enum class BandKeyScheme { Hash, Sum };
 enum class BucketMode { Exact, Auto, Fixed };
 enum class KeepPolicy { First, Longest, MaxField };
+// How removals follow from the duplicate pairs (core/clustering.h). Witness (the default):
+// documents are visited in keep order and one is removed only when it forms a duplicate pair
+// with a document already kept, its witness. Components: one representative per connected
+// component is kept and every other member removed (the papers' rule; a chain of small edits
+// removes documents that resemble nothing kept).
+enum class DecideRule { Witness, Components };
 // Which stored pairs are re-read and judged by the exact Jaccard of their shingle sets.
 enum class VerifyMode { None = 0, Borderline = 1, Exact = 2 };
 
@@ -74,6 +80,7 @@ struct RunParams {
     LshParams lsh;
     CompareParams compare;
     KeepPolicy keep = KeepPolicy::First;
+    DecideRule decide = DecideRule::Witness;
     int threads = 0;  // 0 = all hardware threads
     std::string backend = "auto";
     // CPU workers (each on its share of the threads) and GPUs ("" = the first usable one,
@@ -102,11 +109,13 @@ const char* toString(SketchKind v);
 const char* toString(BandKeyScheme v);
 const char* toString(KeepPolicy v);
 const char* toString(VerifyMode v);
+const char* toString(DecideRule v);
 std::optional<ShingleKind> parseShingleKind(const std::string& s);
 std::optional<HashFamily> parseHashFamily(const std::string& s);
 std::optional<SketchKind> parseSketchKind(const std::string& s);
 std::optional<BandKeyScheme> parseBandKeyScheme(const std::string& s);
 std::optional<VerifyMode> parseVerifyMode(const std::string& s);
+std::optional<DecideRule> parseDecideRule(const std::string& s);  // "witness", "components"
 
 // "first", "longest" or "max:FIELD"; sets policy and (for max) the field.
 bool parseKeepPolicy(const std::string& s, KeepPolicy& policy, std::string& field);

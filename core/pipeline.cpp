@@ -838,29 +838,41 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ctx.started("union");
         auto t0 = Clock::now();
         clusterDocuments(pairs, params.signature.hashes, params.compare.threshold, params.keep,
-                         docs, run);
+                         params.decide, docs, run);
         ctx.finished(run, {"union", secondsSince(t0), pairs.size(), 0, false});
         run.pairs = std::move(pairs);
         checkAccounting(run);
         // The dataset's audit decisions (core/decisions.h) shape what is exported; the run is
         // stored as the engine clustered it.
         const std::vector<Decision> decisions = listDecisions(store_, *datasetId);
+        // Every output is complete under its temporary name before the run's final commit and
+        // renamed into place only after it: an output under its final name means a finished run.
+        PendingOutputs pending;
+        auto exportAudited = [&](const ExportOptions& o) {
+            if (decisions.empty()) {
+                exportRun(run, files, docs, o, &pending);
+                return;
+            }
+            RunResult audited = withDecisions(run, decisions, docs);
+            audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
+            try {
+                exportRun(audited, files, docs, o, &pending);
+            } catch (...) {
+                run.pairs.swap(audited.pairs);
+                throw;
+            }
+            run.pairs.swap(audited.pairs);
+        };
         ExportOptions outputs = exports;
         outputs.summaryJson.clear();  // written last, once the export phase is timed too
         outputs.cancel = cancel_;     // Ctrl-C stops the export too; nothing is renamed into place
         outputs.readAhead = run.threads >= 2;
         outputs.project = store_.path();
-        // Every output is complete under its temporary name before the run's final commit and
-        // renamed into place only after it: an output under its final name means a finished run.
-        PendingOutputs pending;
         if (outputs.any()) {
             ctx.started("export");
             t0 = Clock::now();
             try {
-                if (decisions.empty())
-                    exportRun(run, files, docs, outputs, &pending);
-                else
-                    exportRun(withDecisions(run, decisions, docs), files, docs, outputs, &pending);
+                exportAudited(outputs);
             } catch (const ExportCancelled&) {
                 throw Cancelled();
             }
@@ -875,10 +887,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
             ExportOptions summaryOnly;
             summaryOnly.summaryJson = exports.summaryJson;
             summaryOnly.project = store_.path();
-            if (decisions.empty())
-                exportRun(run, files, docs, summaryOnly, &pending);
-            else
-                exportRun(withDecisions(run, decisions, docs), files, docs, summaryOnly, &pending);
+            exportAudited(summaryOnly);
         }
         store_.finishRun(run);
         pending.commit();

@@ -44,6 +44,10 @@ class Stmt {
         check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
         return *this;
     }
+    Stmt& bindNull(int i) {
+        check(sqlite3_bind_null(s_, i));
+        return *this;
+    }
     void reset() { sqlite3_reset(s_); }
     bool step() {
         const int rc = sqlite3_step(s_);
@@ -194,7 +198,7 @@ ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
              " PRIMARY KEY (run_id, cluster)) WITHOUT ROWID");
         exec(db_,
              "CREATE TEMP TABLE adj_members (run_id INTEGER, doc_index INTEGER, cluster INTEGER,"
-             " PRIMARY KEY (run_id, doc_index)) WITHOUT ROWID");
+             " removed_for INTEGER, PRIMARY KEY (run_id, doc_index)) WITHOUT ROWID");
         exec(db_, "CREATE INDEX temp.adj_members_by_cluster ON adj_members (run_id, cluster)");
         exec(db_, "CREATE TEMP TABLE filter_docs (doc_index INTEGER PRIMARY KEY)");
         for (const char* col : {"size", "rep_id", "min_est", "mean_est", "min_exact", "decision"}) {
@@ -231,8 +235,8 @@ RunInfo ProjectQueries::runInfo(int64_t runId) {
            " lowercase, collapse_whitespace, trim, shingle, ngram, hashes, hash_family, seed,"
            " bands, rows, bucket_key, buckets, lsh_buckets, resolved_buckets, threshold,"
            " store_floor, verify, keep_policy, requested_threads, requested_backend, documents,"
-           " candidate_pairs, stored_pairs, duplicate_pairs, clusters, kept, removed"
-           " FROM runs WHERE id = ?1");
+           " candidate_pairs, stored_pairs, duplicate_pairs, clusters, kept, removed, decide,"
+           " chained_removals FROM runs WHERE id = ?1");
     s.bind(1, runId);
     if (!s.step()) throw QueryError("no run " + std::to_string(runId) + " in the project");
     RunInfo r;
@@ -272,6 +276,8 @@ RunInfo ProjectQueries::runInfo(int64_t runId) {
     r.clusters = s.u64(31);
     r.kept = s.u64(32);
     r.removed = s.u64(33);
+    p.decide = parseDecideRule(s.text(34)).value_or(DecideRule::Components);
+    r.chainedRemovals = s.u64(35);
     return r;
 }
 
@@ -442,12 +448,12 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
     RunResult r;
     const AppliedDecisions applied =
         clusterWithDecisions(pairs, run.params.signature.hashes, run.params.compare.threshold,
-                             run.params.keep, local, mine, r);
+                             run.params.keep, run.params.decide, local, mine, r);
     // Pieces are numbered by their smallest member: the first keeps the stored number, the
     // others get the run's cluster count plus their smallest member (unique, stable).
     std::vector<int64_t> id(r.representative.size(), -1);
     std::vector<uint64_t> size(r.representative.size(), 0);
-    Stmt m(db_, "INSERT INTO temp.adj_members VALUES (?1, ?2, ?3)");
+    Stmt m(db_, "INSERT INTO temp.adj_members VALUES (?1, ?2, ?3, ?4)");
     m.bind(1, run.runId);
     for (std::size_t i = 0; i < doc.size(); ++i) {
         const uint32_t k = r.clusterOf[i];
@@ -455,6 +461,10 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
         if (id[k] < 0) id[k] = k == 0 ? cluster : storedClusters + int64_t{doc[i]};
         ++size[k];
         m.bind(2, int64_t{doc[i]}).bind(3, id[k]);
+        if (r.removed(i))
+            m.bind(4, int64_t{doc[r.removedFor[i]]});
+        else
+            m.bindNull(4);
         m.step();
         m.reset();
     }
@@ -623,7 +633,7 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
     const Tables t = tablesFor(adjusted);
     Stmt s(db_, std::string("SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
                             " d.chars, d.file_index, d.line, d.offset, d.length, ") +
-                    (adjusted ? "c.keep_all" : "0") + " FROM " + t.members +
+                    (adjusted ? "c.keep_all" : "0") + ", m.removed_for FROM " + t.members +
                     " m JOIN runs r ON r.id = m.run_id"
                     " JOIN " +
                     t.clusters +
@@ -640,7 +650,9 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
         m.representative = s.i64(2) != 0;
         m.chars = s.u32(3);
         m.location = {s.u32(4), s.u64(5), s.u64(6), s.u32(7)};
-        m.kept = m.representative || s.i64(8) != 0;
+        m.keptWhole = s.i64(8) != 0;
+        if (!s.null(9) && !m.keptWhole) m.removedFor = s.i64(9);
+        m.kept = m.removedFor < 0;
         members.push_back(std::move(m));
     }
     return members;

@@ -40,7 +40,7 @@ struct RunInfo {
     int64_t runId = 0;
     int64_t datasetId = 0;
     std::string status;
-    RunParams params;  // reader fields, signature, LSH and compare parameters, keep policy
+    RunParams params;  // reader fields, signature, LSH and compare parameters, keep, decide
     uint64_t resolvedBuckets = 0;
     uint64_t documents = 0;
     uint64_t candidatePairs = 0;
@@ -49,6 +49,7 @@ struct RunInfo {
     uint64_t clusters = 0;
     uint64_t kept = 0;
     uint64_t removed = 0;
+    uint64_t chainedRemovals = 0;  // removals the components rule makes without a witness
 };
 
 // The inputs of a dataset, enough to read its documents back.
@@ -94,8 +95,12 @@ struct ClusterMember {
     uint32_t docIndex = 0;
     std::string docId;
     bool representative = false;
-    bool kept = false;   // the representative, or any member of a cluster kept whole
-    uint32_t chars = 0;  // normalized code points
+    bool kept = false;        // not removed: the representative, a member without a kept duplicate
+                              // under the witness rule, or any member of a cluster kept whole
+    int64_t removedFor = -1;  // the kept document it is removed for (its witness under the
+                              // witness rule, the representative under components); -1 if kept
+    bool keptWhole = false;   // its cluster is kept whole by a "keep all" decision
+    uint32_t chars = 0;       // normalized code points
     DocumentLocation location;
 };
 

@@ -282,6 +282,49 @@ ALTER TABLE dataset_files ADD COLUMN content_bytes INTEGER;
 ALTER TABLE dataset_files ADD COLUMN fingerprint INTEGER;
 )sql";
 
+// Version 4 records how removals were decided (core/clustering.h): the rule of each run, the
+// removals the components rule makes without a witness, and for each removed cluster member
+// the kept document it is removed for. A project made before stored component runs: their
+// members are removed for their cluster's representative, and their chained removals are
+// counted from the stored pairs.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE runs ADD COLUMN decide TEXT NOT NULL DEFAULT 'components';
+ALTER TABLE runs ADD COLUMN chained_removals INTEGER NOT NULL DEFAULT 0;
+-- The kept document the member is removed for; NULL when the member is kept. Under the witness
+-- rule, its witness: a member it forms a duplicate pair with. Under the components rule, the
+-- cluster's representative (a witness only when the two form a duplicate pair).
+ALTER TABLE cluster_members ADD COLUMN removed_for INTEGER;
+-- For a member whose signature equals another member's (the comparison stores such copies'
+-- pairs with the group's first document only), that first document, whose pairs it shares.
+ALTER TABLE cluster_members ADD COLUMN copy_of INTEGER;
+UPDATE cluster_members SET removed_for = (
+    SELECT c.representative FROM clusters c
+    WHERE c.run_id = cluster_members.run_id AND c.cluster = cluster_members.cluster)
+WHERE doc_index != (
+    SELECT c.representative FROM clusters c
+    WHERE c.run_id = cluster_members.run_id AND c.cluster = cluster_members.cluster);
+UPDATE runs SET chained_removals = (
+    SELECT count(*) FROM cluster_members m
+    WHERE m.run_id = runs.id AND m.removed_for IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM pairs p
+        WHERE p.run_id = m.run_id AND p.a = min(m.doc_index, m.removed_for)
+          AND p.b = max(m.doc_index, m.removed_for)
+          AND CASE WHEN p.exact IS NOT NULL THEN p.exact >= runs.threshold - 1e-6
+                   ELSE p.matches >= runs.threshold * runs.hashes - 1e-9 END));
+
+DROP VIEW document_status;
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN m.removed_for IS NULL THEN 'kept' ELSE 'removed' END AS status,
+       m.cluster AS cluster,
+       m.removed_for AS removed_for
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
+)sql";
+
 // Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
 // transaction. One step per version.
 void migrate(sql::Database& db, int from) {
@@ -292,6 +335,9 @@ void migrate(sql::Database& db, int from) {
                 break;
             case 2:
                 db.exec(kSchemaV3);
+                break;
+            case 3:
+                db.exec(kSchemaV4);
                 break;
             default:
                 throw StoreError("project store: no upgrade from schema version " +
@@ -306,6 +352,7 @@ void create(sql::Database& db) {
     db.exec(kSchemaV1);
     db.exec(kSchemaV2);
     db.exec(kSchemaV3);
+    db.exec(kSchemaV4);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);
     meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();

@@ -12,7 +12,7 @@ namespace neardup::schema {
 // PRAGMA application_id of every project file: "NDWB" in ASCII. `file` recognizes it too.
 inline constexpr int32_t kApplicationId = 0x4E445742;
 // PRAGMA user_version: bumped with every incompatible schema change (and a migration step).
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 
 // Configures the connection, then creates the schema in an empty database or checks (and
 // upgrades) an existing project. Throws StoreError when `path` is not a NearDup project or was

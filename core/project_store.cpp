@@ -601,11 +601,27 @@ void ProjectStore::Impl::insertRunDetails(const RunResult& run) {
         for (std::size_t c = 0; c < clusterCount; ++c)
             cl.bindU64(2, c).bind(3, int64_t{run.representative[c]}).bindU64(4, sizes[c]).run();
         auto mem = db.prepare(
-            "INSERT INTO cluster_members(run_id, cluster, doc_index) VALUES(?1, ?2, ?3)");
+            "INSERT INTO cluster_members(run_id, cluster, doc_index, removed_for, copy_of) "
+            "VALUES(?1, ?2, ?3, ?4, ?5)");
         mem.bind(1, id);
         for (std::size_t doc = 0; doc < run.clusterOf.size(); ++doc) {
-            if (run.clusterOf[doc] == RunResult::kNoCluster) continue;
-            mem.bind(2, int64_t{run.clusterOf[doc]}).bindU64(3, doc).run();
+            const uint32_t c = run.clusterOf[doc];
+            if (c == RunResult::kNoCluster) continue;
+            mem.bind(2, int64_t{c}).bindU64(3, doc);
+            const uint32_t keptBy =
+                run.removedFor.empty()
+                    ? (run.removed(doc) ? run.representative[c] : RunResult::kNoDocument)
+                    : run.removedFor[doc];
+            if (keptBy == RunResult::kNoDocument)
+                mem.bindNull(4);
+            else
+                mem.bind(4, int64_t{keptBy});
+            const uint32_t copy = run.copyOf.empty() ? RunResult::kNoDocument : run.copyOf[doc];
+            if (copy == RunResult::kNoDocument)
+                mem.bindNull(5);
+            else
+                mem.bind(5, int64_t{copy});
+            mem.run();
         }
     }
 }
@@ -822,7 +838,10 @@ RunResult ProjectStore::loadRun(int64_t runId) {
     {
         const uint64_t documents = impl_->datasetDocuments(run.datasetId);
         run.clusterOf.assign(static_cast<std::size_t>(documents), RunResult::kNoCluster);
-        auto st = db.prepare("SELECT doc_index, cluster FROM cluster_members WHERE run_id = ?1");
+        run.removedFor.assign(static_cast<std::size_t>(documents), RunResult::kNoDocument);
+        auto st = db.prepare(
+            "SELECT doc_index, cluster, removed_for, copy_of FROM cluster_members "
+            "WHERE run_id = ?1");
         st.bind(1, runId);
         while (st.step()) {
             const uint64_t doc = st.u64(0);
@@ -832,6 +851,16 @@ RunResult ProjectStore::loadRun(int64_t runId) {
                                  std::to_string(documents));
             if (st.u64(1) >= run.representative.size()) throw damaged("cluster member");
             run.clusterOf[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(1));
+            if (!st.isNull(2)) {
+                if (st.u64(2) >= documents) throw damaged("witness");
+                run.removedFor[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(2));
+            }
+            if (!st.isNull(3)) {
+                if (st.u64(3) >= documents) throw damaged("copy");
+                if (run.copyOf.empty())
+                    run.copyOf.assign(static_cast<std::size_t>(documents), RunResult::kNoDocument);
+                run.copyOf[static_cast<std::size_t>(doc)] = static_cast<uint32_t>(st.int64(3));
+            }
         }
     }
     applyRecordedDecisions(*this, run);

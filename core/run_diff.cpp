@@ -81,29 +81,26 @@ RunRow runRow(sqlite3* db, int64_t runId) {
 
 uint64_t removedCount(sqlite3* db, int64_t runId) {
     Stmt s(db,
-           "SELECT count(*) FROM cluster_members m JOIN clusters c"
-           " ON c.run_id = m.run_id AND c.cluster = m.cluster"
-           " WHERE m.run_id = ?1 AND m.doc_index != c.representative");
+           "SELECT count(*) FROM cluster_members"
+           " WHERE run_id = ?1 AND removed_for IS NOT NULL");
     s.bind(1, runId);
     s.step();
     return static_cast<uint64_t>(s.i64(0));
 }
 
-// Documents removed by `removing` (members that are not their cluster's representative) and
-// kept by `keeping` (in no cluster there, or its representative): one walk over the removing
-// run's members in document order, each checked with primary-key look-ups.
+// Documents removed by `removing` (members removed for a kept document: their witness, or
+// under the components rule their cluster's representative) and kept by `keeping` (in no
+// cluster there, or kept in it): one walk over the removing run's members in document order,
+// each checked with primary-key look-ups.
 std::vector<RunDiffRow> removedOnlyBy(sqlite3* db, int64_t removing, int64_t keeping,
                                       int64_t dataset, bool removingIsB) {
     Stmt s(db,
-           "SELECT mr.doc_index, d.doc_id, mr.cluster, mk.cluster, cr.representative, rd.doc_id"
+           "SELECT mr.doc_index, d.doc_id, mr.cluster, mk.cluster, mr.removed_for, rd.doc_id"
            " FROM cluster_members mr"
-           " JOIN clusters cr ON cr.run_id = mr.run_id AND cr.cluster = mr.cluster"
            " LEFT JOIN cluster_members mk ON mk.run_id = ?2 AND mk.doc_index = mr.doc_index"
-           " LEFT JOIN clusters ck ON ck.run_id = mk.run_id AND ck.cluster = mk.cluster"
            " JOIN documents d ON d.dataset_id = ?3 AND d.doc_index = mr.doc_index"
-           " JOIN documents rd ON rd.dataset_id = ?3 AND rd.doc_index = cr.representative"
-           " WHERE mr.run_id = ?1 AND mr.doc_index != cr.representative"
-           "   AND (mk.doc_index IS NULL OR mk.doc_index = ck.representative)"
+           " JOIN documents rd ON rd.dataset_id = ?3 AND rd.doc_index = mr.removed_for"
+           " WHERE mr.run_id = ?1 AND mr.removed_for IS NOT NULL AND mk.removed_for IS NULL"
            " ORDER BY mr.doc_index");
     s.bind(1, removing).bind(2, keeping).bind(3, dataset);
     std::vector<RunDiffRow> rows;
@@ -149,7 +146,9 @@ void diffOutcomes(const RunResult& a, const RunResult& b, const DocumentTable& d
         r.docId = std::string(docs.id(i));
         r.clusterA = cluster(a, i);
         r.clusterB = cluster(b, i);
-        r.representative = removing.representative[removing.clusterOf[i]];
+        r.representative = removing.removedFor.empty()
+                               ? removing.representative[removing.clusterOf[i]]
+                               : removing.removedFor[i];
         r.representativeId = std::string(docs.id(r.representative));
         return r;
     };

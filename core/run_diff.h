@@ -13,7 +13,8 @@ struct RunDiffRow {
     std::string docId;
     int64_t clusterA = -1;  // cluster of the document in run A, -1 when in none
     int64_t clusterB = -1;  // in run B
-    // The representative that replaces the document in the run that removes it.
+    // The kept document the document is removed for in the run that removes it: its witness,
+    // or under the components rule its cluster's representative.
     uint32_t representative = 0;
     std::string representativeId;
 };
@@ -27,8 +28,9 @@ struct RunDiff {
     std::vector<RunDiffRow> noLongerRemoved;  // removed by A, kept by B; in document order
 };
 
-// Compares the outcomes (clusters and representatives) of two finished runs of the project at
-// `projectPath`, with set operations in SQL over cluster_members and clusters (one indexed pass
+// Compares the outcomes (which documents each run removes, and for which kept document) of two
+// finished runs of the project at `projectPath`, with set operations in SQL over
+// cluster_members (its removed_for column; one indexed pass
 // per direction, whatever the number of documents), on a read-only connection of its own. When
 // the dataset has audit decisions (core/decisions.h), which are applied as runs are loaded,
 // both runs are loaded with them and compared in one pass instead, so the diff is what their

@@ -58,6 +58,10 @@ struct RunCounts {
     uint64_t clusters = 0;        // clusters of two or more documents
     uint64_t kept = 0;
     uint64_t removed = 0;
+    // Members the components rule removes although they form no duplicate pair with their
+    // component's kept document: removals without a witness (core/clustering.h), counted
+    // whatever rule the run decides by.
+    uint64_t chainedRemovals = 0;
 };
 
 struct RunResult {
@@ -86,10 +90,25 @@ struct RunResult {
     std::vector<BandStats> bands;
     std::vector<ScoredPair> pairs;  // sorted by (a, b); every pair >= store floor
     // Clustering: clusterOf[doc] = cluster index or kNoCluster; clusters are numbered in the
-    // order of their smallest member; representative[c] is the kept member of cluster c.
+    // order of their smallest member; representative[c] is cluster c's first member in keep
+    // order, always kept (under the components rule the only kept member).
     static constexpr uint32_t kNoCluster = 0xFFFFFFFFu;
     std::vector<uint32_t> clusterOf;
     std::vector<uint32_t> representative;
+    // removedFor[doc]: the kept document `doc` is removed for, kNoDocument when it is kept.
+    // Under the witness rule that is its witness (a duplicate pair of it, kept, earlier in keep
+    // order); under the components rule its cluster's representative. Empty means the
+    // components rule over clusterOf and representative (results built by hand).
+    static constexpr uint32_t kNoDocument = 0xFFFFFFFFu;
+    std::vector<uint32_t> removedFor;
+    // chained[doc] != 0 when the components rule removes doc although it forms no duplicate
+    // pair with its cluster's representative (a removal without a witness). Filled by
+    // clustering; empty for a run loaded from a project (core/clustering.h: witnessPair).
+    std::vector<uint8_t> chained;
+    // copyOf[doc]: for a document whose signature equals another's (the comparison stores such
+    // copies' pairs with the group's first document only), that first document, whose pairs it
+    // shares; kNoDocument otherwise. Empty when the run has no such copies.
+    std::vector<uint32_t> copyOf;
     // Audit decisions (core/decisions.h): keepAll[c] != 0 when a "keep all" decision keeps every
     // member of cluster c (empty when none); how many recorded decisions shaped this clustering.
     std::vector<uint8_t> keepAll;
@@ -97,7 +116,8 @@ struct RunResult {
 
     bool removed(std::size_t doc) const {
         const uint32_t c = clusterOf[doc];
-        return c != kNoCluster && representative[c] != doc && (keepAll.empty() || !keepAll[c]);
+        if (c == kNoCluster || (!keepAll.empty() && keepAll[c])) return false;
+        return removedFor.empty() ? representative[c] != doc : removedFor[doc] != kNoDocument;
     }
 };
 

@@ -87,6 +87,8 @@ constexpr const char* kColumns[] = {
     "spilled",
     "spill_bytes",
     "peak_rss_bytes",
+    "decide",
+    "chained_removals",
 };
 constexpr int kColumnCount = static_cast<int>(std::size(kColumns));
 // selectRunSql() puts `id` first, hence the shift by one.
@@ -199,6 +201,8 @@ void writeRun(Statement& st, const RunResult& r) {
     st.bindBool(i++, r.spilled);
     st.bindU64(i++, r.spillBytes);
     st.bindU64(i++, r.peakRssBytes);
+    st.bind(i++, std::string_view(toString(p.decide)));
+    st.bindU64(i++, c.chainedRemovals);
     st.run();
 }
 
@@ -261,6 +265,9 @@ void readRun(const Statement& st, RunResult& r) {
     r.spilled = st.int64(i++) != 0;
     r.spillBytes = st.u64(i++);
     r.peakRssBytes = st.u64(i++);
+    const std::string decide = st.string(i++);
+    p.decide = parsed(parseDecideRule(decide), decide, "decide rule");
+    c.chainedRemovals = st.u64(i++);
 }
 
 }  // namespace neardup::store_rows

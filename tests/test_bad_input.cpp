@@ -416,7 +416,10 @@ class TestBadInput : public QObject {
         std::istringstream ids(readFile(path("removed.txt")));
         for (std::string id; std::getline(ids, id);)
             removed.insert(id);
-        QCOMPARE(removed, removedIds_);
+        std::string removedList;
+        for (const std::string& id : removed)
+            removedList += id + " ";
+        QVERIFY2(removed == removedIds_, removedList.c_str());
         QCOMPARE(countLines(readFile(path("dedup.jsonl"))), n("kept"));
         QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
     }

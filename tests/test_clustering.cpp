@@ -1,7 +1,10 @@
-// Union-find, duplicate decisions and representative policies.
+// Union-find, duplicate decisions, representative policies, and the two rules that decide
+// removals: witness (every removed document has a kept duplicate) and components.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "clustering.h"
 
@@ -15,6 +18,55 @@ DocumentTable table(std::size_t n) {
         t.append(0, i + 1, i * 10, 9, static_cast<uint32_t>(100 + i), std::nan(""),
                  "d" + std::to_string(i));
     return t;
+}
+
+constexpr uint32_t kNear = 115;  // 0.90: a duplicate at 0.8
+constexpr uint32_t kFar = 105;   // 0.82: a duplicate at 0.8
+constexpr uint32_t kBelow = 96;  // 0.75: stored, not a duplicate at 0.8
+
+// A chain of n versions, each a small edit of the previous: neighbours are duplicates, so are
+// versions two apart, versions three apart are not.
+std::vector<ScoredPair> chainPairs(uint32_t n) {
+    std::vector<ScoredPair> pairs;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i + 1 < n) pairs.push_back({i, i + 1, kNear, -1.0f});
+        if (i + 2 < n) pairs.push_back({i, i + 2, kFar, -1.0f});
+        if (i + 3 < n) pairs.push_back({i, i + 3, kBelow, -1.0f});
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+std::vector<uint32_t> removedDocs(const RunResult& r) {
+    std::vector<uint32_t> out;
+    for (std::size_t i = 0; i < r.clusterOf.size(); ++i)
+        if (r.removed(i)) out.push_back(static_cast<uint32_t>(i));
+    return out;
+}
+
+// The witness rule's promise, checked from the outside: every removed document has a kept
+// witness before it in keep order with a duplicate pair, and no kept document (but the
+// representatives) has a duplicate pair with a kept document before it.
+void checkWitnesses(const RunResult& r, const std::vector<ScoredPair>& pairs, KeepPolicy policy,
+                    const DocumentTable& docs) {
+    const std::size_t n = r.clusterOf.size();
+    QCOMPARE(r.removedFor.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto d = static_cast<uint32_t>(i);
+        if (!r.removed(d)) continue;
+        const uint32_t w = r.removedFor[d];
+        QVERIFY(w < n && !r.removed(w));
+        QCOMPARE(r.clusterOf[w], r.clusterOf[d]);
+        QVERIFY(keepRather(policy, docs, w, d));
+        const ScoredPair* p = findPair(pairs, d, w);
+        QVERIFY(p && isDuplicate(*p, 128, 0.8));
+        const std::optional<ScoredPair> wp = witnessPair(r, pairs, d);
+        QVERIFY(wp && wp->a == p->a && wp->b == p->b && wp->matches == p->matches);
+    }
+    for (const ScoredPair& p : pairs) {
+        if (!isDuplicate(p, 128, 0.8)) continue;
+        QVERIFY2(r.removed(p.a) || r.removed(p.b), "two kept documents form a duplicate pair");
+    }
 }
 
 }  // namespace
@@ -50,7 +102,7 @@ class TestClustering : public QObject {
         const std::vector<ScoredPair> pairs{
             {0, 2, 50, -1}, {1, 3, 120, -1}, {3, 6, 110, -1}, {4, 7, 128, -1}};
         RunResult run;
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, docs, run);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Components, docs, run);
         QCOMPARE(run.counts.duplicatePairs, uint64_t(3));
         QCOMPARE(run.counts.clusters, uint64_t(2));
         QCOMPARE(run.representative, (std::vector<uint32_t>{1, 4}));
@@ -67,20 +119,192 @@ class TestClustering : public QObject {
         docs.keepValue = {std::nan(""), 2.0, 7.5, 7.5};
         const std::vector<ScoredPair> pairs{{0, 1, 128, -1}, {1, 2, 128, -1}, {2, 3, 128, -1}};
         RunResult run;
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::Longest, docs, run);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::Longest, DecideRule::Components, docs, run);
         QCOMPARE(run.representative, (std::vector<uint32_t>{1}));  // tie 1/2 -> earliest
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::MaxField, docs, run);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::MaxField, DecideRule::Components, docs, run);
         QCOMPARE(run.representative, (std::vector<uint32_t>{2}));  // tie 2/3 -> earliest; NaN last
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, docs, run);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Components, docs, run);
         QCOMPARE(run.representative, (std::vector<uint32_t>{0}));
     }
+    // The chain of the issue: 25 versions, each an edit of the previous. Components remove 24,
+    // of which 22 resemble nothing kept; witnesses remove only duplicates of kept versions.
+    void chainUnderBothRules() {
+        const DocumentTable docs = table(25);
+        const std::vector<ScoredPair> pairs = chainPairs(25);
+        RunResult comp, wit;
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Components, docs, comp);
+        QCOMPARE(comp.counts.clusters, uint64_t(1));
+        QCOMPARE(comp.counts.removed, uint64_t(24));
+        QCOMPARE(comp.counts.chainedRemovals, uint64_t(22));  // all but versions 1 and 2
+        QVERIFY(!comp.removed(0));
+        for (uint32_t d = 1; d < 25; ++d) {
+            QCOMPARE(comp.removedFor[d], 0u);
+            QCOMPARE(witnessPair(comp, pairs, d).has_value(), d <= 2);
+        }
+
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs, wit);
+        // Same component, same representative, same chained count; every third version kept.
+        QCOMPARE(wit.clusterOf, comp.clusterOf);
+        QCOMPARE(wit.representative, comp.representative);
+        QCOMPARE(wit.counts.chainedRemovals, uint64_t(22));
+        QCOMPARE(wit.counts.kept, uint64_t(9));
+        QCOMPARE(wit.counts.removed, uint64_t(16));
+        for (uint32_t d = 0; d < 25; ++d) {
+            QCOMPARE(wit.removed(d), d % 3 != 0);
+            if (d % 3 != 0) QCOMPARE(wit.removedFor[d], d - d % 3);
+        }
+        checkWitnesses(wit, pairs, KeepPolicy::First, docs);
+    }
+
+    // When every member is a duplicate of the document kept first, both rules agree.
+    void starAndCliqueGiveTheSameRemovals() {
+        DocumentTable docs = table(12);
+        // Star: centre 3, the longest, leaves 0, 1, 2, 4, 5 (not duplicates of each other);
+        // clique: 6..11, every pair a duplicate.
+        docs.chars = {100, 100, 100, 500, 100, 100, 100, 100, 100, 100, 100, 100};
+        std::vector<ScoredPair> pairs;
+        for (const uint32_t leaf : {0u, 1u, 2u, 4u, 5u})
+            pairs.push_back({std::min(leaf, 3u), std::max(leaf, 3u), kNear, -1.0f});
+        for (uint32_t a = 0; a < 5; ++a)
+            for (uint32_t b = a + 1; b < 6; ++b)
+                if (a != 3 && b != 3) pairs.push_back({a, b, kBelow, -1.0f});
+        for (uint32_t a = 6; a < 12; ++a)
+            for (uint32_t b = a + 1; b < 12; ++b)
+                pairs.push_back({a, b, (a + b) % 2 ? kNear : kFar, -1.0f});
+        std::sort(pairs.begin(), pairs.end());
+        for (const KeepPolicy policy : {KeepPolicy::Longest, KeepPolicy::First}) {
+            RunResult comp, wit;
+            clusterDocuments(pairs, 128, 0.8, policy, DecideRule::Components, docs, comp);
+            clusterDocuments(pairs, 128, 0.8, policy, DecideRule::Witness, docs, wit);
+            if (policy == KeepPolicy::Longest) {
+                QCOMPARE(removedDocs(wit), removedDocs(comp));
+                QCOMPARE(wit.removedFor, comp.removedFor);
+                QCOMPARE(comp.counts.chainedRemovals, uint64_t(0));
+                QCOMPARE(wit.counts.removed, uint64_t(5 + 5));
+            } else {
+                // Kept first, leaf 0 vouches for no other leaf: the star keeps 1, 2, 4 and 5
+                // only under the witness rule (the clique is the same under both).
+                QCOMPARE(comp.counts.chainedRemovals, uint64_t(4));
+                QCOMPARE(removedDocs(wit), (std::vector<uint32_t>{3, 7, 8, 9, 10, 11}));
+                QCOMPARE(wit.removedFor[3], 0u);
+            }
+            checkWitnesses(wit, pairs, policy, docs);
+        }
+    }
+
+    // The visiting order is the keep order: the policy's key, then input order.
+    void witnessesFollowTheKeepOrder() {
+        const std::vector<ScoredPair> pairs = chainPairs(7);
+        DocumentTable docs = table(7);
+        // Longest: 6 first (kept), then 5 and 4 are its duplicates, 3 is kept, ...
+        docs.chars = {10, 20, 30, 40, 50, 60, 70};
+        RunResult r;
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::Longest, DecideRule::Witness, docs, r);
+        QCOMPARE(r.representative, (std::vector<uint32_t>{6}));
+        QCOMPARE(removedDocs(r), (std::vector<uint32_t>{1, 2, 4, 5}));
+        QCOMPARE(r.removedFor[5], 6u);
+        QCOMPARE(r.removedFor[4], 6u);
+        QCOMPARE(r.removedFor[2], 3u);
+        QCOMPARE(r.removedFor[1], 3u);
+        checkWitnesses(r, pairs, KeepPolicy::Longest, docs);
+        // Ties in length go to input order: all equal is --keep first.
+        docs.chars.assign(7, 5);
+        RunResult tie, first;
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::Longest, DecideRule::Witness, docs, tie);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs, first);
+        QCOMPARE(tie.removedFor, first.removedFor);
+        QCOMPARE(removedDocs(first), (std::vector<uint32_t>{1, 2, 4, 5}));
+        // max:FIELD: the largest value first, documents without one last (in input order).
+        docs.keepValue = {std::nan(""), 1.0, 2.0, std::nan(""), 7.0, 3.0, 3.0};
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::MaxField, DecideRule::Witness, docs, r);
+        // Order: 4, 5, 6, 2, 1, 0, 3. 4 kept; 5, 6, 2 its duplicates; 1 kept (its duplicates
+        // are removed or later); 0 a duplicate of 1; 3 of 1 and of 4, visited first.
+        QCOMPARE(r.representative, (std::vector<uint32_t>{4}));
+        QCOMPARE(removedDocs(r), (std::vector<uint32_t>{0, 2, 3, 5, 6}));
+        QCOMPARE(r.removedFor[0], 1u);
+        QCOMPARE(r.removedFor[3], 4u);
+        checkWitnesses(r, pairs, KeepPolicy::MaxField, docs);
+    }
+
+    // Witnesses depend on the pairs as a set: any order of the pairs (threads, workers and
+    // ranks deliver them in different orders before sorting) gives the same result.
+    void witnessesDoNotDependOnPairOrder() {
+        const DocumentTable docs = table(40);
+        std::vector<ScoredPair> pairs = chainPairs(40);
+        for (uint32_t a = 0; a < 40; a += 7)
+            for (uint32_t b = a + 5; b < 40; b += 11)
+                pairs.push_back({a, b, kNear, -1.0f});
+        std::sort(pairs.begin(), pairs.end());
+        pairs.erase(std::unique(pairs.begin(), pairs.end(),
+                                [](const ScoredPair& x, const ScoredPair& y) {
+                                    return x.a == y.a && x.b == y.b;
+                                }),
+                    pairs.end());
+        RunResult ref;
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs, ref);
+        checkWitnesses(ref, pairs, KeepPolicy::First, docs);
+        std::mt19937 rng(5);
+        for (int round = 0; round < 5; ++round) {
+            std::vector<ScoredPair> shuffled = pairs;
+            std::shuffle(shuffled.begin(), shuffled.end(), rng);
+            RunResult r;
+            clusterDocuments(shuffled, 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs, r);
+            QCOMPARE(r.removedFor, ref.removedFor);
+            QCOMPARE(r.clusterOf, ref.clusterOf);
+            QCOMPARE(r.counts.chainedRemovals, ref.counts.chainedRemovals);
+        }
+    }
+
+    // The comparison collapses documents with identical signatures onto the group's first
+    // document: a copy's only stored pair is with it. A copy is a duplicate of whatever that
+    // document is a duplicate of, so it shares its fate: here 2 (a copy of 1) is removed for 0
+    // like 1, although no pair of 0 and 2 is stored, and no removal is chained.
+    void signatureCopiesShareTheirLeadersWitness() {
+        const DocumentTable docs = table(6);
+        // 0 - 1 a near-duplicate; 2 and 3 copies of 1; 4 - 5 a pair of copies.
+        std::vector<ScoredPair> pairs{
+            {0, 1, kNear, -1.0f}, {1, 2, 128, -1.0f}, {1, 3, 128, -1.0f}, {4, 5, 128, -1.0f}};
+        for (const DecideRule rule : {DecideRule::Witness, DecideRule::Components}) {
+            for (const bool shuffled : {false, true}) {
+                if (shuffled) std::reverse(pairs.begin(), pairs.end());
+                RunResult r;
+                clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, rule, docs, r);
+                QCOMPARE(removedDocs(r), (std::vector<uint32_t>{1, 2, 3, 5}));
+                QCOMPARE(r.counts.chainedRemovals, uint64_t(0));
+                if (rule == DecideRule::Witness)
+                    QCOMPARE(r.removedFor, (std::vector<uint32_t>{RunResult::kNoDocument, 0, 0, 0,
+                                                                  RunResult::kNoDocument, 4}));
+                // Each removal has its witness pair, through its copy when none is stored: 2
+                // and 3 share 1's pair with 0 (under components too: 0 is the representative).
+                std::vector<ScoredPair> sorted = pairs;
+                std::sort(sorted.begin(), sorted.end());
+                for (const uint32_t d : {1u, 2u, 3u, 5u}) {
+                    const std::optional<ScoredPair> w = witnessPair(r, sorted, d);
+                    QVERIFY(w && (w->a == d || w->b == d));
+                    QCOMPARE(w->matches, d == 5 ? 128u : kNear);
+                }
+                if (shuffled) std::reverse(pairs.begin(), pairs.end());
+            }
+        }
+        // Longest: 3 (a copy of 1) is the longest, so the representative; 1 and 2 are its
+        // copies, 0 its duplicate through 1.
+        DocumentTable longer = docs;
+        longer.chars = {5, 10, 10, 20, 1, 1};
+        RunResult r;
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::Longest, DecideRule::Witness, longer, r);
+        QCOMPARE(removedDocs(r), (std::vector<uint32_t>{0, 1, 2, 5}));
+        QCOMPARE(r.removedFor[0], 3u);
+        QCOMPARE(r.removedFor[1], 3u);
+        QCOMPARE(r.counts.chainedRemovals, uint64_t(0));
+    }
+
     void orderOfPairsDoesNotMatter() {
         const DocumentTable docs = table(6);
         std::vector<ScoredPair> pairs{{0, 5, 128, -1}, {2, 3, 128, -1}, {3, 5, 128, -1}};
         RunResult a, b;
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, docs, a);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Components, docs, a);
         std::reverse(pairs.begin(), pairs.end());
-        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, docs, b);
+        clusterDocuments(pairs, 128, 0.8, KeepPolicy::First, DecideRule::Components, docs, b);
         QCOMPARE(a.clusterOf, b.clusterOf);
         QCOMPARE(a.representative, b.representative);
     }

@@ -14,6 +14,7 @@
 #include "decisions.h"
 #include "exporter.h"
 #include "pipeline.h"
+#include "project_queries.h"
 #include "project_store.h"
 #include "sqlite_handle.h"
 
@@ -83,8 +84,11 @@ class TestDecisions : public QObject {
         return (dir_.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
     }
 
-    // A project with one run over a generated corpus.
-    RunResult makeProject(const std::string& project, const std::string& corpus, double threshold) {
+    // A project with one run over a generated corpus. The counts these tests check follow the
+    // components rule (one kept member per cluster); witnessDecisionsInAProject covers the
+    // witness rule.
+    RunResult makeProject(const std::string& project, const std::string& corpus, double threshold,
+                          DecideRule decide = DecideRule::Components) {
         GeneratorOptions gen;
         gen.documents = 400;
         gen.seed = 21;
@@ -99,6 +103,7 @@ class TestDecisions : public QObject {
         Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = threshold;
+        params.decide = decide;
         return pipeline.run({corpus}, params);
     }
 
@@ -115,9 +120,10 @@ class TestDecisions : public QObject {
     void noDecisionsIsPlainClustering() {
         const DocumentTable docs = table(12);
         RunResult plain, adjusted;
-        clusterDocuments(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, plain);
-        const AppliedDecisions a =
-            clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, {}, adjusted);
+        clusterDocuments(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Components, docs,
+                         plain);
+        const AppliedDecisions a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                                        DecideRule::Components, docs, {}, adjusted);
         QCOMPARE(a.applied, uint64_t{0});
         QCOMPARE(adjusted.clusterOf, plain.clusterOf);
         QCOMPARE(adjusted.representative, plain.representative);
@@ -131,8 +137,8 @@ class TestDecisions : public QObject {
         const DocumentTable docs = table(12);
         RunResult r;
         std::vector<Decision> ds{decision(1, DecisionKind::NotDuplicate, 2, 1)};  // any order
-        AppliedDecisions a =
-            clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        AppliedDecisions a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                                  DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{1});
         QCOMPARE(r.counts.clusters, uint64_t{3});
         QCOMPARE(membersOf(r, 0), (std::set<uint32_t>{0, 1}));
@@ -147,7 +153,8 @@ class TestDecisions : public QObject {
 
         // Two cuts: three clusters.
         ds.push_back(decision(2, DecisionKind::NotDuplicate, 3, 4));
-        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                 DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{2});
         QCOMPARE(r.counts.clusters, uint64_t{4});
         QCOMPARE(membersOf(r, 2), (std::set<uint32_t>{2, 3}));
@@ -156,7 +163,8 @@ class TestDecisions : public QObject {
 
         // Cutting a pair of a triangle removes the edge, but the others still link it.
         ds = {decision(1, DecisionKind::NotDuplicate, 6, 8)};
-        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                 DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{1});
         QCOMPARE(membersOf(r, 6), (std::set<uint32_t>{6, 7, 8}));
         QCOMPARE(r.counts.duplicatePairs, uint64_t{7});
@@ -166,8 +174,8 @@ class TestDecisions : public QObject {
         DocumentTable docs = table(12);
         RunResult r;
         std::vector<Decision> ds{decision(5, DecisionKind::KeepInstead, 3)};
-        AppliedDecisions a =
-            clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        AppliedDecisions a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                                  DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{1});
         QCOMPARE(r.representative[r.clusterOf[0]], 3u);
         QVERIFY(r.removed(0) && !r.removed(3));
@@ -176,12 +184,14 @@ class TestDecisions : public QObject {
         checkAccounting(r);
         // The later of two decisions about one cluster wins, whatever the order given.
         ds = {decision(9, DecisionKind::KeepInstead, 4), decision(5, DecisionKind::KeepInstead, 3)};
-        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::Longest, docs, ds, r);
+        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::Longest,
+                                 DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{1});
         QCOMPARE(r.representative[r.clusterOf[0]], 4u);
         // After a split, each part follows the decisions about its own members.
         ds.push_back(decision(10, DecisionKind::NotDuplicate, 2, 3));
-        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::Longest, docs, ds, r);
+        a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::Longest,
+                                 DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{2});  // the split and the keep_instead(4) of 3-4-5
         QCOMPARE(r.representative[r.clusterOf[4]], 4u);
         QCOMPARE(r.representative[r.clusterOf[0]], 2u);  // longest of 0, 1, 2
@@ -192,8 +202,8 @@ class TestDecisions : public QObject {
         const DocumentTable docs = table(12);
         RunResult r;
         std::vector<Decision> ds{decision(1, DecisionKind::KeepAll, 7)};
-        AppliedDecisions a =
-            clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        AppliedDecisions a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                                  DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{1});
         QVERIFY(!r.removed(6) && !r.removed(7) && !r.removed(8));
         QVERIFY(r.removed(1));  // other clusters unchanged
@@ -203,26 +213,144 @@ class TestDecisions : public QObject {
         checkAccounting(r);
         // A later keep_instead about the same cluster wins over keep_all, and the other way.
         ds.push_back(decision(2, DecisionKind::KeepInstead, 8));
-        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Components,
+                             docs, ds, r);
         QVERIFY(r.removed(6) && r.removed(7) && !r.removed(8));
         ds.push_back(decision(3, DecisionKind::KeepAll, 6));
-        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Components,
+                             docs, ds, r);
         QVERIFY(!r.removed(6) && !r.removed(7) && !r.removed(8));
         checkAccounting(r);
+    }
+
+    // Under the witness rule, decisions recompute witnesses: a chosen document is visited
+    // first, a cut pair is no witness, and a removal whose witness is overruled finds another
+    // kept duplicate or is kept.
+    void witnessesFollowDecisions() {
+        const DocumentTable docs = table(12);
+        auto removedSet = [](const RunResult& r) {
+            std::set<uint32_t> out;
+            for (uint32_t d = 0; d < r.clusterOf.size(); ++d)
+                if (r.removed(d)) out.insert(d);
+            return out;
+        };
+        RunResult r;
+        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs,
+                             {}, r);
+        // The chain 0-1-2-3-4-5 keeps every other version; the triangle keeps 6.
+        QCOMPARE(removedSet(r), (std::set<uint32_t>{1, 3, 5, 7, 8}));
+        QCOMPARE(r.removedFor[3], 2u);
+        QCOMPARE(r.counts.chainedRemovals, uint64_t{4});  // 2, 3, 4, 5 lack a pair with 0
+        checkAccounting(r);
+
+        std::vector<Decision> ds{decision(1, DecisionKind::KeepInstead, 1)};
+        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs,
+                             ds, r);
+        QCOMPARE(removedSet(r), (std::set<uint32_t>{0, 2, 4, 7, 8}));
+        QCOMPARE(r.removedFor[0], 1u);
+        QCOMPARE(r.removedFor[2], 1u);
+        QCOMPARE(r.removedFor[4], 3u);
+        checkAccounting(r);
+
+        // 1 loses its witness 0 and has no other kept duplicate before it: kept.
+        ds = {decision(1, DecisionKind::NotDuplicate, 0, 1)};
+        clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Witness, docs,
+                             ds, r);
+        QCOMPARE(removedSet(r), (std::set<uint32_t>{2, 4, 7, 8}));
+        QCOMPARE(r.removedFor[2], 1u);
+
+        // 2 is a duplicate of 0 and of 1 (0 and 1 are not): its witness is 0, then, with
+        // that pair cut, 1.
+        const DocumentTable three = table(3);
+        const std::vector<ScoredPair> vee{
+            {0, 1, kLow, -1.0f}, {0, 2, kDup, -1.0f}, {1, 2, kDup, -1.0f}};
+        clusterWithDecisions(vee, 128, 0.8, KeepPolicy::First, DecideRule::Witness, three, {}, r);
+        QCOMPARE(removedSet(r), (std::set<uint32_t>{2}));
+        QCOMPARE(r.removedFor[2], 0u);
+        ds = {decision(1, DecisionKind::NotDuplicate, 0, 2)};
+        clusterWithDecisions(vee, 128, 0.8, KeepPolicy::First, DecideRule::Witness, three, ds, r);
+        QCOMPARE(removedSet(r), (std::set<uint32_t>{2}));
+        QCOMPARE(r.removedFor[2], 1u);
+        // keep_all keeps them all, under either rule.
+        ds = {decision(1, DecisionKind::KeepAll, 2)};
+        clusterWithDecisions(vee, 128, 0.8, KeepPolicy::First, DecideRule::Witness, three, ds, r);
+        QVERIFY(removedSet(r).empty());
+    }
+
+    // A witness-rule run in a project: its witnesses are stored and loaded back, and after
+    // decisions loadRun, the workbench's queries and the exports agree on every witness.
+    void witnessDecisionsInAProject() {
+        const std::string project = path("witness.ndw");
+        const RunResult run = makeProject(project, path("witness.jsonl"), 0.7, DecideRule::Witness);
+        ProjectStore store(project);
+        DocumentTable docs;
+        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
+        const RunResult stored = store.loadRun(run.runId);
+        QCOMPARE(stored.params.decide, DecideRule::Witness);
+        QCOMPARE(stored.removedFor, run.removedFor);
+        QCOMPARE(stored.counts.chainedRemovals, run.counts.chainedRemovals);
+        // A removed document of a cluster with a kept member besides its representative, if
+        // any, else any removed document: keep it instead.
+        uint32_t instead = 0;
+        while (!run.removed(instead))
+            ++instead;
+        recordDecision(store, run.datasetId, DecisionKind::KeepInstead, instead);
+        const RunResult audited = store.loadRun(run.runId);
+        QCOMPARE(audited.decisionsApplied, uint64_t{1});
+        QVERIFY(!audited.removed(instead));
+        checkAccounting(audited);
+        for (uint32_t d = 0; d < audited.clusterOf.size(); ++d) {
+            if (!audited.removed(d)) continue;
+            const std::optional<ScoredPair> p = witnessPair(audited, audited.pairs, d);
+            QVERIFY(p);
+            const uint32_t w = audited.removedFor[d];
+            QVERIFY(!audited.removed(w));
+            // A signature copy is judged by its copy's pair with the witness (or is the
+            // witness's copy); any other removal by its own stored pair.
+            auto leader = [&audited](uint32_t x) {
+                return audited.copyOf.empty() || audited.copyOf[x] == RunResult::kNoDocument
+                           ? x
+                           : audited.copyOf[x];
+            };
+            const ScoredPair* own = findPair(audited.pairs, d, w);
+            if (!own) own = findPair(audited.pairs, leader(d), leader(w));
+            QVERIFY(leader(d) == leader(w) || (own && isDuplicate(*own, 128, 0.7)));
+        }
+        // The workbench's members list says the same.
+        ProjectQueries q(project);
+        const int64_t cluster = q.clusterOfDocument(run.runId, instead);
+        QVERIFY(cluster >= 0);
+        for (const ClusterMember& m : q.clusterMembers(run.runId, cluster)) {
+            QCOMPARE(m.kept, !audited.removed(m.docIndex));
+            QCOMPARE(m.removedFor, audited.removed(m.docIndex)
+                                       ? int64_t{audited.removedFor[m.docIndex]}
+                                       : int64_t{-1});
+        }
+        // The clusters output names each removed member's witness.
+        ExportOptions o;
+        o.clusters = path("witness-clusters.jsonl");
+        o.removed = path("witness-removed.txt");
+        exportRun(audited, dataset.files, docs, o);
+        std::size_t witnessed = 0;
+        for (const std::string& line : readLines(o.clusters))
+            witnessed += line.find("\"witness\":\"") != std::string::npos ? 1 : 0;
+        QCOMPARE(uint64_t(witnessed), audited.counts.removed);
+        QCOMPARE(uint64_t(readLines(o.removed).size()), audited.counts.removed);
     }
 
     // Decisions about documents that are not clustered (or not in the table) change nothing.
     void decisionsAboutUnclusteredDocumentsAreHarmless() {
         const DocumentTable docs = table(12);
         RunResult plain, r;
-        clusterDocuments(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, plain);
+        clusterDocuments(fixturePairs(), 128, 0.8, KeepPolicy::First, DecideRule::Components, docs,
+                         plain);
         const std::vector<Decision> ds{decision(1, DecisionKind::KeepInstead, 11),
                                        decision(2, DecisionKind::KeepAll, 10),
                                        decision(3, DecisionKind::NotDuplicate, 9, 10),
                                        decision(4, DecisionKind::NotDuplicate, 0, 5),
                                        decision(5, DecisionKind::KeepInstead, 500)};
-        const AppliedDecisions a =
-            clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First, docs, ds, r);
+        const AppliedDecisions a = clusterWithDecisions(fixturePairs(), 128, 0.8, KeepPolicy::First,
+                                                        DecideRule::Components, docs, ds, r);
         QCOMPARE(a.applied, uint64_t{0});
         QCOMPARE(r.clusterOf, plain.clusterOf);
         QCOMPARE(r.representative, plain.representative);
@@ -231,8 +359,8 @@ class TestDecisions : public QObject {
         RunResult high;
         const std::vector<Decision> cut{decision(1, DecisionKind::NotDuplicate, 1, 2),
                                         decision(2, DecisionKind::KeepInstead, 1)};
-        const AppliedDecisions h =
-            clusterWithDecisions(fixturePairs(), 128, 0.99, KeepPolicy::First, docs, cut, high);
+        const AppliedDecisions h = clusterWithDecisions(
+            fixturePairs(), 128, 0.99, KeepPolicy::First, DecideRule::Components, docs, cut, high);
         QCOMPARE(h.applied, uint64_t{0});
         QCOMPARE(high.counts.clusters, uint64_t{0});
         QCOMPARE(high.counts.removed, uint64_t{0});
@@ -300,7 +428,8 @@ class TestDecisions : public QObject {
         QCOMPARE(stored.representative, run.representative);
         QCOMPARE(stored.decisionsApplied, uint64_t{0});
         RunResult again;
-        clusterWithDecisions(stored.pairs, 128, 0.7, KeepPolicy::First, docs, {}, again);
+        clusterWithDecisions(stored.pairs, 128, 0.7, KeepPolicy::First, run.params.decide, docs, {},
+                             again);
         QCOMPARE(again.clusterOf, run.clusterOf);
 
         // Pick the first pair that is in a cluster of two (cut: both stay) and a bigger
@@ -396,6 +525,7 @@ class TestDecisions : public QObject {
         Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.99;
+        params.decide = DecideRule::Components;
         const RunResult high = pipeline.run({corpus}, params);
         QCOMPARE(high.datasetId, low.datasetId);
         uint32_t doc = 0;
@@ -428,6 +558,7 @@ class TestDecisions : public QObject {
         Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
+        params.decide = DecideRule::Components;
         ExportOptions o;
         o.kept = path("pipeline-kept.txt");
         o.summaryJson = path("pipeline-summary.json");

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -40,6 +42,11 @@ class TestProjectQueries : public QObject {
     std::string corpus_, project_;
     GroundTruth truth_;
     RunResult run_;
+
+    uint64_t clusteredCount() const {
+        return uint64_t(std::count_if(run_.clusterOf.begin(), run_.clusterOf.end(),
+                                      [](uint32_t c) { return c != RunResult::kNoCluster; }));
+    }
     DocumentTable docs_;
     DatasetRecord dataset_;
 
@@ -110,8 +117,8 @@ class TestProjectQueries : public QObject {
             }
         }
         QCOMPARE(uint64_t(seen.size()), total);
-        // Every removed document is in a cluster with its representative.
-        QCOMPARE(sizes, run_.counts.removed + run_.counts.clusters);
+        // Every clustered document is in exactly one cluster.
+        QCOMPARE(sizes, clusteredCount());
     }
 
     void similarityStatisticsMatchThePairs() {
@@ -429,7 +436,7 @@ class TestProjectQueries : public QObject {
         QVERIFY(q.decisions(run_.datasetId).empty());
         // The documents a text search reads: every clustered one, in input order.
         const auto clustered = q.clusteredDocuments(runId);
-        QCOMPARE(uint64_t(clustered.size()), run_.counts.removed + run_.counts.clusters);
+        QCOMPARE(uint64_t(clustered.size()), clusteredCount());
         for (std::size_t i = 1; i < clustered.size(); ++i)
             QVERIFY(clustered[i - 1].first < clustered[i].first);
         QCOMPARE(clustered.front().second.offset, docs_.offset[clustered.front().first]);
@@ -497,8 +504,12 @@ class TestProjectQueries : public QObject {
                 QVERIFY(r.decisions & kMarkKeepAll);
             }
         }
-        for (const auto& m : q.clusterMembers(runId, bigNow))
-            QCOMPARE(m.kept, m.docIndex == instead);
+        // Its members' status and witnesses are those loadRun computes with the decisions.
+        for (const auto& m : q.clusterMembers(runId, bigNow)) {
+            QCOMPARE(m.kept, !audited.removed(m.docIndex));
+            QCOMPARE(m.removedFor, m.kept ? int64_t{-1} : int64_t{audited.removedFor[m.docIndex]});
+            if (m.docIndex == instead) QVERIFY(m.kept);
+        }
         const auto wholeMembers = q.clusterMembers(runId, q.clusterOfDocument(runId, wholeMember));
         QCOMPARE(uint64_t(wholeMembers.size()), whole.size);
         for (const auto& m : wholeMembers)
@@ -623,7 +634,7 @@ class TestProjectQueries : public QObject {
             for (const double threshold : {0.6, 0.8, 0.95}) {
                 RunResult r;
                 clusterDocuments(pairs, info.params.signature.hashes, threshold, KeepPolicy::First,
-                                 docs, r);
+                                 info.params.decide, docs, r);
                 qInfo("re-cluster at %.2f: %lld ms (%llu clusters)", threshold, t.restart(),
                       qulonglong(r.counts.clusters));
             }

@@ -99,6 +99,29 @@ DatasetRecord makeDataset() {
     return d;
 }
 
+// Turns a project of the current schema into what schema version 2 wrote: no rule, no chained
+// count, no removed_for, the old document_status view.
+constexpr const char* kDowngradeToV2 = R"sql(
+DROP VIEW document_status;
+ALTER TABLE cluster_members DROP COLUMN removed_for;
+ALTER TABLE cluster_members DROP COLUMN copy_of;
+ALTER TABLE runs DROP COLUMN decide;
+ALTER TABLE runs DROP COLUMN chained_removals;
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN m.cluster IS NULL OR c.representative = d.doc_index THEN 'kept'
+            ELSE 'removed' END AS status,
+       m.cluster AS cluster
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index
+LEFT JOIN clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster;
+PRAGMA user_version = 2;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql";
+
 // Every field set to something other than its default.
 RunParams makeParams() {
     RunParams p;
@@ -120,6 +143,7 @@ RunParams makeParams() {
     p.compare.storeFloor = 0.55;
     p.compare.verify = VerifyMode::Exact;
     p.keep = KeepPolicy::MaxField;
+    p.decide = DecideRule::Components;
     p.threads = 3;
     p.backend = "cpu";
     return p;
@@ -166,6 +190,12 @@ RunResult makeRun(int64_t datasetId, std::size_t documents) {
     r.clusterOf[1] = r.clusterOf[4] = r.clusterOf[9] = 0;
     r.clusterOf[2] = r.clusterOf[3] = 1;
     r.representative = {4, 2};
+    // Components rule: 1 and 9 removed for 4 (1-4: 60 of 64 hashes, a duplicate at 0.75; 4-9:
+    // 40 of 64, not one: 9 is chained), 3 for 2 (exact 1.0).
+    r.removedFor.assign(documents, RunResult::kNoDocument);
+    r.removedFor[1] = r.removedFor[9] = 4;
+    r.removedFor[3] = 2;
+    r.counts.chainedRemovals = 1;
     return r;
 }
 
@@ -218,6 +248,7 @@ void checkDataset(const DatasetRecord& expected, const DatasetRecord& actual) {
 }
 
 void checkParams(const RunParams& e, const RunParams& a) {
+    QCOMPARE(a.decide, e.decide);
     COMPARE_STR(a.reader.textField, e.reader.textField);
     COMPARE_STR(a.reader.idField, e.reader.idField);
     COMPARE_STR(a.reader.keepField, e.reader.keepField);
@@ -263,6 +294,7 @@ void checkRun(const RunResult& e, const RunResult& a) {
     const uint64_t* ac = &a.counts.linesRead;
     for (std::size_t i = 0; i < sizeof(RunCounts) / sizeof(uint64_t); ++i)
         QCOMPARE(ac[i], ec[i]);
+    if (!e.removedFor.empty()) QCOMPARE(a.removedFor, e.removedFor);
     QCOMPARE(a.phases.size(), e.phases.size());
     for (std::size_t i = 0; i < e.phases.size(); ++i) {
         COMPARE_STR(a.phases[i].name, e.phases[i].name);
@@ -374,6 +406,7 @@ class TestProjectStore : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDowngradeToV2);
             db.exec(
                 "DROP TABLE decisions; DROP TABLE worker_phases; PRAGMA user_version = 1;"
                 "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
@@ -381,13 +414,13 @@ class TestProjectStore : public QObject {
         }
         { ProjectStore store(path); }
         sql::Database db(path, false);
-        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{3});
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
         QCOMPARE(db.queryInt("SELECT count(*) FROM sqlite_schema WHERE name IN "
                              "('decisions', 'worker_phases')"),
                  int64_t{2});
         auto meta = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
         QVERIFY(meta.step());
-        COMPARE_STR(meta.string(0), std::string("3"));
+        COMPARE_STR(meta.string(0), std::to_string(schema::kVersion));
         QCOMPARE(db.queryInt("SELECT count(*) FROM documents WHERE dataset_id = " +
                              std::to_string(datasetId)),
                  int64_t{5});
@@ -400,8 +433,8 @@ class TestProjectStore : public QObject {
 
     // A version-2 project (before inputs were pinned) is upgraded in place: its files load
     // without pins (checked by size and modification time only), new datasets get them.
-    void upgradesVersionTwoProject() {
-        const std::string path = file("v2.ndw");
+    void upgradesVersionTwoProjectPins() {
+        const std::string path = file("v2-pins.ndw");
         int64_t datasetId = 0;
         {
             ProjectStore store(path);
@@ -412,10 +445,8 @@ class TestProjectStore : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDowngradeToV2);
             db.exec(kDropPinColumns);
-            db.exec(
-                "PRAGMA user_version = 2; UPDATE meta SET value = '2' WHERE key = "
-                "'schema_version'");
         }
         {
             ProjectStore store(path);
@@ -442,7 +473,50 @@ class TestProjectStore : public QObject {
             QVERIFY(!again.files[1].fingerprinted);
         }
         sql::Database db(path, false);
-        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{3});
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
+    }
+
+    // A version-2 project (before witnesses) with a run opens and is upgraded in place: its
+    // runs were decided by components, so members are removed for their representative, and
+    // the removals without a duplicate pair with it are counted as chained.
+    void upgradesVersionTwoProjectWitness() {
+        const std::string path = file("v2-witness.ndw");
+        int64_t runId = 0;
+        {
+            ProjectStore store(path);
+            const int64_t datasetId = store.saveDataset(makeDataset(), makeDocs(20));
+            RunResult run = makeRun(datasetId, 20);
+            run.params.decide = DecideRule::Witness;  // overwritten by the upgrade
+            run.counts.chainedRemovals = 0;
+            run.runId = runId = store.beginRun(run);
+            store.finishRun(run);
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(kDowngradeToV2);
+            db.exec(kDropPinColumns);
+            QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{2});
+        }
+        {
+            ProjectStore store(path);
+            const RunResult run = store.loadRun(runId);
+            QCOMPARE(run.params.decide, DecideRule::Components);
+            QCOMPARE(run.counts.chainedRemovals, uint64_t{1});
+            std::vector<uint32_t> expected(20, RunResult::kNoDocument);
+            expected[1] = expected[9] = 4;
+            expected[3] = 2;
+            QCOMPARE(run.removedFor, expected);
+            QCOMPARE(run.counts.removed, uint64_t{3});
+        }
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
+        QCOMPARE(db.queryInt("SELECT count(*) FROM document_status WHERE status = 'removed'"),
+                 int64_t{3});
+        QCOMPARE(db.queryInt("SELECT removed_for FROM document_status WHERE doc_index = 9"),
+                 int64_t{4});
+        auto check = db.prepare("PRAGMA integrity_check");
+        QVERIFY(check.step());
+        COMPARE_STR(check.string(0), std::string("ok"));
     }
 
     void datasetRoundTrip_data() {

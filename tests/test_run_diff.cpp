@@ -64,7 +64,7 @@ class TestRunDiff : public QObject {
             QCOMPARE(row.docId, std::string(docs.id(doc)));
             QCOMPARE(row.clusterA, cluster(ra, doc));
             QCOMPARE(row.clusterB, cluster(rb, doc));
-            QCOMPARE(row.representative, rb.representative[rb.clusterOf[doc]]);
+            QCOMPARE(row.representative, rb.removedFor[doc]);  // its witness, or representative
             QCOMPARE(row.representativeId, std::string(docs.id(row.representative)));
         }
         for (std::size_t k = 0; k < noLonger.size(); ++k) {
@@ -73,7 +73,7 @@ class TestRunDiff : public QObject {
             QCOMPARE(row.docIndex, doc);
             QCOMPARE(row.clusterA, cluster(ra, doc));
             QCOMPARE(row.clusterB, cluster(rb, doc));
-            QCOMPARE(row.representative, ra.representative[ra.clusterOf[doc]]);
+            QCOMPARE(row.representative, ra.removedFor[doc]);
         }
     }
 
@@ -90,6 +90,9 @@ class TestRunDiff : public QObject {
         Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
+        // Runs 1 to 3 decide by components (the set relations below hold for it); run 5 by
+        // witness.
+        params.decide = DecideRule::Components;
         QCOMPARE(pipeline.run({corpus_}, params).runId, int64_t{1});
         params.compare.threshold = 0.9;  // run 2: fewer removed
         pipeline.run({corpus_}, params);
@@ -97,6 +100,9 @@ class TestRunDiff : public QObject {
         params.keep = KeepPolicy::Longest;
         pipeline.run({corpus_}, params);
         pipeline.run({other_}, RunParams{});  // run 4: another dataset
+        params.keep = KeepPolicy::First;      // run 5: run 1 decided by witness
+        params.decide = DecideRule::Witness;
+        QCOMPARE(pipeline.run({corpus_}, params).runId, int64_t{5});
     }
 
     void higherThresholdRemovesFewer() {
@@ -117,6 +123,18 @@ class TestRunDiff : public QObject {
         QCOMPARE(d.removedA, d.removedB);
         checkAgainstOutcomes(1, 3);
         checkAgainstOutcomes(3, 2);
+    }
+
+    // The witness rule keeps every document the components rule keeps (each representative),
+    // and some it removes: the diff names each removal's witness.
+    void witnessAgainstComponents() {
+        const RunDiff d = diffRuns(project_, 1, 5);
+        QVERIFY(d.newlyRemoved.empty());
+        QVERIFY(!d.noLongerRemoved.empty());
+        QVERIFY(d.removedB < d.removedA);
+        checkAgainstOutcomes(1, 5);
+        checkAgainstOutcomes(5, 1);
+        checkAgainstOutcomes(5, 3);
     }
 
     void sameRunHasNoDifference() {

@@ -92,6 +92,18 @@ void writeCorpus(const std::string& path, uint64_t docs, uint64_t seed) {
     generateCorpus(gen, out, truth);
 }
 
+// The pair the clusters panel shows first: the first stored pair of a removed member and the
+// kept document it is removed for (its witness), else the first pair.
+std::size_t witnessPairIndex(const std::vector<neardup::ClusterMember>& members,
+                             const std::vector<neardup::PairRow>& pairs) {
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        for (const auto& m : members)
+            if ((m.docIndex == pairs[i].a && m.removedFor == int64_t{pairs[i].b}) ||
+                (m.docIndex == pairs[i].b && m.removedFor == int64_t{pairs[i].a}))
+                return i;
+    return 0;
+}
+
 }  // namespace
 
 class TestUiWorkbench : public QObject {
@@ -272,25 +284,30 @@ class TestUiWorkbench : public QObject {
         QTRY_VERIFY(!panel->comparison()->leftText().isEmpty());
         QVERIFY(!panel->comparison()->rightText().isEmpty());
         QVERIFY(panel->comparison()->summaryText().contains(QStringLiteral("estimated J")));
-        // The texts are the documents of the cluster's first stored pair.
+        // The texts are the documents of the cluster's first pair of a removed member and its
+        // witness.
         const auto pairs = q.clusterPairs(guiRun_, first->cluster);
         QVERIFY(!pairs.empty());
+        const std::size_t start =
+            witnessPairIndex(q.clusterMembers(guiRun_, first->cluster), pairs);
+        QVERIFY(start < pairs.size());
         const DatasetSource src = q.datasetSource(info.datasetId);
         DocumentFetcher fetcher(src.files, src.reader);
-        const auto a = fetcher.fetch(q.documentLocation(info.datasetId, pairs[0].a));
-        const auto b = fetcher.fetch(q.documentLocation(info.datasetId, pairs[0].b));
+        const auto a = fetcher.fetch(q.documentLocation(info.datasetId, pairs[start].a));
+        const auto b = fetcher.fetch(q.documentLocation(info.datasetId, pairs[start].b));
         QTRY_COMPARE(panel->comparison()->leftText(), QString::fromStdString(a.text));
         QCOMPARE(panel->comparison()->rightText(), QString::fromStdString(b.text));
+        QCOMPARE(panel->currentPair(), int(start));
         // Next pair with the keyboard, then back.
         QSignalSpy shown(panel, &ClustersPanel::comparisonShown);
         QTest::keyClick(&w, Qt::Key_Down, Qt::AltModifier);
         QTRY_VERIFY(shown.size() >= 1);
-        if (pairs.size() > 1) {
-            QCOMPARE(panel->currentPair(), 1);
-            const auto b1 = fetcher.fetch(q.documentLocation(info.datasetId, pairs[1].b));
+        if (start + 1 < pairs.size()) {
+            QCOMPARE(panel->currentPair(), int(start) + 1);
+            const auto b1 = fetcher.fetch(q.documentLocation(info.datasetId, pairs[start + 1].b));
             QTRY_COMPARE(panel->comparison()->rightText(), QString::fromStdString(b1.text));
             QTest::keyClick(&w, Qt::Key_Up, Qt::AltModifier);
-            QTRY_COMPARE(panel->currentPair(), 0);
+            QTRY_COMPARE(panel->currentPair(), int(start));
         }
         // Sorting by another column re-queries.
         panel->view()->sortByColumn(ClustersModel::Cluster, Qt::AscendingOrder);
@@ -338,7 +355,8 @@ class TestUiWorkbench : public QObject {
         const RunInfo info = q.runInfo(guiRun_);
         store.loadDataset(info.datasetId, &docs);
         RunResult direct;
-        clusterDocuments(pairs, 128, t->lastResult()->threshold, KeepPolicy::First, docs, direct);
+        clusterDocuments(pairs, 128, t->lastResult()->threshold, KeepPolicy::First,
+                         info.params.decide, docs, direct);
         QCOMPARE(t->lastResult()->clusters, quint64(direct.counts.clusters));
         QCOMPARE(t->lastResult()->removed, quint64(direct.counts.removed));
         QVERIFY(direct.counts.removed < info.removed);  // a higher threshold removes fewer
@@ -404,7 +422,10 @@ class TestUiWorkbench : public QObject {
         RunParams params;
         params.threads = 2;
         params.compare.threshold = 0.7;
+        // The audit steps below count one kept member per cluster: the components rule.
+        params.decide = DecideRule::Components;
         w.parameters()->setParams(params);
+        QCOMPARE(w.parameters()->params().decide, DecideRule::Components);
         w.dataset()->setInputs({auditCorpus_});
         QTRY_VERIFY(w.dataset()->preview().fields.contains(QStringLiteral("text")));
         w.dataset()->setFields(QStringLiteral("text"), QStringLiteral("id"));
@@ -459,14 +480,18 @@ class TestUiWorkbench : public QObject {
         QTRY_VERIFY(panel->model()->rowCount() > 0 && !panel->model()->isLoading() &&
                     panel->model()->clusterAt(0)->size >= 3);
         const ClusterRow big = *panel->model()->clusterAt(0);
+        std::size_t shownFirst = 0;
         {
             ProjectQueries q(auditProject_.toStdString());
             pairs = q.clusterPairs(runId, big.cluster);
+            shownFirst = witnessPairIndex(q.clusterMembers(runId, big.cluster), pairs);
         }
+        QVERIFY(shownFirst < pairs.size());
+        const PairRow firstShown = pairs[shownFirst];
         QTRY_VERIFY(panel->currentCluster() == big.cluster && cmp->hasComparison() &&
-                    cmp->leftDocument() == pairs[0].a && cmp->rightDocument() == pairs[0].b);
-        const bool keepRight = pairs[0].a == big.representative;
-        const uint32_t chosen = keepRight ? pairs[0].b : pairs[0].a;
+                    cmp->leftDocument() == firstShown.a && cmp->rightDocument() == firstShown.b);
+        const bool keepRight = firstShown.a == big.representative;
+        const uint32_t chosen = keepRight ? firstShown.b : firstShown.a;
         QVERIFY(chosen != big.representative);
         QTest::keyClick(&w, keepRight ? Qt::Key_Right : Qt::Key_Left, Qt::AltModifier);
         QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 2, 10000);
@@ -483,7 +508,10 @@ class TestUiWorkbench : public QObject {
         for (int r = 0; r < panel->membersTable()->rowCount(); ++r) {
             const bool isChosen =
                 panel->membersTable()->item(r, 0)->text() == QString::number(chosen);
-            QCOMPARE(panel->membersTable()->item(r, 3)->text() == QStringLiteral("kept"), isChosen);
+            const QString status = panel->membersTable()->item(r, 3)->text();
+            QCOMPARE(status == QStringLiteral("kept"), isChosen);
+            // The others are removed for the chosen one (components rule).
+            if (!isChosen) QCOMPARE(status, QStringLiteral("removed (for %1)").arg(chosen));
         }
         // The threshold panel re-clusters with the decisions too.
         QTRY_VERIFY(w.threshold()->lastResult() &&
@@ -543,7 +571,8 @@ class TestUiWorkbench : public QObject {
         QCOMPARE(quint64(clusterLines.size()), clustered);
         for (const QString& line : clusterLines) {
             QVERIFY(!line.contains(QLatin1Char('"') + id(cutA) + QLatin1Char('"')));
-            if (line.contains(QLatin1Char('"') + id(chosen) + QLatin1Char('"')))
+            // The chosen member's own line (others name it as the document they are removed for).
+            if (line.contains(QStringLiteral("\"id\":\"") + id(chosen) + QLatin1Char('"')))
                 QVERIFY(line.contains(QStringLiteral("\"representative\":true")));
         }
         QVERIFY(readLines(summaryFile)

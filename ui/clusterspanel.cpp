@@ -139,7 +139,9 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     members_->verticalHeader()->hide();
     members_->verticalHeader()->setDefaultSectionSize(20);
     members_->horizontalHeader()->setStretchLastSection(true);
-    members_->setToolTip(tr("Click a member to compare it with the representative"));
+    members_->setToolTip(
+        tr("Click a member to compare it with the kept document it is removed for (its "
+           "witness), or with the representative"));
 
     comparison_ = new ComparisonView;
 
@@ -318,14 +320,16 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                 members_->setItem(i, 0, new QTableWidgetItem(QString::number(m.docIndex)));
                 members_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.docId)));
                 members_->setItem(i, 2, new QTableWidgetItem(QString::number(m.chars)));
-                members_->setItem(i, 3,
-                                  new QTableWidgetItem(m.representative ? tr("kept")
-                                                       : m.kept         ? tr("kept (keep all)")
-                                                                        : tr("removed")));
+                members_->setItem(
+                    i, 3,
+                    new QTableWidgetItem(m.representative ? tr("kept")
+                                         : m.keptWhole    ? tr("kept (keep all)")
+                                         : m.kept         ? tr("kept (no kept duplicate before it)")
+                                                  : tr("removed (for %1)").arg(m.removedFor)));
             }
             members_->resizeColumnsToContents();
             pairIndex_ = 0;
-            int start = wantLastPair_ ? int(pairs_.size()) - 1 : 0;
+            int start = wantLastPair_ ? int(pairs_.size()) - 1 : firstWitnessPair();
             wantLastPair_ = false;
             if (wantPair_) {
                 for (int i = 0; i < int(pairs_.size()); ++i)
@@ -344,12 +348,25 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
         [this](const QString& e) { comparison_->clear(e); });
 }
 
+int ClustersPanel::firstWitnessPair() const {
+    for (int i = 0; i < int(pairs_.size()); ++i) {
+        const PairRow& p = pairs_[std::size_t(i)];
+        for (const ClusterMember& m : memberList_)
+            if ((m.docIndex == p.a && m.removedFor == int64_t{p.b}) ||
+                (m.docIndex == p.b && m.removedFor == int64_t{p.a}))
+                return i;
+    }
+    return 0;
+}
+
 void ClustersPanel::onMemberActivated(int row) {
     if (row < 0 || row >= int(memberList_.size())) return;
     const ClusterMember& m = memberList_[std::size_t(row)];
     uint32_t rep = m.docIndex;
     for (const auto& x : memberList_)
         if (x.representative) rep = x.docIndex;
+    // A removed member is shown with the kept document it is removed for: its witness.
+    if (m.removedFor >= 0 && uint32_t(m.removedFor) != m.docIndex) rep = uint32_t(m.removedFor);
     if (rep == m.docIndex) {
         // The representative itself: show its first pair.
         for (int i = 0; i < int(pairs_.size()); ++i)
@@ -360,7 +377,7 @@ void ClustersPanel::onMemberActivated(int row) {
     const uint32_t a = std::min(rep, m.docIndex), b = std::max(rep, m.docIndex);
     for (int i = 0; i < int(pairs_.size()); ++i)
         if (pairs_[std::size_t(i)].a == a && pairs_[std::size_t(i)].b == b) return showPair(i);
-    compare(a, b, nullptr, tr("representative and member %1 (no stored pair)").arg(m.docIndex));
+    compare(a, b, nullptr, tr("kept document and member %1 (no stored pair)").arg(m.docIndex));
 }
 
 void ClustersPanel::showPair(int index) {

@@ -94,6 +94,9 @@ class ClustersPanel : public QWidget {
     void refreshDecisionState();
     void abandonTextSearch();
     void onMemberActivated(int row);
+    // The first stored pair of a removed member and its witness (0 when there is none): shown
+    // first when a cluster opens.
+    int firstWitnessPair() const;
     void showPair(int index);
     void compare(uint32_t a, uint32_t b, const PairRow* stored, const QString& position);
     void updateCount();

@@ -91,6 +91,12 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     keepField_ = new QLineEdit;
     keepField_->setPlaceholderText(tr("numeric field"));
     keepField_->setEnabled(false);
+    decide_ = combo({"witness", "components"});
+    decide_->setToolTip(
+        tr("witness: remove a document only when it is a near-duplicate of a document kept "
+           "before it in keep order; components: keep one document per connected component "
+           "of duplicate pairs (a chain of small edits removes documents that resemble nothing "
+           "kept)"));
     threads_ = spin(0, 1024, 0);
     threads_->setSpecialValueText(tr("all cores"));
     backend_ = combo({"auto", "cpu", "cuda"});
@@ -137,7 +143,8 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     auto* keepRow = new QHBoxLayout;
     keepRow->addWidget(keep_);
     keepRow->addWidget(keepField_);
-    lf->addRow(tr("Keep"), keepRow);
+    keepRow->addWidget(decide_);
+    lf->addRow(tr("Keep order, rule"), keepRow);
     auto* exRow = new QHBoxLayout;
     exRow->addWidget(threads_);
     exRow->addWidget(backend_);
@@ -165,7 +172,8 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
         connect(s, &QSpinBox::valueChanged, this, onEdit);
     for (QDoubleSpinBox* s : {threshold_, storeFloor_})
         connect(s, &QDoubleSpinBox::valueChanged, this, onEdit);
-    for (QComboBox* c : {shingle_, family_, bucketMode_, scheme_, verify_, keep_, backend_})
+    for (QComboBox* c :
+         {shingle_, family_, bucketMode_, scheme_, verify_, keep_, decide_, backend_})
         connect(c, &QComboBox::currentIndexChanged, this, onEdit);
     for (QLineEdit* e : {seed_, keepField_})
         connect(e, &QLineEdit::textChanged, this, onEdit);
@@ -205,6 +213,7 @@ RunParams ParametersPanel::params() const {
              : keep_->currentIndex() == 2 ? KeepPolicy::MaxField
                                           : KeepPolicy::First;
     if (p.keep == KeepPolicy::MaxField) p.reader.keepField = keepField_->text().toStdString();
+    p.decide = parseDecideRule(decide_->currentText().toStdString()).value_or(DecideRule::Witness);
     p.threads = threads_->value();
     p.backend = backend_->currentText().toStdString();
     return p;
@@ -232,6 +241,7 @@ void ParametersPanel::setParams(const RunParams& p) {
                            : p.keep == KeepPolicy::MaxField ? 2
                                                             : 0);
     keepField_->setText(QString::fromStdString(p.reader.keepField));
+    setCombo(decide_, toString(p.decide));
     threads_->setValue(p.threads);
     setCombo(backend_, p.backend.c_str());
     loading_ = false;

@@ -70,6 +70,7 @@ class ParametersPanel : public QWidget {
     QComboBox* verify_;
     QComboBox* keep_;
     QLineEdit* keepField_;
+    QComboBox* decide_;
     QSpinBox* threads_;
     QComboBox* backend_;
     QLabel* gpus_;

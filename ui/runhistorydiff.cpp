@@ -78,7 +78,7 @@ QVariant RunDiffModel::headerData(int section, Qt::Orientation o, int role) cons
         case ClusterB:
             return tr("Cluster in run %1").arg(runB_);
         case Representative:
-            return tr("Replaced by (representative)");
+            return tr("Removed for (witness)");
         default:
             return {};
     }

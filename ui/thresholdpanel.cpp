@@ -18,6 +18,7 @@ struct ReclusterState {
     qint64 runId = 0;
     int hashes = 0;
     KeepPolicy keep = KeepPolicy::First;
+    DecideRule decide = DecideRule::Witness;
     std::vector<ScoredPair> pairs;
     DocumentTable docs;
     RunResult scratch;
@@ -145,6 +146,7 @@ void ThresholdPanel::request(double t) {
                 ctx.store().loadDataset(run.datasetId, &state->docs);
                 state->hashes = run.params.signature.hashes;
                 state->keep = run.params.keep;
+                state->decide = run.params.decide;
                 state->runId = run.runId;
                 r.loadMilliseconds = millisecondsSince(t0);
             }
@@ -153,13 +155,15 @@ void ThresholdPanel::request(double t) {
             const std::vector<Decision> decisions = listDecisions(ctx.store(), run.datasetId);
             const auto t0 = std::chrono::steady_clock::now();
             state->scratch = RunResult{};
-            clusterWithDecisions(state->pairs, state->hashes, t, state->keep, state->docs,
-                                 decisions, state->scratch);
+            clusterWithDecisions(state->pairs, state->hashes, t, state->keep, state->decide,
+                                 state->docs, decisions, state->scratch);
             r.milliseconds = millisecondsSince(t0);
             r.decisionsApplied = state->scratch.decisionsApplied;
             const RunCounts& c = state->scratch.counts;
             r.clusters = c.clusters;
             r.removed = c.removed;
+            r.chainedRemovals = c.chainedRemovals;
+            r.witnessRule = state->decide == DecideRule::Witness;
             r.duplicatePairs = c.duplicatePairs;
             r.pairs = state->pairs.size();
             return r;
@@ -197,6 +201,13 @@ QString ThresholdPanel::resultText() const {
             .arg(r.threshold, 0, 'f', 3)
             .arg(count(r.clusters), count(r.removed), count(r.duplicatePairs), count(r.pairs))
             .arg(r.milliseconds, 0, 'f', 1);
+    if (r.chainedRemovals > 0)
+        text += r.witnessRule
+                    ? tr("; every removal has a witness (the components rule would remove %1 "
+                         "without one)")
+                          .arg(count(r.chainedRemovals))
+                    : tr("; <b>%1 removals without a witness</b> (chained)")
+                          .arg(count(r.chainedRemovals));
     if (r.decisionsApplied > 0)
         text += tr("; %n audit decision(s) applied", "", int(r.decisionsApplied));
     if (r.loadMilliseconds > 0)

@@ -22,6 +22,8 @@ struct ReclusterResult {
     qint64 runId = 0;
     double threshold = 0;
     quint64 clusters = 0, removed = 0, duplicatePairs = 0, pairs = 0;
+    quint64 chainedRemovals = 0;   // removals the components rule makes without a witness
+    bool witnessRule = true;       // the run decides by witness (else by components)
     double milliseconds = 0;       // clustering alone (clusterWithDecisions)
     quint64 decisionsApplied = 0;  // audit decisions that shaped the result
     double loadMilliseconds = 0;   // loading pairs and documents, first time for a run only

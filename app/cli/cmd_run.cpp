@@ -33,7 +33,7 @@ struct RunOptions {
     RunParams params;
     std::string shingle = "char", hash = "permute", sketch = "classic", bucketKey = "hash",
                 buckets = "exact";
-    std::string keep = "first", verify = "borderline";
+    std::string keep = "first", verify = "borderline", decide = "witness";
     std::string onError = "skip";
     bool keepCase = false, noNfc = false, keepWhitespace = false;
     ExportOptions outputs;
@@ -67,6 +67,18 @@ void printSummary(const RunResult& r) {
         static_cast<unsigned long long>(c.rejected), static_cast<unsigned long long>(c.blankLines),
         static_cast<unsigned long long>(c.documents), static_cast<unsigned long long>(c.kept),
         static_cast<unsigned long long>(c.removed));
+    if (r.params.decide == DecideRule::Witness)
+        std::fprintf(
+            stderr,
+            "  decided by witness: every removed document is a duplicate of a kept one; the "
+            "components rule would have made %llu chained removal(s) without a witness\n",
+            static_cast<unsigned long long>(c.chainedRemovals));
+    else
+        std::fprintf(
+            stderr,
+            "  decided by components: %llu chained removal(s) without a witness (documents "
+            "that are no duplicate of the document kept in their cluster)\n",
+            static_cast<unsigned long long>(c.chainedRemovals));
     for (const auto& rej : r.rejections)
         std::fprintf(stderr, "  rejected %llu line(s): %s (first at %s:%llu)\n",
                      static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
@@ -181,7 +193,15 @@ Command addRunCommand(CLI::App& app) {
         ->capture_default_str()
         ->group(lsh);
     cmd->add_option("--keep", opt->keep,
-                    "Representative kept per cluster: first, longest or max:FIELD")
+                    "Keep order: first (input order), longest or max:FIELD (largest value); "
+                    "ties go to the earliest document")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd->add_option("--decide", opt->decide,
+                    "witness: visit documents in keep order, remove one only when it is a "
+                    "duplicate of a document already kept (its witness); components: keep one "
+                    "document per connected component of duplicate pairs, remove the rest")
+        ->check(CLI::IsMember({"witness", "components"}))
         ->capture_default_str()
         ->group(lsh);
     auto* ex = "Execution";
@@ -255,6 +275,7 @@ Command addRunCommand(CLI::App& app) {
             }
             params.reader.maxLineBytes = *limit;
         }
+        params.decide = parseDecideRule(opt->decide).value_or(DecideRule::Witness);
         if (!parseKeepPolicy(opt->keep, params.keep, params.reader.keepField)) {
             std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
             return kExitUsage;

@@ -226,6 +226,9 @@ bool checkClusters(const Outcome& ref, const Outcome& cand) {
         if (a.removed(d) != b.removed(d) && removedDiffer++ < kShown)
             std::printf("    doc %zu: %s by the reference, %s by the candidate\n", d,
                         a.removed(d) ? "removed" : "kept", b.removed(d) ? "removed" : "kept");
+        else if (a.removed(d) && a.removedFor[d] != b.removedFor[d] && removedDiffer++ < kShown)
+            std::printf("    doc %zu: removed for %u by the reference, for %u by the candidate\n",
+                        d, a.removedFor[d], b.removedFor[d]);
     }
     if (differ == 0 && a.representative.size() == b.representative.size()) {
         std::printf("  clusters: identical (%llu clusters)\n",
