@@ -8,7 +8,7 @@
 
 namespace neardup {
 
-// An input file, pinned (core/input_pin.h): its canonical absolute path and what identifies
+// An input file, pinned (core/io/input_pin.h): its canonical absolute path and what identifies
 // its content, so that stored byte offsets are used only on the very file they came from.
 struct InputFile {
     std::string path;

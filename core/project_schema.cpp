@@ -271,7 +271,7 @@ CREATE TABLE worker_phases(
 ) WITHOUT ROWID;
 )sql";
 
-// Version 3 pins each input (core/input_pin.h): its identity when it was listed (change time,
+// Version 3 pins each input (core/io/input_pin.h): its identity when it was listed (change time,
 // device, inode) and the fingerprint of its content computed while it was read. NULL in rows
 // of older projects: their files are checked by size and modification time only.
 constexpr const char* kSchemaV3 = R"sql(

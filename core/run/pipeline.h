@@ -13,6 +13,7 @@
 #include "exporter.h"
 #include "project_store.h"
 #include "run_result.h"
+#include "run_time.h"
 
 namespace neardup {
 
@@ -53,6 +54,5 @@ class Pipeline {
 };
 
 // Current time as ISO 8601 UTC with milliseconds.
-std::string utcNow();
 
 }  // namespace neardup

@@ -29,28 +29,18 @@
 #include "memory_budget.h"
 #include "output_check.h"
 #include "pair_verifier.h"
+#include "run_accounting.h"
 #include "run_failures.h"
 #include "run_lock.h"
+#include "run_memory.h"
+#include "run_time.h"
 #include "shingles.h"
 #include "spill_compare.h"
 #include "spill_files.h"
 #include "spill_signatures.h"
+#include "verify_slices.h"
 
 namespace neardup {
-
-std::string utcNow() {
-    const auto now = std::chrono::system_clock::now();
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-    const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(ms % 1000));
-    return buf;
-}
 
 namespace {
 
@@ -71,30 +61,6 @@ struct ChunkToken : ChunkWork {
     LineChunk chunk;
     uint64_t fingerprint = 0;  // the chunk's part of its file's fingerprint (input_pin.h)
 };
-
-// Bytes per document that the in-memory bucket and compare phases add to the signature matrix:
-// band keys, one band's bucket entry and member index, and room for stored pairs.
-uint64_t inMemoryBytesPerDocument(const RunParams& params) {
-    return 8 * static_cast<uint64_t>(params.lsh.bands) + sizeof(BucketEntry) + 4 + 8;
-}
-
-// Bytes of one signature row.
-uint64_t rowBytes(const RunParams& params) {
-    return 4 * static_cast<uint64_t>(params.signature.hashes);
-}
-
-// Rows moved to the spill file at a time when a run starts spilling.
-constexpr std::size_t kSpillBlockRows = 8192;
-// Input chunks in flight take about this many times their size (text, parsed text, symbols,
-// and the parsers' buffers), measured on short English-like documents.
-constexpr uint64_t kBytesPerChunkByte = 9;
-// Chunks signed in the parallel stage also hold their signature rows until the serial stage
-// copies them: 4·H bytes a document, counted as if documents averaged this many bytes.
-constexpr uint64_t kShortDocumentBytes = 64;
-// The project store's SQLite page cache (PRAGMA cache_size in project_schema.cpp) fills while
-// a large dataset is saved and stays resident: counted as part of the budget.
-constexpr uint64_t kStoreCacheBytes = uint64_t{64} << 20;
-constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
 
 class RunContext {
   public:
@@ -551,46 +517,6 @@ class RunContext {
     std::vector<uint64_t> blockKeys_;
 };
 
-// verifyPairs holds every involved document's line and shingle set at once; where that would
-// exceed the budget, the pairs are verified in consecutive slices that each fit (a document
-// shared by two slices is read twice). Each pair's result does not depend on the slicing.
-std::size_t verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
-                               const DocumentTable& docs, const RunParams& params, int threads,
-                               uint64_t allowance, const std::function<void()>& checkCancel) {
-    const VerifyMode mode = params.compare.verify;
-    auto cost = [&](const ScoredPair& p) -> uint64_t {
-        const bool wanted =
-            mode == VerifyMode::Exact ||
-            (mode == VerifyMode::Borderline &&
-             isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
-        if (!wanted || p.exact >= 0.0f) return 0;
-        // Line, its parsed copy and 8 bytes a shingle, for both documents.
-        return 2 * uint64_t{docs.length[p.a]} + 8 * uint64_t{docs.chars[p.a]} + 96 +
-               2 * uint64_t{docs.length[p.b]} + 8 * uint64_t{docs.chars[p.b]} + 96;
-    };
-    uint64_t total = 0;
-    for (const ScoredPair& p : pairs)
-        total += cost(p);
-    if (total <= allowance) return verifyPairs(pairs, files, docs, params, threads, checkCancel);
-    std::size_t verified = 0;
-    std::vector<ScoredPair> slice;
-    for (std::size_t i = 0; i < pairs.size();) {
-        std::size_t j = i;
-        uint64_t used = 0;
-        while (j < pairs.size() && (j == i || used + cost(pairs[j]) <= allowance))
-            used += cost(pairs[j++]);
-        slice.assign(pairs.begin() + static_cast<std::ptrdiff_t>(i),
-                     pairs.begin() + static_cast<std::ptrdiff_t>(j));
-        verified += verifyPairs(slice, files, docs, params, threads, checkCancel);
-        std::copy(slice.begin(), slice.end(), pairs.begin() + static_cast<std::ptrdiff_t>(i));
-        i = j;
-    }
-    return verified;
-}
-
-// Verification slices never get less than this, whatever the budget.
-constexpr uint64_t kMinVerifyBytes = uint64_t{8} << 20;
-
 // Spill files go next to the project unless the run names a directory; in-memory projects
 // use the system's temporary directory.
 std::string workParent(const ProjectStore& store, const RunParams& params) {
@@ -598,38 +524,6 @@ std::string workParent(const ProjectStore& store, const RunParams& params) {
     const std::string& path = store.path();
     if (path.empty() || path == ":memory:") return std::filesystem::temp_directory_path().string();
     return path + ".d";
-}
-
-// "N lines read: D documents, R rejected (reason n, ...; first at file:line), B blank".
-std::string accountingText(const RunResult& run) {
-    const RunCounts& c = run.counts;
-    std::string s = std::to_string(c.linesRead) + " line(s) read: " + std::to_string(c.documents) +
-                    " document(s), " + std::to_string(c.rejected) + " rejected";
-    if (!run.rejections.empty()) {
-        s += " (";
-        for (std::size_t i = 0; i < run.rejections.size(); ++i) {
-            const RejectionCount& r = run.rejections[i];
-            if (i) s += ", ";
-            s += r.reason + " " + std::to_string(r.count) + ", first at " + r.firstFile + ":" +
-                 std::to_string(r.firstLine);
-        }
-        s += ")";
-    }
-    s += ", " + std::to_string(c.blankLines) + " blank";
-    if (c.documents == 0 && c.rejected > 0)
-        s += "; check --text-field ('" + run.params.reader.textField + "') and the input format";
-    return s;
-}
-
-void checkAccounting(const RunResult& run) {
-    const RunCounts& c = run.counts;
-    if (c.documents + c.rejected + c.blankLines != c.linesRead)
-        throw std::runtime_error("internal error: documents (" + std::to_string(c.documents) +
-                                 ") + rejected (" + std::to_string(c.rejected) + ") + blank (" +
-                                 std::to_string(c.blankLines) + ") != lines read (" +
-                                 std::to_string(c.linesRead) + ")");
-    if (c.kept + c.removed != c.documents)
-        throw std::runtime_error("internal error: kept + removed != documents");
 }
 
 }  // namespace
