@@ -1,0 +1,66 @@
+// What the tests of users' files share (test_user_files.cpp, test_fault_injection.cpp): the
+// CLI as a child process, small file and SQL helpers.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.h"
+
+namespace userfiles {
+
+namespace fs = std::filesystem;
+using testsupport::q;
+
+struct Result {
+    int code = -1;
+    QString out, err;
+};
+
+// The binary under test; NEARDUP_CLI overrides it (to show that a fix is needed, run these
+// tests against an older build).
+inline QString cli() {
+    return qEnvironmentVariable("NEARDUP_CLI", QStringLiteral(NEARDUP_CLI_PATH));
+}
+
+inline Result runCli(const QStringList& args, const std::string& cwd) {
+    QProcess p;
+    p.setWorkingDirectory(q(cwd));
+    p.start(cli(), args);
+    p.waitForFinished(300000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+inline void writeFile(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+}
+
+// Runs one SQL statement on a project (for tests that plant faults).
+inline bool sqlExec(const std::string& db, const char* sql) {
+    sqlite3* h = nullptr;
+    bool ok = sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+              sqlite3_exec(h, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(h);
+    return ok;
+}
+
+// Names in `dir` that look like an output's temporary (".NAME.tmp-PID").
+inline QStringList temporaries(const std::string& dir) {
+    QStringList found;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.find(".tmp-") != std::string::npos) found << q(name);
+    }
+    return found;
+}
+
+}  // namespace userfiles
