@@ -257,24 +257,22 @@ Command addRunCommand(CLI::App& app) {
                          "neardup run: --buckets must be exact, auto or a positive integer\n");
             return kExitUsage;
         }
-        if (!opt->memoryBudget.empty()) {
-            const auto budget = parseByteSize(opt->memoryBudget);
-            if (!budget || *budget == 0) {
-                std::fprintf(stderr,
-                             "neardup run: --memory-budget must be a size such as 512M or 4G\n");
-                return kExitUsage;
+        // A byte size with K/M/G/T suffixes, when given; false (after saying so) when invalid.
+        const auto sizeOption = [](const std::string& text, const char* name, const char* examples,
+                                   auto& out) {
+            if (text.empty()) return true;
+            const auto size = parseByteSize(text);
+            if (!size || *size == 0) {
+                std::fprintf(stderr, "neardup run: %s must be a size such as %s\n", name, examples);
+                return false;
             }
-            params.memoryBudget = *budget;
-        }
-        if (!opt->maxLineBytes.empty()) {
-            const auto limit = parseByteSize(opt->maxLineBytes);
-            if (!limit || *limit == 0) {
-                std::fprintf(stderr,
-                             "neardup run: --max-line-bytes must be a size such as 64M or 1G\n");
-                return kExitUsage;
-            }
-            params.reader.maxLineBytes = *limit;
-        }
+            out = *size;
+            return true;
+        };
+        if (!sizeOption(opt->memoryBudget, "--memory-budget", "512M or 4G", params.memoryBudget) ||
+            !sizeOption(opt->maxLineBytes, "--max-line-bytes", "64M or 1G",
+                        params.reader.maxLineBytes))
+            return kExitUsage;
         params.decide = parseDecideRule(opt->decide).value_or(DecideRule::Witness);
         if (!parseKeepPolicy(opt->keep, params.keep, params.reader.keepField)) {
             std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
