@@ -1,6 +1,6 @@
-// The seam between the backend factory and the CUDA code. Implemented by the CUDA sources when
-// the toolkit was found at configure time, else by cuda_unavailable.cpp, so that the factory,
-// its callers and the link line are the same in both builds. No CUDA types here.
+// The seam between the backend factory (core/backends) and the CUDA code. Implemented by the
+// CUDA sources when the toolkit was found at configure time, else by cuda_unavailable.cpp, so
+// that the front ends and the link line are the same in both builds. No CUDA types here.
 #pragma once
 
 #include <memory>
@@ -19,6 +19,10 @@ GpuInventory queryCudaDevices();
 std::unique_ptr<Backend> makeCudaBackend(int device, int cpuThreads);
 
 }  // namespace gpu
+
+// Installs the CUDA backends into the factory (installDeviceBackends): app/ calls it once at
+// start-up, as do the tests that want the GPU. Harmless in a build without CUDA.
+void installCudaBackends();
 
 // True when this build can compute signatures on a GPU of this machine (the CUDA backend is
 // compiled in and at least one usable device is present). Never throws.

@@ -2,10 +2,13 @@
 #include <cstdio>
 #include <exception>
 
+#include "backend_factory.h"
 #include "commands.h"
+#include "cuda_support.h"
 
 int main(int argc, char** argv) {
     using namespace neardup::cli;
+    neardup::installCudaBackends();
     CLI::App app{"neardup " NEARDUP_VERSION
                  " - find near-duplicate documents in JSON Lines corpora (MinHash-LSH)\n"
                  "Exit codes: 0 ok, 1 error (bad input, I/O, project), 2 usage, 130 interrupted."};
@@ -37,6 +40,12 @@ int main(int argc, char** argv) {
         if (!sub->parsed()) continue;
         try {
             return cmd();
+        } catch (const neardup::BackendError& e) {
+            // The engine names an option in plain words ("workers must be ..."); here it is a flag.
+            const bool aboutOption = e.option() != neardup::BackendOption::None;
+            std::fprintf(stderr, "neardup %s: error: %s%s\n", sub->get_name().c_str(),
+                         aboutOption ? "--" : "", e.what());
+            return kExitError;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "neardup %s: error: %s\n", sub->get_name().c_str(), e.what());
             return kExitError;

@@ -13,12 +13,14 @@
 
 #include "bucketspanel.h"
 #include "clusterspanel.h"
+#include "cuda_support.h"
 #include "mainwindow.h"
 #include "runhistorydiff.h"
 #include "runhistorypanel.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    neardup::installCudaBackends();
     QApplication::setOrganizationName(QStringLiteral("NearDup"));
     QApplication::setApplicationName(QStringLiteral("neardup-workbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("NearDup Workbench"));

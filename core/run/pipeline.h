@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "cancelled.h"
 #include "exporter.h"
 #include "project_store.h"
 #include "run_result.h"
@@ -26,12 +27,6 @@ class PipelineObserver {
     virtual void progress(const std::string& /*phase*/, uint64_t /*done*/, uint64_t /*total*/) {}
     virtual void phaseFinished(const PhaseTiming& /*timing*/) {}
     virtual void info(const std::string& /*message*/) {}
-};
-
-// Thrown when the cancellation flag is raised; the run is recorded as interrupted.
-class Cancelled : public std::runtime_error {
-  public:
-    Cancelled() : std::runtime_error("run cancelled") {}
 };
 
 class Pipeline {

@@ -1,7 +1,8 @@
 #include "run_failures.h"
 
-#include "pipeline.h"
+#include "cancelled.h"
 #include "run_lock.h"
+#include "run_time.h"
 
 namespace neardup {
 

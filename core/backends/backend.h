@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "params.h"
+#include "run_result.h"
 #include "signatures.h"
 
 namespace neardup {
@@ -38,18 +39,6 @@ struct SymbolBatch {
     }
 };
 
-// A pair of documents (a < b, indices into the dataset) and their matching signature positions.
-struct ScoredPair {
-    uint32_t a = 0;
-    uint32_t b = 0;
-    uint32_t matches = 0;
-    float exact = -1.0f;  // exact Jaccard when verified, -1 otherwise
-
-    friend bool operator<(const ScoredPair& x, const ScoredPair& y) {
-        return x.a != y.a ? x.a < y.a : x.b < y.b;
-    }
-};
-
 // Buckets of one band: members[bucketBegin[j] .. bucketBegin[j+1]) are the documents of bucket
 // j, in increasing document order. Only buckets with at least two members are listed.
 struct BucketBatch {
@@ -67,17 +56,6 @@ struct CompareRequest {
     const uint64_t* keys = nullptr;
     int bands = 0;
     int minMatches = 0;  // pairs below this are not reported
-};
-
-// Busy time of one worker of a backend that spreads work over several (MultiWorkerBackend), in
-// one phase, as stored in the project's worker_phases table.
-struct WorkerTiming {
-    int worker = 0;
-    std::string phase;   // signatures, buckets (band keys) or compare
-    std::string label;   // the worker, e.g. "cuda:1 NVIDIA H100" or "cpu worker 2"
-    double seconds = 0;  // time the worker spent computing
-    uint64_t items = 0;  // documents (signatures), rows (buckets) or pairs decided (compare)
-    uint64_t bytes = 0;  // symbol bytes signed (4 a symbol); 0 in the other phases
 };
 
 class Backend {

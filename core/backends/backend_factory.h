@@ -1,7 +1,11 @@
-// Chooses and builds a Backend: the CPU one from core, or the CUDA one when compiled in.
+// Chooses and builds a Backend: the CPU one, several workers, or a device backend (CUDA) that
+// gpu/ installs through the seam below. Front ends (CLI, workbench, MPI ranks) call makeBackend
+// and never include gpu/; app/ installs the CUDA backends once at start-up.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,10 +30,36 @@ struct GpuInventory {
 // Never throws; safe on machines without a driver.
 GpuInventory queryGpus();
 
+// The execution option a BackendError is about. Messages begin with the option's name in plain
+// words ("workers must be ..."); each front end names the option its own way (the CLI prefixes
+// "--", the workbench shows the message next to its field).
+// None: an error of the backend itself, not of an option.
+enum class BackendOption { None, Backend, Workers, Devices };
+
 class BackendError : public std::runtime_error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit BackendError(const std::string& message)
+        : std::runtime_error(message), option_(BackendOption::None) {}
+    BackendError(BackendOption option, const std::string& message)
+        : std::runtime_error(message), option_(option) {}
+    BackendOption option() const { return option_; }
+
+  private:
+    BackendOption option_;
 };
+
+// Device backends, as gpu/ provides them (gpu::installCudaBackends). Until one is installed the
+// factory builds CPU backends only and reports "CUDA not compiled in".
+struct DeviceBackends {
+    bool compiledIn = false;
+    // Usable devices. Never throws.
+    std::function<GpuInventory()> query;
+    // A backend on one device, with `cpuThreads` host threads; throws BackendError when the
+    // device cannot be used.
+    std::function<std::unique_ptr<Backend>(int device, int cpuThreads)> make;
+};
+// Installs the device backends for the whole process (normally once, from main()).
+void installDeviceBackends(DeviceBackends backends);
 
 struct BackendOptions {
     std::string name = "auto";  // cpu, cuda or auto

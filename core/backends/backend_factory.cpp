@@ -1,35 +1,49 @@
-// Backend selection. Knows nothing about CUDA itself: it asks the seam in cuda_support.h, which
-// the CUDA sources or cuda_unavailable.cpp implement.
+// Backend selection. Knows nothing about CUDA itself: it asks the device backends that gpu/
+// installed (installDeviceBackends), if any.
 #include "backend_factory.h"
 
 #include <algorithm>
 #include <exception>
+#include <mutex>
 #include <thread>
 
-#include "cuda_support.h"
 #include "multi_worker_backend.h"
 
 namespace neardup {
 
-GpuInventory queryGpus() {
-    try {
-        return gpu::queryCudaDevices();
-    } catch (const std::exception& e) {
-        GpuInventory inv;
-        inv.compiledIn = NEARDUP_HAVE_CUDA;
-        inv.status = std::string("GPU query failed: ") + e.what();
-        return inv;
-    } catch (...) {
-        GpuInventory inv;
-        inv.compiledIn = NEARDUP_HAVE_CUDA;
-        inv.status = "GPU query failed";
-        return inv;
-    }
+namespace {
+
+std::mutex gDeviceMutex;
+DeviceBackends gDevices;  // guarded by gDeviceMutex
+
+DeviceBackends deviceBackends() {
+    const std::lock_guard lock(gDeviceMutex);
+    return gDevices;
 }
 
-bool cudaSignaturesAvailable() {
-    const GpuInventory inv = queryGpus();
-    return inv.compiledIn && !inv.devices.empty();
+}  // namespace
+
+void installDeviceBackends(DeviceBackends backends) {
+    const std::lock_guard lock(gDeviceMutex);
+    gDevices = std::move(backends);
+}
+
+GpuInventory queryGpus() {
+    const DeviceBackends devices = deviceBackends();
+    GpuInventory inv;
+    inv.compiledIn = devices.compiledIn;
+    if (!devices.query) {
+        inv.status = "CUDA not compiled in";
+        return inv;
+    }
+    try {
+        return devices.query();
+    } catch (const std::exception& e) {
+        inv.status = std::string("GPU query failed: ") + e.what();
+    } catch (...) {
+        inv.status = "GPU query failed";
+    }
+    return inv;
 }
 
 namespace {
@@ -68,30 +82,34 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
         return backend;
     };
     if (o.workers < 1 || o.workers > RunParams::kMaxWorkers)
-        throw BackendError("--workers must be between 1 and " +
-                           std::to_string(RunParams::kMaxWorkers));
+        throw BackendError(BackendOption::Workers, "workers must be between 1 and " +
+                                                       std::to_string(RunParams::kMaxWorkers));
     bool allDevices = false;
     std::vector<int> wanted;
     if (!o.devices.empty() && !parseDeviceList(o.devices, allDevices, wanted))
-        throw BackendError("--devices must be all or distinct device numbers such as 0,1,3 (got '" +
-                           o.devices + "')");
+        throw BackendError(BackendOption::Devices,
+                           "devices must be all or distinct device numbers such as 0,1,3 (got '" +
+                               o.devices + "')");
     const std::string workers =
         o.workers > 1 ? " (" + std::to_string(o.workers) + " workers)" : std::string();
     if (o.name == "cpu") {
         if (!o.devices.empty())
-            throw BackendError("--devices selects GPUs; it cannot be used with --backend cpu");
+            throw BackendError(BackendOption::Devices,
+                               "devices selects GPUs; it cannot be used with the cpu backend");
         return choose(makeCpuWorkers(o.threads, o.workers), "cpu: requested" + workers);
     }
     if (o.name != "cuda" && o.name != "auto")
-        throw BackendError("unknown backend '" + o.name + "' (expected cpu, cuda or auto)");
+        throw BackendError(BackendOption::Backend,
+                           "backend '" + o.name + "' is unknown (expected cpu, cuda or auto)");
 
     const bool required = o.name == "cuda";
+    const DeviceBackends devices = deviceBackends();
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty()) {
         const std::string why = inv.compiledIn ? "no usable GPU: " + inv.status : inv.status;
-        if (required) throw BackendError("--backend cuda: " + why);
+        if (required) throw BackendError(BackendOption::Backend, "backend cuda: " + why);
         return choose(makeCpuWorkers(o.threads, o.workers),
-                      "cpu: " + why + workers + (o.devices.empty() ? "" : "; --devices ignored"));
+                      "cpu: " + why + workers + (o.devices.empty() ? "" : "; devices ignored"));
     }
     std::vector<const GpuDevice*> chosen;
     if (o.devices.empty()) {
@@ -107,8 +125,9 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
             const auto it = std::find_if(usable.begin(), usable.end(),
                                          [&](const GpuDevice* d) { return d->index == index; });
             if (it == usable.end())
-                throw BackendError("--devices: no usable GPU " + std::to_string(index) +
-                                   "; usable devices: " + deviceList(usable));
+                throw BackendError(BackendOption::Devices,
+                                   "devices: no usable GPU " + std::to_string(index) +
+                                       "; usable devices: " + deviceList(usable));
             chosen.push_back(*it);
         }
     }
@@ -125,7 +144,7 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
     }
     try {
         if (chosen.size() == 1) {
-            auto backend = gpu::makeCudaBackend(chosen[0]->index, o.threads);
+            auto backend = devices.make(chosen[0]->index, o.threads);
             const std::string why = backend->description() + " (device " +
                                     std::to_string(chosen[0]->index) + "; " + how + ")";
             return choose(std::move(backend), why);
@@ -137,7 +156,7 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
         const int count = static_cast<int>(chosen.size());
         for (int i = 0; i < count; ++i) {
             const GpuDevice& d = *chosen[static_cast<std::size_t>(i)];
-            parts.push_back(gpu::makeCudaBackend(d.index, shareOf(o.threads, count, i)));
+            parts.push_back(devices.make(d.index, shareOf(o.threads, count, i)));
             labels.push_back("cuda:" + std::to_string(d.index) + " " + d.name);
         }
         auto backend = std::make_unique<MultiWorkerBackend>(std::move(parts), std::move(labels));
@@ -145,7 +164,8 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
             backend->description() + " (devices " + deviceList(chosen) + "; " + how + ")";
         return choose(std::move(backend), why);
     } catch (const std::exception& e) {
-        if (required) throw BackendError(std::string("--backend cuda: ") + e.what());
+        if (required)
+            throw BackendError(BackendOption::Backend, std::string("backend cuda: ") + e.what());
         return choose(
             makeCpuWorkers(o.threads, o.workers),
             std::string("cpu: the CUDA backend failed to start (") + e.what() + ")" + workers);

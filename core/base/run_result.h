@@ -6,10 +6,32 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
 #include "params.h"
 
 namespace neardup {
+
+// A pair of documents (a < b, indices into the dataset) and their matching signature positions.
+struct ScoredPair {
+    uint32_t a = 0;
+    uint32_t b = 0;
+    uint32_t matches = 0;
+    float exact = -1.0f;  // exact Jaccard when verified, -1 otherwise
+
+    friend bool operator<(const ScoredPair& x, const ScoredPair& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+    }
+};
+
+// Busy time of one worker of a backend that spreads work over several (MultiWorkerBackend), in
+// one phase, as stored in the project's worker_phases table.
+struct WorkerTiming {
+    int worker = 0;
+    std::string phase;   // signatures, buckets (band keys) or compare
+    std::string label;   // the worker, e.g. "cuda:1 NVIDIA H100" or "cpu worker 2"
+    double seconds = 0;  // time the worker spent computing
+    uint64_t items = 0;  // documents (signatures), rows (buckets) or pairs decided (compare)
+    uint64_t bytes = 0;  // symbol bytes signed (4 a symbol); 0 in the other phases
+};
 
 struct PhaseTiming {
     std::string name;     // read, signatures, buckets, compare, union, export
