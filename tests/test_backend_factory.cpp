@@ -14,11 +14,15 @@ class TestBackendFactory : public QObject {
     Q_OBJECT
 
   private slots:
+    void initTestCase() { installCudaBackends(); }
     void inventoryIsConsistent();
     void cpuOnRequest();
     void cudaRequest();
     void autoChoice();
     void unknownNameIsRejected();
+    void withoutDeviceBackendsOnlyCpu();
+    void deviceSelectionThroughTheSeam();
+    void cleanupTestCase() { installCudaBackends(); }
 };
 
 void TestBackendFactory::inventoryIsConsistent() {
@@ -65,7 +69,8 @@ void TestBackendFactory::cudaRequest() {
         QFAIL("makeBackend(\"cuda\") succeeded without a usable GPU");
     } catch (const BackendError& e) {
         const std::string message = e.what();
-        QVERIFY2(message.rfind("--backend cuda: ", 0) == 0, e.what());
+        QVERIFY2(message.rfind("backend cuda: ", 0) == 0, e.what());
+        QVERIFY(e.option() == BackendOption::Backend);
         // The message carries the inventory's reason, e.g. "no CUDA driver ..." here.
         QVERIFY2(message.find(inv.status) != std::string::npos, e.what());
     }
@@ -93,8 +98,102 @@ void TestBackendFactory::unknownNameIsRejected() {
             QFAIL(qPrintable(QStringLiteral("accepted backend '%1'").arg(QLatin1String(name))));
         } catch (const BackendError& e) {
             QVERIFY(std::string(e.what()).find("expected cpu, cuda or auto") != std::string::npos);
+            QVERIFY(e.option() == BackendOption::Backend);
         }
     }
+}
+
+// Front ends that install no device backends (a CPU-only tool) get CPU backends, and "auto" says
+// why; "cuda" is refused.
+void TestBackendFactory::withoutDeviceBackendsOnlyCpu() {
+    installDeviceBackends(DeviceBackends{});
+    const GpuInventory inv = queryGpus();
+    QVERIFY(!inv.compiledIn);
+    QCOMPARE(inv.status, std::string("CUDA not compiled in"));
+    std::string reason;
+    QCOMPARE(makeBackend("auto", 1, &reason)->description(), std::string("cpu (1 thread)"));
+    QCOMPARE(reason, std::string("cpu: CUDA not compiled in"));
+    try {
+        makeBackend("cuda", 1);
+        QFAIL("cuda accepted without device backends");
+    } catch (const BackendError& e) {
+        QCOMPARE(std::string(e.what()), std::string("backend cuda: CUDA not compiled in"));
+    }
+    installCudaBackends();
+}
+
+// The factory's choice among devices, driven through the seam by two stand-in devices whose
+// backends are CPU backends: the default device, "all", a list, an unknown index, workers per
+// device, and a device that fails to start (auto falls back, cuda is refused).
+void TestBackendFactory::deviceSelectionThroughTheSeam() {
+    std::vector<int> started;
+    DeviceBackends fake;
+    fake.compiledIn = true;
+    fake.query = [] {
+        GpuInventory inv;
+        inv.compiledIn = true;
+        inv.status = "2 devices";
+        for (const int index : {0, 2}) {
+            GpuDevice d;
+            d.index = index;
+            d.name = "stand-in " + std::to_string(index);
+            d.computeMajor = 9;
+            inv.devices.push_back(d);
+        }
+        return inv;
+    };
+    fake.make = [&started](int device, int threads) -> std::unique_ptr<Backend> {
+        if (device == 2 && threads == 7) throw BackendError("stand-in 2 failed to start");
+        started.push_back(device);
+        return makeCpuBackend(threads);
+    };
+    installDeviceBackends(fake);
+
+    BackendOptions o;
+    o.name = "cuda";
+    o.threads = 4;
+    std::string reason;
+    QCOMPARE(makeBackend(o, &reason)->description(), std::string("cpu (4 threads)"));
+    QCOMPARE(started, std::vector<int>{0});
+    QVERIFY2(reason.find("(device 0; requested)") != std::string::npos, reason.c_str());
+
+    started.clear();
+    o.devices = "all";
+    QCOMPARE(makeBackend(o, &reason)->description().rfind("2 workers: ", 0), std::size_t(0));
+    QCOMPARE(started, (std::vector<int>{0, 2}));
+    QVERIFY2(reason.find("devices 0,2") != std::string::npos, reason.c_str());
+
+    started.clear();
+    o.devices = "2";
+    o.workers = 3;
+    makeBackend(o, &reason);
+    QCOMPARE(started, (std::vector<int>{2, 2, 2}));
+    QVERIFY2(reason.find("3 workers per GPU") != std::string::npos, reason.c_str());
+
+    o.workers = 1;
+    o.devices = "1";
+    try {
+        makeBackend(o);
+        QFAIL("device 1 accepted");
+    } catch (const BackendError& e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("devices: no usable GPU 1; usable devices: 0,2"));
+        QVERIFY(e.option() == BackendOption::Devices);
+    }
+
+    o.devices = "2";
+    o.threads = 7;
+    try {
+        makeBackend(o);
+        QFAIL("a device that fails to start was accepted with --backend cuda");
+    } catch (const BackendError& e) {
+        QCOMPARE(std::string(e.what()), std::string("backend cuda: stand-in 2 failed to start"));
+    }
+    o.name = "auto";
+    QCOMPARE(makeBackend(o, &reason)->description(), std::string("cpu (7 threads)"));
+    QVERIFY2(reason.rfind("cpu: the CUDA backend failed to start (stand-in 2", 0) == 0,
+             reason.c_str());
+    installCudaBackends();
 }
 
 QTEST_GUILESS_MAIN(TestBackendFactory)

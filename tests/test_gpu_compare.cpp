@@ -10,6 +10,7 @@
 
 #include "backend_factory.h"
 #include "compare_test_data.h"
+#include "cuda_support.h"
 #include "gpu_test_streams.h"
 #include "lsh_buckets.h"
 #include "signatures.h"
@@ -37,6 +38,7 @@ class TestGpuCompare : public QObject {
 };
 
 void TestGpuCompare::initTestCase() {
+    installCudaBackends();
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty())
         QSKIP(qPrintable(

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend_factory.h"
+#include "cuda_support.h"
 #include "gpu_test_streams.h"
 #include "hash_math.h"
 #include "signatures.h"
@@ -59,6 +60,7 @@ class TestGpuSignatures : public QObject {
 };
 
 void TestGpuSignatures::initTestCase() {
+    installCudaBackends();
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty())
         QSKIP(qPrintable(

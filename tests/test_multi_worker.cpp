@@ -19,6 +19,7 @@
 
 #include "backend_factory.h"
 #include "corpus_generator.h"
+#include "cuda_support.h"
 #include "hash_math.h"
 #include "lsh_buckets.h"
 #include "memory_budget.h"
@@ -195,6 +196,7 @@ class TestMultiWorker : public QObject {
 
   private slots:
     void initTestCase() {
+        installCudaBackends();
         QVERIFY(dir_.isValid());
         // A generated corpus with planted near-duplicates, plus very long documents (one with
         // exact copies) and one-character ones, so that chunks and buckets are uneven.
@@ -505,23 +507,23 @@ class TestMultiWorker : public QObject {
             }
         };
         o.workers = 0;
-        refused(o, "--workers must be between 1 and 64");
+        refused(o, "workers must be between 1 and 64");
         o.workers = 65;
-        refused(o, "--workers must be between 1 and 64");
+        refused(o, "workers must be between 1 and 64");
         o.workers = 1;
         o.devices = "0";
-        refused(o, "cannot be used with --backend cpu");
+        refused(o, "cannot be used with the cpu backend");
         o.name = "auto";
         for (const char* bad : {"x", "0,,1", "1,1", "-1", "0 1"}) {
             o.devices = bad;
-            refused(o, "--devices must be all or distinct device numbers");
+            refused(o, "devices must be all or distinct device numbers");
         }
         o.name = "cuda";
         o.devices.clear();
         o.workers = 2;
         const GpuInventory gpus = queryGpus();
         if (gpus.devices.empty()) {
-            refused(o, "--backend cuda: ");
+            refused(o, "backend cuda: ");
         } else {
             // --workers N with GPUs: N workers share each GPU.
             backend = makeBackend(o, &reason);
@@ -540,10 +542,10 @@ class TestMultiWorker : public QObject {
             QCOMPARE(backend->description(), std::string("2 workers: cpu (1 thread) x2"));
             QVERIFY2(reason.rfind("cpu: ", 0) == 0, reason.c_str());
             QVERIFY2(reason.find(inv.status) != std::string::npos, reason.c_str());
-            QVERIFY2(reason.find("--devices ignored") != std::string::npos, reason.c_str());
+            QVERIFY2(reason.find("; devices ignored") != std::string::npos, reason.c_str());
         } else {
             o.devices = "63";
-            refused(o, "--devices: no usable GPU 63; usable devices: ");
+            refused(o, "devices: no usable GPU 63; usable devices: ");
         }
 
         // The run parameters check the same rules, for a usage error before anything starts.
