@@ -3,8 +3,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "backend_factory.h"
-#include "pipeline.h"
+#include "run_service.h"
 
 namespace neardup::ui {
 
@@ -73,12 +72,14 @@ bool RunController::start(const RunRequest& request) {
             QString status = QStringLiteral("ok"), message;
             qint64 runId = 0;
             try {
-                std::string reason;
-                auto backend = makeBackend(request.params.backend, request.params.threads, &reason);
-                observer.info(reason);
-                ProjectStore store(request.project.toStdString());
-                Pipeline pipeline(store, *backend, &observer, &cancel_);
-                const RunResult r = pipeline.run(request.inputs, request.params);
+                neardup::RunRequest run;
+                run.project = request.project.toStdString();
+                run.inputs = request.inputs;
+                run.params = request.params;  // execution options included
+                RunHooks hooks;
+                hooks.observer = &observer;
+                hooks.cancel = &cancel_;
+                const RunResult r = executeRun(run, hooks);
                 runId = r.runId;
                 message = QStringLiteral("run %1: %2 documents, %3 clusters, %4 removed")
                               .arg(r.runId)

@@ -8,12 +8,10 @@
 #include "commands.h"
 #include "memory_budget.h"
 #include "mpi_run.h"
-#include "output_check.h"
 #include "output_options.h"
-#include "pipeline.h"
 #include "progress_printer.h"
-#include "run_lock.h"
 #include "run_resume.h"
+#include "run_service.h"
 
 namespace neardup::cli {
 
@@ -290,33 +288,28 @@ Command addRunCommand(CLI::App& app) {
             std::fprintf(stderr, "neardup run: no inputs given (or --resume)\n");
             return kExitUsage;
         }
-        if (const std::string problem = validate(params); !problem.empty()) {
-            std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
-            return kExitUsage;
+        const RunRequest request{opt->project, opt->inputs, params, opt->outputs, resumedRun};
+        if (const RunProblem problem = checkRun(request)) {
+            std::fprintf(stderr, "neardup run: %s\n", problem.message.c_str());
+            return problem.kind == RunProblem::Kind::Parameters ? kExitUsage : kExitError;
         }
-        if (const std::string problem = outputProblem(opt->outputs, opt->inputs, opt->project);
-            !problem.empty()) {
-            std::fprintf(stderr, "neardup run: %s\n", problem.c_str());
-            return kExitError;
-        }
-        std::string reason;
-        BackendOptions choice;
-        choice.name = params.backend;
-        choice.threads = params.threads;
-        choice.workers = params.workers;
-        choice.devices = params.devices;
-        mpi.pickDevice(choice);
-        auto backend = mpi.wrap(makeBackend(choice, &reason), reason, &gCancel);
         ProgressPrinter printer(opt->quiet);
-        if (!opt->quiet) std::fprintf(stderr, "backend: %s\n", reason.c_str());
-        ProjectStore store(opt->project);
+        RunHooks hooks;
+        hooks.observer = &printer;
+        hooks.cancel = &gCancel;
+        hooks.backendChosen = [quiet = opt->quiet](const std::string& reason) {
+            if (!quiet) std::fprintf(stderr, "backend: %s\n", reason.c_str());
+        };
+        hooks.adjustBackend = [&mpi](BackendOptions& choice) { mpi.pickDevice(choice); };
+        hooks.wrapBackend = [&mpi](std::unique_ptr<Backend> local, std::string& reason) {
+            return mpi.wrap(std::move(local), reason, &gCancel);
+        };
+        hooks.finished = [&mpi](Backend&) { mpi.keepTotals(); };
         std::signal(SIGINT, onSignal);
         std::signal(SIGTERM, onSignal);
         std::signal(SIGHUP, onSignal);  // a closed terminal stops the run as cleanly as Ctrl-C
-        Pipeline pipeline(store, *backend, &printer, &gCancel);
         try {
-            const RunResult result = pipeline.run(opt->inputs, params, opt->outputs);
-            if (resumedRun != 0) forgetResumable(store, resumedRun);
+            const RunResult result = executeRun(request, hooks);
             if (!opt->quiet) {
                 printSummary(result);
                 mpi.printRanks();

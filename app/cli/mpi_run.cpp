@@ -10,15 +10,6 @@ namespace neardup::cli {
 
 namespace {
 
-BackendOptions optionsOf(const RunParams& params) {
-    BackendOptions choice;
-    choice.name = params.backend;
-    choice.threads = params.threads;
-    choice.workers = params.workers;
-    choice.devices = params.devices;
-    return choice;
-}
-
 // The GPU of the rank with this local rank, when the backend may use one and none was named.
 void assignDevice(BackendOptions& choice, int localRank) {
     if (choice.name == "cpu" || !choice.devices.empty()) return;
@@ -54,7 +45,7 @@ std::optional<int> MpiRun::start(RunParams& params) {
     job_ = mpi::Job::start();
     if (params.threads == 0) params.threads = boundCores();  // stays 0 when unknown
     if (job_->rank() == 0) return std::nullopt;
-    const BackendOptions base = optionsOf(params);
+    const BackendOptions base = backendOptions(params);
     return mpi::serveBackendRequests(
         *job_,
         [&](int localRank, std::string* reason) {
@@ -78,9 +69,13 @@ std::unique_ptr<Backend> MpiRun::wrap(std::unique_ptr<Backend> local, std::strin
     return backend;
 }
 
+void MpiRun::keepTotals() {
+    if (backend_) totals_ = backend_->totals();
+    backend_ = nullptr;
+}
+
 void MpiRun::printRanks() const {
-    if (!backend_) return;
-    for (const mpi::RankTotals& t : backend_->totals())
+    for (const mpi::RankTotals& t : totals_)
         std::fprintf(
             stderr,
             "  %s: signatures %.2f s (%llu documents), band keys %.2f s (%llu rows), compare "

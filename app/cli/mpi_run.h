@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend_factory.h"
 #include "mpi_job.h"
@@ -25,12 +26,15 @@ class MpiRun {
     // Rank 0: the backend spreading its calls over all ranks (or `local` outside a job).
     std::unique_ptr<Backend> wrap(std::unique_ptr<Backend> local, std::string& reason,
                                   const std::atomic<bool>* cancel);
+    // Rank 0, when the run finished, while the backend from wrap() still lives.
+    void keepTotals();
     // Rank 0, after a run: one line per rank with its busy time per phase.
     void printRanks() const;
 
   private:
     std::unique_ptr<mpi::Job> job_;
-    mpi::MpiBackend* backend_ = nullptr;  // owned by the caller
+    mpi::MpiBackend* backend_ = nullptr;  // owned by the caller; valid until the run ends
+    std::vector<mpi::RankTotals> totals_;
 };
 
 }  // namespace neardup::cli

@@ -172,6 +172,15 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
     }
 }
 
+BackendOptions backendOptions(const RunParams& params) {
+    BackendOptions o;
+    o.name = params.backend;
+    o.threads = params.threads;
+    o.workers = params.workers;
+    o.devices = params.devices;
+    return o;
+}
+
 std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
                                      std::string* chosenReason) {
     BackendOptions o;

@@ -77,6 +77,9 @@ struct BackendOptions {
 // message lists those that are) or is given with "cpu", and for workers outside 1..64.
 std::unique_ptr<Backend> makeBackend(const BackendOptions& options,
                                      std::string* chosenReason = nullptr);
+// The execution options of a run's parameters (backend, threads, workers, devices).
+BackendOptions backendOptions(const RunParams& params);
+
 std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
                                      std::string* chosenReason = nullptr);
 

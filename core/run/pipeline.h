@@ -48,6 +48,4 @@ class Pipeline {
     const std::atomic<bool>* cancel_;
 };
 
-// Current time as ISO 8601 UTC with milliseconds.
-
 }  // namespace neardup

@@ -1,0 +1,39 @@
+#include "run_service.h"
+
+#include <stdexcept>
+
+#include "output_check.h"
+#include "project_store.h"
+#include "run_lock.h"
+
+namespace neardup {
+
+RunProblem checkRun(const RunRequest& request) {
+    if (std::string problem = validate(request.params); !problem.empty())
+        return {RunProblem::Kind::Parameters, std::move(problem)};
+    if (std::string problem = outputProblem(request.outputs, request.inputs, request.project);
+        !problem.empty())
+        return {RunProblem::Kind::Outputs, std::move(problem)};
+    return {};
+}
+
+RunResult executeRun(const RunRequest& request, const RunHooks& hooks) {
+    if (const RunProblem problem = checkRun(request)) throw std::invalid_argument(problem.message);
+    BackendOptions choice = backendOptions(request.params);
+    if (hooks.adjustBackend) hooks.adjustBackend(choice);
+    std::string reason;
+    std::unique_ptr<Backend> backend = makeBackend(choice, &reason);
+    if (hooks.wrapBackend) backend = hooks.wrapBackend(std::move(backend), reason);
+    if (hooks.backendChosen)
+        hooks.backendChosen(reason);
+    else if (hooks.observer)
+        hooks.observer->info(reason);
+    ProjectStore store(request.project);
+    Pipeline pipeline(store, *backend, hooks.observer, hooks.cancel);
+    RunResult result = pipeline.run(request.inputs, request.params, request.outputs);
+    if (request.resumes != 0) forgetResumable(store, request.resumes);
+    if (hooks.finished) hooks.finished(*backend);
+    return result;
+}
+
+}  // namespace neardup

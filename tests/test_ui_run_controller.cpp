@@ -1,0 +1,64 @@
+// The workbench's run controller starts runs through the run service with every execution
+// option of its request: a worker count the engine refuses fails the run and says why, and a
+// valid one is used (the backend it reports has that many workers).
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+#include "runcontroller.h"
+
+using namespace neardup;
+using namespace neardup::ui;
+
+class TestUiRunController : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+
+    // Runs `request` to its end; returns (status, message) and collects the info messages.
+    static std::pair<QString, QString> runToEnd(const RunRequest& request, QStringList& infos) {
+        RunController controller;
+        QSignalSpy finished(&controller, &RunController::finished);
+        QObject::connect(&controller, &RunController::info,
+                         [&infos](const QString& message) { infos << message; });
+        if (!controller.start(request)) return {QStringLiteral("not started"), QString()};
+        if (!finished.wait(60000)) return {QStringLiteral("timed out"), QString()};
+        return {finished.at(0).at(0).toString(), finished.at(0).at(2).toString()};
+    }
+
+  private slots:
+    void executionOptionsReachTheEngine() {
+        QVERIFY(dir_.isValid());
+        const std::string corpus = dir_.filePath(QStringLiteral("c.jsonl")).toStdString();
+        {
+            std::ofstream out(corpus);
+            for (int i = 0; i < 30; ++i)
+                out << "{\"id\":" << i << ",\"text\":\"a line of text about rivers and hills "
+                    << i / 3 << "\"}\n";
+        }
+        RunRequest request;
+        request.project = dir_.filePath(QStringLiteral("p.ndw"));
+        request.inputs = {corpus};
+        request.params.backend = QStringLiteral("cpu").toStdString();
+        request.params.threads = 2;
+
+        request.params.workers = 65;
+        QStringList infos;
+        auto [status, message] = runToEnd(request, infos);
+        QCOMPARE(status, QStringLiteral("failed"));
+        QVERIFY2(message.contains(QStringLiteral("workers must be between 1 and 64")),
+                 qPrintable(message));
+
+        request.params.workers = 2;
+        infos.clear();
+        std::tie(status, message) = runToEnd(request, infos);
+        QCOMPARE(status, QStringLiteral("ok"));
+        QVERIFY2(infos.join(QLatin1Char('\n')).contains(QStringLiteral("2 workers")),
+                 qPrintable(infos.join(QLatin1Char('\n'))));
+    }
+};
+
+QTEST_MAIN(TestUiRunController)
+#include "test_ui_run_controller.moc"
