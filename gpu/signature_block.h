@@ -80,8 +80,8 @@ NEARDUP_HD BlockShared carveShared(uint64_t* base, const SignatureArgs& a, Block
     return sh;
 }
 
-// ophDensify's probes per empty bin before its cyclic scan (kOphProbes in core/oph_sketch.h; the
-// test of this header checks that they agree).
+// ophDensify's probes per empty bin before its cyclic scan (kOphProbes in core/sketch/oph_sketch.h;
+// the test of this header checks that they agree).
 inline constexpr uint32_t kOphProbeCount = 32;
 
 NEARDUP_HD uint32_t minU32(uint32_t a, uint32_t b) {
@@ -160,7 +160,7 @@ NEARDUP_HD void permuteConsumeTile(const SignatureArgs& a, int len, const BlockS
     }
 }
 
-// Oph: bin and value of a shingle fingerprint, as ophBin and ophValue (core/oph_sketch.h).
+// Oph: bin and value of a shingle fingerprint, as ophBin and ophValue (core/sketch/oph_sketch.h).
 NEARDUP_HD uint32_t ophBinOf(uint64_t fingerprint, uint32_t bins) {
     return static_cast<uint32_t>(((fingerprint >> 32) * bins) >> 32);
 }

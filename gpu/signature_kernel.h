@@ -6,7 +6,7 @@
 
 namespace neardup::gpu {
 
-// Oph: one-permutation hashing with densification (core/oph_sketch.h) over the permutation
+// Oph: one-permutation hashing with densification (core/sketch/oph_sketch.h) over the permutation
 // family's fingerprints.
 enum class SignatureFamily : int { Rolling = 0, Permute = 1, Oph = 2 };
 

@@ -1,8 +1,8 @@
 // The clusters of a run as a table, over SQL (core/project_queries): rows arrive a page at a
 // time from the job queue as the view scrolls (canFetchMore/fetchMore), and sorting or
 // filtering re-queries instead of sorting in memory, so a million clusters cost what one page
-// costs. The listing is the audited one (core/decisions.h): refresh() re-reads the rows loaded
-// so far in place after a decision, without resetting the view.
+// costs. The listing is the audited one (core/project/decisions.h): refresh() re-reads the rows
+// loaded so far in place after a decision, without resetting the view.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -15,7 +15,8 @@ namespace neardup::ui {
 
 class JobQueue;
 
-// "keep all, keep instead, split" for DecisionMark bits (core/decisions.h); empty when none.
+// "keep all, keep instead, split" for DecisionMark bits (core/project/decisions.h); empty when
+// none.
 QString decisionText(uint8_t marks);
 
 class ClustersModel : public QAbstractTableModel {

@@ -1,7 +1,7 @@
 // The clusters of the selected run: a paged, sortable, searchable table; the members of the
 // selected cluster; and the side-by-side comparison of two members, with keyboard navigation
 // over the stored pairs within a cluster and on across clusters. Audit decisions about the pair
-// shown are recorded in the project (core/decisions.h) and the table follows them at once.
+// shown are recorded in the project (core/project/decisions.h) and the table follows them at once.
 //
 // Search: by id (SQL LIKE over the members' ids, as you type) or by text (on Enter: the texts
 // of the run's clustered documents are read back from the input files on a thread of their own,

@@ -1,6 +1,6 @@
 // Two documents side by side with word-level differences highlighted (core/word_diff), their
 // estimated and exact Jaccard, and synchronized scrolling; buttons (and the clusters panel's
-// keyboard shortcuts) for the audit decisions about the pair shown (core/decisions.h).
+// keyboard shortcuts) for the audit decisions about the pair shown (core/project/decisions.h).
 #pragma once
 
 #include <QWidget>

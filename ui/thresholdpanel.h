@@ -1,7 +1,7 @@
 // The interactive threshold: re-clusters the selected run from its stored pairs (every pair at
 // or above the run's store floor) at the slider's threshold, on a worker thread, and shows the
 // resulting counts. Slider moves during a computation are coalesced into one more request. The
-// dataset's audit decisions (core/decisions.h) are applied at every threshold.
+// dataset's audit decisions (core/project/decisions.h) are applied at every threshold.
 #pragma once
 
 #include <QWidget>

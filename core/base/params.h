@@ -16,7 +16,7 @@ enum class SketchKind { Classic, Oph };
 enum class BandKeyScheme { Hash, Sum };
 enum class BucketMode { Exact, Auto, Fixed };
 enum class KeepPolicy { First, Longest, MaxField };
-// How removals follow from the duplicate pairs (core/clustering.h). Witness (the default):
+// How removals follow from the duplicate pairs (core/lsh/clustering.h). Witness (the default):
 // documents are visited in keep order and one is removed only when it forms a duplicate pair
 // with a document already kept, its witness. Components: one representative per connected
 // component is kept and every other member removed (the papers' rule; a chain of small edits

@@ -81,7 +81,7 @@ struct RunCounts {
     uint64_t kept = 0;
     uint64_t removed = 0;
     // Members the components rule removes although they form no duplicate pair with their
-    // component's kept document: removals without a witness (core/clustering.h), counted
+    // component's kept document: removals without a witness (core/lsh/clustering.h), counted
     // whatever rule the run decides by.
     uint64_t chainedRemovals = 0;
 };
@@ -125,14 +125,15 @@ struct RunResult {
     std::vector<uint32_t> removedFor;
     // chained[doc] != 0 when the components rule removes doc although it forms no duplicate
     // pair with its cluster's representative (a removal without a witness). Filled by
-    // clustering; empty for a run loaded from a project (core/clustering.h: witnessPair).
+    // clustering; empty for a run loaded from a project (core/lsh/clustering.h: witnessPair).
     std::vector<uint8_t> chained;
     // copyOf[doc]: for a document whose signature equals another's (the comparison stores such
     // copies' pairs with the group's first document only), that first document, whose pairs it
     // shares; kNoDocument otherwise. Empty when the run has no such copies.
     std::vector<uint32_t> copyOf;
-    // Audit decisions (core/decisions.h): keepAll[c] != 0 when a "keep all" decision keeps every
-    // member of cluster c (empty when none); how many recorded decisions shaped this clustering.
+    // Audit decisions (core/project/decisions.h): keepAll[c] != 0 when a "keep all" decision keeps
+    // every member of cluster c (empty when none); how many recorded decisions shaped this
+    // clustering.
     std::vector<uint8_t> keepAll;
     uint64_t decisionsApplied = 0;
 

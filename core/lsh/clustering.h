@@ -1,6 +1,6 @@
 // Union-find over duplicate pairs (clusters: connected components), the choice of one
 // representative per cluster, and which documents are removed: by witness (the default) or by
-// component (DecideRule, core/params.h).
+// component (DecideRule, core/base/params.h).
 #pragma once
 
 #include <cstdint>

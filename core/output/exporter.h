@@ -34,7 +34,7 @@ struct ExportOptions {
     // callers that may use two threads).
     bool readAhead = false;
     // The project the run belongs to: no output may be it, its -journal/-wal/-shm file or
-    // lie in its sidecar folder (core/output_check.h). Empty: not checked.
+    // lie in its sidecar folder (core/output/output_check.h). Empty: not checked.
     std::string project;
 
     bool any() const {
@@ -72,7 +72,7 @@ class PendingOutputs {
 // all into place once every one is complete (or, with `pending`, hands them over complete,
 // flushed and synced, for the caller to rename), so an output either is complete or does not
 // exist, and a cancelled or failed export leaves none of its files. Checks every output first
-// (outputProblem of core/output_check.h: never an input, the project or two outputs on one
+// (outputProblem of core/output/output_check.h: never an input, the project or two outputs on one
 // file). Throws std::runtime_error naming the path.
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
                const ExportOptions& options, PendingOutputs* pending = nullptr);

@@ -72,7 +72,7 @@ struct AppliedDecisions {
     std::vector<uint8_t> clusterMarks;  // per cluster of the result: DecisionMark bits
 };
 
-// Clusters `pairs` at `threshold` like clusterDocuments (core/clustering.h), honouring
+// Clusters `pairs` at `threshold` like clusterDocuments (core/lsh/clustering.h), honouring
 // `decisions` (in any order; ids decide which is later), and decides removals by `rule`: fills
 // run.clusterOf, representative, keepAll, removedFor, counts (duplicatePairs, clusters, kept,
 // removed, chainedRemovals) and decisionsApplied. Pure.

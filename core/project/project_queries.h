@@ -2,8 +2,8 @@
 // cluster listings, cluster members and pairs, bucket statistics, document locations. Opens
 // its own read-only connection, so it never takes the write lock a running pipeline needs.
 //
-// Clusters are shown as audited (core/decisions.h): a stored cluster holding a document named
-// by a decision is replaced by its pieces, re-clustered from its stored pairs with the
+// Clusters are shown as audited (core/project/decisions.h): a stored cluster holding a document
+// named by a decision is replaced by its pieces, re-clustered from its stored pairs with the
 // decisions (in this connection's temp schema). The first piece keeps the stored cluster's
 // number; further pieces of a split are numbered (the run's cluster count + their smallest
 // member). Work per decision is proportional to the clusters it reaches, not to the run. A
@@ -88,7 +88,7 @@ struct ClusterRow {
     uint64_t pairs = 0;
     double minEstimated = 0, meanEstimated = 0;
     double minExact = 0, meanExact = 0;
-    uint8_t decisions = 0;  // DecisionMark bits (core/decisions.h); 0 when none shaped it
+    uint8_t decisions = 0;  // DecisionMark bits (core/project/decisions.h); 0 when none shaped it
 };
 
 struct ClusterMember {

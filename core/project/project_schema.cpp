@@ -282,7 +282,7 @@ ALTER TABLE dataset_files ADD COLUMN content_bytes INTEGER;
 ALTER TABLE dataset_files ADD COLUMN fingerprint INTEGER;
 )sql";
 
-// Version 4 records how removals were decided (core/clustering.h): the rule of each run, the
+// Version 4 records how removals were decided (core/lsh/clustering.h): the rule of each run, the
 // removals the components rule makes without a witness, and for each removed cluster member
 // the kept document it is removed for. A project made before stored component runs: their
 // members are removed for their cluster's representative, and their chained removals are

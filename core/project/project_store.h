@@ -103,7 +103,7 @@ class ProjectStore {
     std::vector<RunSummary> listRuns();
     std::optional<int64_t> latestRun(const std::string& status = "ok");
     // Everything saved by finishRun, including pairs and clusters, with the dataset's audit
-    // decisions applied to the clustering (core/decisions.h): what every export writes.
+    // decisions applied to the clustering (core/project/decisions.h): what every export writes.
     RunResult loadRun(int64_t runId);
 
     // The connection, for modules that keep their own tables (core/decisions).

@@ -32,7 +32,7 @@ struct RunDiff {
 // finished runs of the project at `projectPath`, with set operations in SQL over
 // cluster_members (its removed_for column; one indexed pass
 // per direction, whatever the number of documents), on a read-only connection of its own. When
-// the dataset has audit decisions (core/decisions.h), which are applied as runs are loaded,
+// the dataset has audit decisions (core/project/decisions.h), which are applied as runs are loaded,
 // both runs are loaded with them and compared in one pass instead, so the diff is what their
 // exports would differ by. Throws std::runtime_error when a run is missing or unfinished, or when
 // the runs read different datasets (their document numbers would not correspond).

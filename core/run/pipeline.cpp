@@ -736,8 +736,8 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ctx.finished(run, {"union", secondsSince(t0), pairs.size(), 0, false});
         run.pairs = std::move(pairs);
         checkAccounting(run);
-        // The dataset's audit decisions (core/decisions.h) shape what is exported; the run is
-        // stored as the engine clustered it.
+        // The dataset's audit decisions (core/project/decisions.h) shape what is exported; the run
+        // is stored as the engine clustered it.
         const std::vector<Decision> decisions = listDecisions(store_, *datasetId);
         // Every output is complete under its temporary name before the run's final commit and
         // renamed into place only after it: an output under its final name means a finished run.

@@ -1,6 +1,6 @@
 // What the run's memory budget counts: per-document bytes of the in-memory phases, the reading
-// stage's chunks in flight, and the project store's page cache (core/memory_budget.h holds the
-// budget itself).
+// stage's chunks in flight, and the project store's page cache (core/outofcore/memory_budget.h
+// holds the budget itself).
 #pragma once
 
 #include <cstddef>

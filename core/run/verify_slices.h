@@ -1,4 +1,4 @@
-// Exact verification of candidate pairs within a memory allowance (core/pair_verifier.h does
+// Exact verification of candidate pairs within a memory allowance (core/lsh/pair_verifier.h does
 // the work; this cuts the pairs into slices whose documents fit).
 #pragma once
 
