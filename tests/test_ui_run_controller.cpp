@@ -1,6 +1,10 @@
 // The workbench's run controller starts runs through the run service with every execution
 // option of its request: a worker count the engine refuses fails the run and says why, and a
 // valid one is used (the backend it reports has that many workers).
+#include <QtGlobal>
+
+#ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
+
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -59,6 +63,18 @@ class TestUiRunController : public QObject {
                  qPrintable(infos.join(QLatin1Char('\n'))));
     }
 };
+
+#else  // built without the GUI
+
+#include <QTest>
+
+class TestUiRunController : public QObject {
+    Q_OBJECT
+  private slots:
+    void skipped() { QSKIP("built without the GUI (NEARDUP_GUI=OFF)"); }
+};
+
+#endif
 
 QTEST_MAIN(TestUiRunController)
 #include "test_ui_run_controller.moc"
