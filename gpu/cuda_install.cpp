@@ -14,8 +14,7 @@ void installCudaBackends() {
 }
 
 bool cudaSignaturesAvailable() {
-    installCudaBackends();
-    const GpuInventory inv = queryGpus();
+    const GpuInventory inv = gpu::queryCudaDevices();
     return inv.compiledIn && !inv.devices.empty();
 }
 

@@ -289,10 +289,6 @@ Command addRunCommand(CLI::App& app) {
             return kExitUsage;
         }
         const RunRequest request{opt->project, opt->inputs, params, opt->outputs, resumedRun};
-        if (const RunProblem problem = checkRun(request)) {
-            std::fprintf(stderr, "neardup run: %s\n", problem.message.c_str());
-            return problem.kind == RunProblem::Kind::Parameters ? kExitUsage : kExitError;
-        }
         ProgressPrinter printer(opt->quiet);
         RunHooks hooks;
         hooks.observer = &printer;
@@ -318,6 +314,9 @@ Command addRunCommand(CLI::App& app) {
             std::fprintf(stderr, "neardup run: interrupted; the run is marked interrupted in %s\n",
                          opt->project.c_str());
             return kExitInterrupted;
+        } catch (const RunRefused& e) {
+            std::fprintf(stderr, "neardup run: %s\n", e.what());
+            return e.problem().kind == RunProblem::Kind::Parameters ? kExitUsage : kExitError;
         } catch (const std::invalid_argument& e) {
             std::fprintf(stderr, "neardup run: %s\n", e.what());
             return kExitUsage;

@@ -1,7 +1,5 @@
 #include "run_service.h"
 
-#include <stdexcept>
-
 #include "output_check.h"
 #include "project_store.h"
 #include "run_lock.h"
@@ -18,7 +16,7 @@ RunProblem checkRun(const RunRequest& request) {
 }
 
 RunResult executeRun(const RunRequest& request, const RunHooks& hooks) {
-    if (const RunProblem problem = checkRun(request)) throw std::invalid_argument(problem.message);
+    if (RunProblem problem = checkRun(request)) throw RunRefused(std::move(problem));
     BackendOptions choice = backendOptions(request.params);
     if (hooks.adjustBackend) hooks.adjustBackend(choice);
     std::string reason;

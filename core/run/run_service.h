@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ struct RunProblem {
 // other.
 RunProblem checkRun(const RunRequest& request);
 
+// What executeRun throws for a request that checkRun refuses, before anything starts.
+class RunRefused : public std::invalid_argument {
+  public:
+    explicit RunRefused(RunProblem problem)
+        : std::invalid_argument(problem.message), problem_(std::move(problem)) {}
+    const RunProblem& problem() const { return problem_; }
+
+  private:
+    RunProblem problem_;
+};
+
 struct RunHooks {
     PipelineObserver* observer = nullptr;
     const std::atomic<bool>* cancel = nullptr;
@@ -53,7 +65,7 @@ struct RunHooks {
     std::function<void(Backend&)> finished;
 };
 
-// Checks the request (throws std::invalid_argument with RunProblem's message), chooses the
+// Checks the request (throws RunRefused), chooses the
 // backend, opens the project and runs the pipeline; after a resumed run finished, drops its
 // resume record. Throws as Pipeline::run does, and BackendError.
 RunResult executeRun(const RunRequest& request, const RunHooks& hooks = {});
