@@ -19,27 +19,11 @@ using testsupport::readFile;
 using testsupport::sqlRows;
 using namespace userfiles;
 
-class TestFaultInjection : public QObject {
+class TestFaultInjection : public CorpusFixture {
     Q_OBJECT
-    QTemporaryDir tmp_;
-    std::string dir_;
-    std::string path(const std::string& name) const { return dir_ + "/" + name; }
-    Result run(const std::string& project, QStringList extra, const std::string& cwd = {}) {
-        QStringList args{
-            QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"), q(project),
-            QStringLiteral("-q"),  QStringLiteral("-j"),    QStringLiteral("2")};
-        args << extra;
-        return runCli(args, cwd.empty() ? dir_ : cwd);
-    }
   private slots:
     void initTestCase() {
-        QVERIFY(tmp_.isValid());
-        dir_ = fs::canonical(tmp_.path().toStdString()).string();
-        const Result r =
-            runCli({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("600"),
-                    QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--out"),
-                    q(path("corpus.jsonl")), QStringLiteral("--truth"), q(path("truth.json"))},
-                   dir_);
+        const Result r = makeCorpus();
         QVERIFY2(r.code == 0, qPrintable(r.err));
     }
 

@@ -4,9 +4,11 @@
 
 #include <sqlite3.h>
 
+#include <QObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -62,5 +64,34 @@ inline QStringList temporaries(const std::string& dir) {
     }
     return found;
 }
+
+// What both test classes stand on: a private folder with a generated corpus of 600 documents
+// (corpus.jsonl, truth.json) and `neardup run` on it.
+class CorpusFixture : public QObject {
+  protected:
+    QTemporaryDir tmp_;
+    std::string dir_;
+
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+    // `neardup run corpus.jsonl -p project -q -j 2 extra...`, in `cwd` (default: the folder).
+    Result run(const std::string& project, QStringList extra, const std::string& cwd = {}) {
+        QStringList args{
+            QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"), q(project),
+            QStringLiteral("-q"),  QStringLiteral("-j"),    QStringLiteral("2")};
+        args << extra;
+        return runCli(args, cwd.empty() ? dir_ : cwd);
+    }
+
+    // Creates the folder and the corpus; the failed command's result otherwise.
+    Result makeCorpus() {
+        if (!tmp_.isValid()) return {-1, {}, QStringLiteral("no temporary folder")};
+        dir_ = fs::canonical(tmp_.path().toStdString()).string();
+        return runCli({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("600"),
+                       QStringLiteral("--seed"), QStringLiteral("5"), QStringLiteral("--out"),
+                       q(path("corpus.jsonl")), QStringLiteral("--truth"), q(path("truth.json"))},
+                      dir_);
+    }
+};
 
 }  // namespace userfiles
