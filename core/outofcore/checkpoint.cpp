@@ -1,3 +1,5 @@
+// Read checkpoints (checkpoint.h): naming them after what determines their rows, appending
+// records on a thread of their own, and restoring the rows a killed run left.
 #include "checkpoint.h"
 
 #include <fcntl.h>
@@ -108,6 +110,123 @@ bool readAll(int fd, std::string& s, std::size_t n, off_t at) {
     return true;
 }
 
+// Whether the file at `fd` opens with the magic and exactly `key`.
+bool headerMatches(int fd, const std::string& key) {
+    std::string buf;
+    if (!readAll(fd, buf, sizeof kMagic + 4 + key.size(), 0) ||
+        std::memcmp(buf.data(), kMagic, sizeof kMagic) != 0)
+        return false;
+    uint32_t keyLength = 0;
+    std::memcpy(&keyLength, buf.data() + sizeof kMagic, 4);
+    return keyLength == key.size() &&
+           std::memcmp(buf.data() + sizeof kMagic + 4, key.data(), key.size()) == 0;
+}
+
+// Reads one whole record at `at` into `payload` (its checksum after it); false at the end of
+// the file, at a torn record or at a wrong checksum: where the usable records end.
+bool readRecord(int fd, off_t at, std::string& payload, uint64_t& length) {
+    std::string lengthBytes;
+    if (!readAll(fd, lengthBytes, 8, at)) return false;
+    std::memcpy(&length, lengthBytes.data(), 8);
+    if (length > kMaxPayload || !readAll(fd, payload, static_cast<std::size_t>(length) + 8, at + 8))
+        return false;
+    uint64_t sum = 0;
+    std::memcpy(&sum, payload.data() + length, 8);
+    return sum == fnv1a(payload.data(), static_cast<std::size_t>(length));
+}
+
+// What the records read so far hold, and where they end.
+struct RestoredRead {
+    DocumentTable docs;
+    SignatureMatrix sigs;
+    RejectionLog log;
+    ReadPosition position;                     // after the last record
+    uint64_t lines = 0, blank = 0, bytes = 0;  // totals at the last record
+    int records = 0;
+    off_t validEnd = 0;      // the end of the last whole record (the header's end without one)
+    bool malformed = false;  // a whole record (checksum right) that does not parse
+};
+
+enum class RecordOutcome { Taken, End, Malformed };
+
+// Appends the rows of one record's payload (the layout at the top of checkpoint.h) to `into`.
+// End: the payload is too short for its columns (treated like a torn record).
+RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, RestoredRead& into) {
+    const auto h = static_cast<std::size_t>(hashes);
+    Reader r(payload, static_cast<std::size_t>(length));
+    ReadPosition p;
+    p.file = r.get<uint32_t>();
+    p.offset = r.get<uint64_t>();
+    p.line = r.get<uint64_t>();
+    const uint64_t recLines = r.get<uint64_t>(), recBlank = r.get<uint64_t>(),
+                   recBytes = r.get<uint64_t>();
+    const uint64_t first = r.get<uint64_t>(), n = r.get<uint64_t>();
+    DocumentTable& d = into.docs;
+    SignatureMatrix& s = into.sigs;
+    // Every row takes at least 41 bytes (columns and id length) plus its signature.
+    if (!r.ok() || first != d.size() || n > length / (41 + 4 * h)) return RecordOutcome::Malformed;
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<uint32_t> file(count), length32(count), chars(count);
+    std::vector<uint64_t> line(count), offset(count);
+    std::vector<double> keep(count);
+    r.array(file.data(), count);
+    r.array(line.data(), count);
+    r.array(offset.data(), count);
+    r.array(length32.data(), count);
+    r.array(chars.data(), count);
+    r.array(keep.data(), count);
+    if (!r.ok()) return RecordOutcome::End;
+    const std::size_t before = d.size();
+    for (std::size_t i = 0; i < count && r.ok(); ++i) {
+        const auto idLength = r.get<uint32_t>();
+        const std::string_view id = r.bytes(idLength);
+        d.append(file[i], line[i], offset[i], length32[i], chars[i], keep[i], id);
+    }
+    s.values.resize((before + count) * h);
+    s.digests.resize(before + count);
+    s.eligible.resize(before + count);
+    r.array(s.values.data() + before * h, count * h);
+    r.array(s.digests.data() + before, count);
+    r.array(s.eligible.data() + before, count);
+    const uint64_t rejected = r.get<uint64_t>();
+    for (uint64_t k = 0; k < rejected && r.ok(); ++k) {
+        Rejection rej;
+        const auto reason = r.get<uint8_t>();
+        rej.file = r.get<uint32_t>();
+        rej.line = r.get<uint64_t>();
+        const auto detailLength = r.get<uint32_t>();
+        rej.detail = std::string(r.bytes(detailLength));
+        if (reason >= kRejectReasonCount) r.bytes(SIZE_MAX);  // makes r not ok
+        rej.reason = static_cast<RejectReason>(reason);
+        if (r.ok()) into.log.add(rej);
+    }
+    if (!r.ok() || !r.done()) return RecordOutcome::Malformed;
+    into.position = p;
+    into.lines = recLines;
+    into.blank = recBlank;
+    into.bytes = recBytes;
+    return RecordOutcome::Taken;
+}
+
+// Every usable record after the header, in order, until the first torn or malformed one.
+RestoredRead readRecords(int fd, off_t headerEnd, int hashes) {
+    RestoredRead read;
+    read.sigs.hashes = hashes;
+    read.validEnd = headerEnd;
+    off_t at = headerEnd;
+    std::string payload;
+    uint64_t length = 0;
+    while (readRecord(fd, at, payload, length)) {
+        const RecordOutcome outcome = takeRecord(payload.data(), length, hashes, read);
+        if (outcome == RecordOutcome::Malformed) read.malformed = true;
+        if (outcome != RecordOutcome::Taken) break;
+        at += static_cast<off_t>(8 + length + 8);
+        read.validEnd = at;
+        ++read.records;
+    }
+    return read;
+}
+
 }  // namespace
 
 std::string sidecarDirectory(const std::string& projectPath) {
@@ -161,6 +280,16 @@ void ReadCheckpoint::settle() {
     writingPending_.clear();
 }
 
+bool ReadCheckpoint::left() const {
+    return enabled_ && ::access(path_.c_str(), F_OK) == 0;
+}
+
+void ReadCheckpoint::discardFile() {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(path_.c_str());
+}
+
 std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, SignatureMatrix& sigs,
                                                     RejectionLog& log, DatasetRecord& dataset,
                                                     uint64_t& bytesBefore) {
@@ -168,132 +297,42 @@ std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, Signatu
     const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     fd_ = fd;
-    std::string buf;
     const std::size_t headerBytes = sizeof kMagic + 4 + key_.size();
-    bool usable =
-        readAll(fd, buf, headerBytes, 0) && std::memcmp(buf.data(), kMagic, sizeof kMagic) == 0;
-    if (usable) {
-        uint32_t keyLength = 0;
-        std::memcpy(&keyLength, buf.data() + sizeof kMagic, 4);
-        usable = keyLength == key_.size() &&
-                 std::memcmp(buf.data() + sizeof kMagic + 4, key_.data(), key_.size()) == 0;
-    }
-    if (!usable) {  // another shape under a colliding name, or damaged: start afresh
-        ::close(fd_);
-        fd_ = -1;
-        ::unlink(path_.c_str());
+    if (!headerMatches(fd_,
+                       key_)) {  // another shape under a colliding name, or damaged: start afresh
+        discardFile();
         return std::nullopt;
     }
-    const auto h = static_cast<std::size_t>(hashes_);
-    DocumentTable d;
-    SignatureMatrix s;
-    s.hashes = hashes_;
-    RejectionLog l;
-    ReadPosition pos;
-    uint64_t lines = 0, blank = 0, bytes = 0;
-    off_t at = static_cast<off_t>(headerBytes);
-    off_t validEnd = at;
-    bool malformed = false;  // a whole record (checksum right) that does not parse
-    for (;;) {
-        std::string lengthBytes;
-        if (!readAll(fd, lengthBytes, 8, at)) break;
-        uint64_t length = 0;
-        std::memcpy(&length, lengthBytes.data(), 8);
-        if (length > kMaxPayload || !readAll(fd, buf, static_cast<std::size_t>(length) + 8, at + 8))
-            break;
-        uint64_t sum = 0;
-        std::memcpy(&sum, buf.data() + length, 8);
-        if (sum != fnv1a(buf.data(), static_cast<std::size_t>(length))) break;
-        Reader r(buf.data(), static_cast<std::size_t>(length));
-        ReadPosition p;
-        p.file = r.get<uint32_t>();
-        p.offset = r.get<uint64_t>();
-        p.line = r.get<uint64_t>();
-        const uint64_t recLines = r.get<uint64_t>(), recBlank = r.get<uint64_t>(),
-                       recBytes = r.get<uint64_t>();
-        const uint64_t first = r.get<uint64_t>(), n = r.get<uint64_t>();
-        // Every row takes at least 41 bytes (columns and id length) plus its signature.
-        if (!r.ok() || first != d.size() || n > length / (41 + 4 * h)) {
-            malformed = true;
-            break;
-        }
-        const auto count = static_cast<std::size_t>(n);
-        std::vector<uint32_t> file(count), length32(count), chars(count);
-        std::vector<uint64_t> line(count), offset(count);
-        std::vector<double> keep(count);
-        r.array(file.data(), count);
-        r.array(line.data(), count);
-        r.array(offset.data(), count);
-        r.array(length32.data(), count);
-        r.array(chars.data(), count);
-        r.array(keep.data(), count);
-        if (!r.ok()) break;
-        const std::size_t before = d.size();
-        for (std::size_t i = 0; i < count && r.ok(); ++i) {
-            const auto idLength = r.get<uint32_t>();
-            const std::string_view id = r.bytes(idLength);
-            d.append(file[i], line[i], offset[i], length32[i], chars[i], keep[i], id);
-        }
-        s.values.resize((before + count) * h);
-        s.digests.resize(before + count);
-        s.eligible.resize(before + count);
-        r.array(s.values.data() + before * h, count * h);
-        r.array(s.digests.data() + before, count);
-        r.array(s.eligible.data() + before, count);
-        const uint64_t rejected = r.get<uint64_t>();
-        for (uint64_t k = 0; k < rejected && r.ok(); ++k) {
-            Rejection rej;
-            const auto reason = r.get<uint8_t>();
-            rej.file = r.get<uint32_t>();
-            rej.line = r.get<uint64_t>();
-            const auto detailLength = r.get<uint32_t>();
-            rej.detail = std::string(r.bytes(detailLength));
-            if (reason >= kRejectReasonCount) r.bytes(SIZE_MAX);  // makes r not ok
-            rej.reason = static_cast<RejectReason>(reason);
-            if (r.ok()) l.add(rej);
-        }
-        if (!r.ok() || !r.done()) {
-            malformed = true;
-            break;
-        }
-        pos = p;
-        lines = recLines;
-        blank = recBlank;
-        bytes = recBytes;
-        at += static_cast<off_t>(8 + length + 8);
-        validEnd = at;
-        ++records_;
-        recordedRows_ = d.size();
-    }
-    if (malformed) {  // written by something else: start afresh
-        ::close(fd_);
-        fd_ = -1;
-        ::unlink(path_.c_str());
+    RestoredRead read = readRecords(fd_, static_cast<off_t>(headerBytes), hashes_);
+    if (read.malformed) {  // written by something else: start afresh
+        discardFile();
         records_ = 0;
         recordedRows_ = 0;
         return std::nullopt;
     }
+    records_ += read.records;
+    if (read.records > 0) recordedRows_ = read.docs.size();
     if (records_ == 0) {
         // Nothing usable yet: keep the header, drop anything after it.
-        if (::ftruncate(fd_, validEnd) != 0) disable();
+        if (::ftruncate(fd_, read.validEnd) != 0) disable();
         records_ = 0;
         recordedRows_ = 0;
         return std::nullopt;
     }
     // A torn last record (killed while appending it) added nothing: cut it off.
-    if (::ftruncate(fd_, validEnd) != 0) {
+    if (::ftruncate(fd_, read.validEnd) != 0) {
         disable();
         return std::nullopt;
     }
-    docs = std::move(d);
-    sigs = std::move(s);
-    log = std::move(l);
-    dataset.linesRead = lines;
-    dataset.blankLines = blank;
-    bytesBefore = bytes;
-    bytesRead_ = bytes;
-    next_ = pos;
-    return pos;
+    docs = std::move(read.docs);
+    sigs = std::move(read.sigs);
+    log = std::move(read.log);
+    dataset.linesRead = read.lines;
+    dataset.blankLines = read.blank;
+    bytesBefore = read.bytes;
+    bytesRead_ = read.bytes;
+    next_ = read.position;
+    return read.position;
 }
 
 void ReadCheckpoint::afterChunk(const LineChunk& chunk, const ParsedChunk& parsed,

@@ -59,6 +59,9 @@ class ReadCheckpoint {
     ReadCheckpoint(const ReadCheckpoint&) = delete;
     ReadCheckpoint& operator=(const ReadCheckpoint&) = delete;
 
+    // Whether an earlier run left a checkpoint file under this read's name (whether it is usable
+    // is for restore to find out).
+    bool left() const;
     // Fills the empty `docs`, `sigs`, `log` and the counts of `dataset` from the checkpoint and
     // returns where reading goes on, with the bytes read before it; nothing when there is no
     // usable checkpoint (then nothing is changed).
@@ -81,6 +84,8 @@ class ReadCheckpoint {
     }
 
   private:
+    // Closes and deletes a checkpoint file that is not this read's (or is damaged).
+    void discardFile();
     void append(const DocumentTable& docs, const SignatureMatrix& sigs,
                 const DatasetRecord& dataset);
     // Waits for the record being written; a write that failed is cut off, and its rows go into
