@@ -1,6 +1,8 @@
 // The deduplication run: read -> signatures -> buckets -> compare -> (verify) -> union ->
 // export, recorded in the project. Front ends (CLI, workbench) drive it through this class and
-// learn what happens through PipelineObserver; the core never prints.
+// learn what happens through PipelineObserver; the core never prints. Inside, a short plan
+// (run_plan.h) decides what comes from the project, then phase objects (run_phases.h) do the
+// rest on one shared RunState (run_state.h).
 #pragma once
 
 #include <atomic>
@@ -12,22 +14,12 @@
 #include "backend.h"
 #include "cancelled.h"
 #include "exporter.h"
+#include "pipeline_observer.h"
 #include "project_store.h"
 #include "run_result.h"
 #include "run_time.h"
 
 namespace neardup {
-
-class PipelineObserver {
-  public:
-    virtual ~PipelineObserver() = default;
-    virtual void phaseStarted(const std::string& /*phase*/) {}
-    // Progress inside a phase: `done` of `total` units (bytes for read and signatures, bands
-    // for buckets and compare, pairs for verify); total 0 when unknown.
-    virtual void progress(const std::string& /*phase*/, uint64_t /*done*/, uint64_t /*total*/) {}
-    virtual void phaseFinished(const PhaseTiming& /*timing*/) {}
-    virtual void info(const std::string& /*message*/) {}
-};
 
 class Pipeline {
   public:

@@ -1,0 +1,117 @@
+// The candidate pairs: buckets and compare, in memory or over spilled signatures
+// (BucketComparePhase), or taken from an earlier run (ReusePairsPhase); see run_phases.h.
+#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <string>
+
+#include "lsh_buckets.h"
+#include "memory_budget.h"
+#include "run_phases.h"
+#include "spill_compare.h"
+
+namespace neardup {
+
+void ReusePairsPhase::run() {
+    RunResult earlier = s_.store.loadRun(earlierRun_);
+    s_.pairs = std::move(earlier.pairs);
+    s_.run.bands = std::move(earlier.bands);
+    s_.run.counts.candidatePairs = earlier.counts.candidatePairs;
+    s_.run.pairsReused = true;
+    s_.report.info("reusing the compared pairs of run " + std::to_string(earlierRun_));
+    s_.report.finished(s_.run, {"buckets", 0, 0, 0, true});
+    s_.report.finished(s_.run, {"compare", 0, s_.run.counts.candidatePairs, 0, true});
+}
+
+void BucketComparePhase::run() {
+    if (s_.memory.spilled())
+        spilled();
+    else
+        inMemory();
+}
+
+int BucketComparePhase::minMatches() const {
+    return static_cast<int>(
+        std::ceil(s_.params.compare.storeFloor * s_.params.signature.hashes - 1e-9));
+}
+
+void BucketComparePhase::inMemory() {
+    const auto& lsh = s_.params.lsh;
+    const int threads = s_.run.threads;
+    const std::size_t n = s_.docs.size();
+    const SignatureMatrix& sigs = s_.sigs;
+    std::vector<ScoredPair>& pairs = s_.pairs;
+    std::vector<uint64_t> keys(n * static_cast<std::size_t>(lsh.bands));
+    s_.report.started("buckets");
+    auto t0 = Clock::now();
+    s_.backend.computeBandKeys(sigs, lsh, s_.run.resolvedBuckets, keys.data());
+    double bucketSeconds = secondsSince(t0), compareSeconds = 0;
+    uint64_t entries = 0;
+    std::vector<BucketEntry> scratch;
+    BucketBatch batch;
+    pairs.clear();
+    uint64_t decided = 0;
+    CompareRequest req{&sigs, keys.data(), lsh.bands, minMatches()};
+    s_.report.started("compare");
+    for (int band = 0; band < lsh.bands; ++band) {
+        s_.report.checkCancel();
+        t0 = Clock::now();
+        BandStats stats;
+        buildBuckets(keys.data(), n, lsh.bands, band, sigs.eligible, threads, scratch, batch,
+                     stats);
+        entries += scratch.size();
+        s_.run.bands.push_back(std::move(stats));
+        const auto t1 = Clock::now();
+        bucketSeconds += std::chrono::duration<double>(t1 - t0).count();
+        decided += s_.backend.compareBuckets(batch, req, pairs);
+        compareSeconds += secondsSince(t1);
+        s_.report.progress("compare", static_cast<uint64_t>(band + 1),
+                           static_cast<uint64_t>(lsh.bands));
+    }
+    // Each pair is decided in exactly one band (its first collision), so sorting is all that is
+    // needed for a canonical order.
+    t0 = Clock::now();
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
+    compareSeconds += secondsSince(t0);
+    s_.run.counts.candidatePairs = decided;
+    s_.report.finished(s_.run, {"buckets", bucketSeconds, entries, 0, false});
+    s_.report.finished(s_.run, {"compare", compareSeconds, decided, 0, false});
+}
+
+void BucketComparePhase::spilled() {
+    const auto& lsh = s_.params.lsh;
+    const int threads = s_.run.threads;
+    const SignatureMatrix& sigs = s_.sigs;
+    std::vector<ScoredPair>& pairs = s_.pairs;
+    SpilledComparison spilled(s_.backend, s_.work, s_.memory.spill(), sigs.digests, sigs.eligible,
+                              lsh, s_.run.resolvedBuckets, minMatches(), threads);
+    pairs.clear();
+    uint64_t decided = 0;
+    s_.report.started("buckets");
+    s_.report.started("compare");
+    for (int band = 0; band < lsh.bands; ++band) {
+        s_.report.checkCancel();
+        BandStats stats;
+        decided += spilled.runBand(band, s_.memory.workingBytes(s_.docs, sigs, pairs), stats, pairs,
+                                   [this] { s_.report.checkCancel(); });
+        s_.run.bands.push_back(std::move(stats));
+        releaseFreedMemory();
+        s_.report.progress("compare", static_cast<uint64_t>(band + 1),
+                           static_cast<uint64_t>(lsh.bands));
+    }
+    const auto t0 = Clock::now();
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
+    const double sortSeconds = secondsSince(t0);
+    s_.report.info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
+                   " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
+                   " rows per pass");
+    s_.run.counts.candidatePairs = decided;
+    s_.report.finished(s_.run, {"buckets", spilled.bucketSeconds(), spilled.entries(), 0, false});
+    s_.report.finished(s_.run,
+                       {"compare", spilled.compareSeconds() + sortSeconds, decided, 0, false});
+}
+
+}  // namespace neardup

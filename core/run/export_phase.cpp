@@ -1,0 +1,72 @@
+// The outputs and the finished run's record (ExportPhase, run_phases.h).
+#include <vector>
+
+#include "decisions.h"
+#include "memory_budget.h"
+#include "run_phases.h"
+#include "run_time.h"
+
+namespace neardup {
+
+namespace {
+
+// Writes the outputs `options` asks for, with the dataset's audit decisions (core/project/
+// decisions.h) applied; the run itself is stored as the engine clustered it.
+void exportAudited(RunState& s, const std::vector<Decision>& decisions,
+                   const ExportOptions& options, PendingOutputs& pending) {
+    RunResult& run = s.run;
+    if (decisions.empty()) {
+        exportRun(run, s.files, s.docs, options, &pending);
+        return;
+    }
+    RunResult audited = withDecisions(run, decisions, s.docs);
+    audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
+    try {
+        exportRun(audited, s.files, s.docs, options, &pending);
+    } catch (...) {
+        run.pairs.swap(audited.pairs);
+        throw;
+    }
+    run.pairs.swap(audited.pairs);
+}
+
+}  // namespace
+
+void ExportPhase::run() {
+    RunResult& run = s_.run;
+    const std::vector<Decision> decisions = listDecisions(s_.store, *s_.datasetId);
+    // Every output is complete under its temporary name before the run's final commit and
+    // renamed into place only after it: an output under its final name means a finished run.
+    PendingOutputs pending;
+    ExportOptions outputs = s_.exports;
+    outputs.summaryJson.clear();              // written last, once the export phase is timed too
+    outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
+    outputs.readAhead = run.threads >= 2;
+    outputs.project = s_.store.path();
+    if (outputs.any()) {
+        s_.report.started("export");
+        const auto t0 = Clock::now();
+        try {
+            exportAudited(s_, decisions, outputs, pending);
+        } catch (const ExportCancelled&) {
+            throw Cancelled();
+        }
+        s_.report.finished(run, {"export", secondsSince(t0), run.counts.kept, 0, false});
+    }
+    run.status = "ok";
+    run.finishedAt = utcNow();
+    run.spillBytes = s_.work.bytesWritten();
+    run.peakRssBytes = peakRssBytes();
+    run.workerPhases = s_.backend.takeWorkerTimings();
+    if (!s_.exports.summaryJson.empty()) {
+        ExportOptions summaryOnly;
+        summaryOnly.summaryJson = s_.exports.summaryJson;
+        summaryOnly.project = s_.store.path();
+        exportAudited(s_, decisions, summaryOnly, pending);
+    }
+    s_.store.finishRun(run);
+    pending.commit();
+    s_.lock->finished();
+}
+
+}  // namespace neardup

@@ -1,0 +1,376 @@
+// The read and signatures phases (read_sign_phase.h): the chunks' layout, the reading
+// pipeline's three stages, resuming from a checkpoint and what the read leaves in the dataset.
+#include "read_sign_phase.h"
+
+#include <tbb/concurrent_queue.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "chunk_work.h"
+#include "hash_math.h"
+#include "input_pin.h"
+#include "jsonl_reader.h"
+#include "memory_budget.h"
+#include "run_failures.h"
+#include "run_memory.h"
+
+namespace neardup {
+
+namespace {
+
+// Everything one chunk needs on its way through the read/sign pipeline; recycled. Its rows are
+// the chunk's signatures when signed in the parallel stage.
+struct ChunkToken : ChunkWork {
+    LineChunk chunk;
+    uint64_t fingerprint = 0;  // the chunk's part of its file's fingerprint (input_pin.h)
+};
+
+// Who reads the chunks, how many are in flight and how large they are.
+struct ChunkLayout {
+    // A backend reading chunks itself (MpiBackend: on other ranks) takes the parallel stage's
+    // work, and needs that many more chunks in flight to stay busy.
+    std::size_t elsewhere = 0;
+    bool signInParallel = false;
+    std::size_t tokens = 0;
+    std::size_t chunkBytes = 0;
+    uint64_t bufferBytes = 0;  // estimated bytes of the chunks in flight
+};
+
+// Tells a backend that reads chunks itself (Backend::startChunks) that reading ended, however
+// it ended.
+struct FinishChunks {
+    Backend& backend;
+    bool active;
+    ~FinishChunks() {
+        if (active) backend.finishChunks();
+    }
+};
+
+// Starts the backend's own reading, if it has one, and sizes the chunks: those in flight get at
+// most a quarter of the budget (never below kMinChunkBytes), so the reading stage's memory does
+// not grow with the corpus, only with the threads.
+ChunkLayout layOutChunks(RunState& s, const ReaderOptions& reader) {
+    const auto h = static_cast<std::size_t>(s.params.signature.hashes);
+    ChunkSetup setup;
+    setup.files = &s.files;
+    setup.reader = reader;
+    setup.signature = s.params.signature;
+    setup.threads = s.run.threads;
+    ChunkLayout layout;
+    layout.elsewhere = s.backend.startChunks(setup);
+    layout.signInParallel = layout.elsewhere > 0 || s.backend.signsConcurrently();
+    layout.tokens = static_cast<std::size_t>(s.run.threads) * 2 + 2 + layout.elsewhere;
+    const uint64_t bytesPerChunkByte =
+        kBytesPerChunkByte + (layout.signInParallel ? 4 * h / kShortDocumentBytes : 0);
+    const auto chunkCap =
+        static_cast<std::size_t>(s.memory.budget() / 4 / layout.tokens / bytesPerChunkByte);
+    layout.chunkBytes = std::min(s.params.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
+    layout.bufferBytes = layout.tokens * layout.chunkBytes * bytesPerChunkByte;
+    return layout;
+}
+
+// One read through the inputs: the three stages of the reading pipeline and what they share.
+class ChunkStream {
+  public:
+    ChunkStream(RunState& s, const ReaderOptions& reader, const ChunkLayout& layout)
+        : s_(s),
+          layout_(layout),
+          sp_(s.params.signature),
+          constants_(HashConstants::derive(sp_)),
+          h_(static_cast<std::size_t>(sp_.hashes)),
+          source_(s.files, layout.chunkBytes, OnError::Skip, reader.maxLineBytes),
+          workers_(
+              [&files = s.files, reader, sp = sp_] { return ChunkProcessor(files, reader, sp); }),
+          pool_(layout.tokens) {
+        for (auto& t : pool_) {
+            t = std::make_unique<ChunkToken>();
+            freeTokens_.push(t.get());
+        }
+        for (const auto& f : s.files) {
+            totalBytes_ += f.size;
+            sizesKnown_ = sizesKnown_ && f.compression == InputFile::Compression::None;
+        }
+    }
+
+    // Empties the run's documents and signatures and starts the dataset's files afresh.
+    void clearOutputs() {
+        s_.sigs.resize(0, sp_.hashes);
+        s_.docs.clear();
+        s_.dataset.files = s_.files;
+        unfingerprinted_.assign(s_.files.size(), 0);
+        for (InputFile& f : s_.dataset.files) {
+            f.fingerprint = 0;
+            f.contentBytes = 0;
+        }
+    }
+
+    // Takes the rows of a checkpoint left by an earlier run of the same read (checkpoint.h)
+    // and has the source go on after them.
+    void resumeFromCheckpoint() {
+        ReadCheckpoint& checkpoint = *s_.checkpoint;
+        const std::vector<InputFile>& files = s_.files;
+        const auto at = checkpoint.restore(s_.docs, s_.sigs, rejections_, s_.dataset, bytesBefore_);
+        if (!at) return;
+        failOnRejection(s_.params.reader.onError, rejections_.samples, files);
+        source_.startAt(at->file, at->offset, at->line);
+        // The fingerprints of what the checkpoint covers: read once more, without parsing.
+        for (std::size_t i = 0; i < files.size() && i <= at->file; ++i) {
+            InputFile& f = s_.dataset.files[i];
+            try {
+                const uint64_t upTo =
+                    i < at->file ? std::numeric_limits<uint64_t>::max() : at->offset;
+                f.fingerprint = fingerprintFile(files[i], upTo, f.contentBytes);
+            } catch (const std::exception&) {
+                unfingerprinted_[i] = 1;  // unreadable or damaged: no fingerprint
+            }
+        }
+        s_.report.info("resuming the read from a checkpoint: " + std::to_string(s_.docs.size()) +
+                       " documents signed, going on at " +
+                       (at->file < files.size()
+                            ? files[at->file].path + ":" + std::to_string(at->line)
+                            : std::string("the end")));
+        if (!s_.memory.fitsInMemory(s_.docs, s_.docs.size())) {
+            s_.memory.startSpill(s_.sigs, s_.docs.size(), s_.run);
+            checkpoint.disable();
+        }
+    }
+
+    // Runs the three stages over every chunk until the inputs end or the user cancels.
+    void pump() {
+        const int threads = s_.run.threads;
+        // Threads waiting for chunks read elsewhere only wait: they come on top of `threads`
+        // (TBB would otherwise start no more threads than this machine has cores).
+        std::optional<tbb::global_control> waiters;
+        if (layout_.elsewhere > 0)
+            waiters.emplace(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads) + layout_.elsewhere);
+        tbb::task_arena arena(threads + static_cast<int>(layout_.elsewhere));
+        arena.execute([&] {
+            tbb::parallel_pipeline(layout_.tokens,
+                                   tbb::make_filter<void, ChunkToken*>(
+                                       tbb::filter_mode::serial_in_order,
+                                       [this](tbb::flow_control& fc) { return cut(fc); }) &
+                                       tbb::make_filter<ChunkToken*, ChunkToken*>(
+                                           tbb::filter_mode::parallel,
+                                           [this](ChunkToken* token) { return prepare(token); }) &
+                                       tbb::make_filter<ChunkToken*, void>(
+                                           tbb::filter_mode::serial_in_order,
+                                           [this](ChunkToken* token) { take(token); }));
+        });
+    }
+
+    // After the pipeline: what the read leaves in the dataset, and the two phases' timings.
+    void finish(Clock::time_point start) {
+        s_.memory.setReadBuffers(0);
+        // The document table kept growing after the matrix last grew: check once more.
+        if (!s_.memory.spilled() && !s_.memory.fitsInMemory(s_.docs, s_.docs.size()))
+            s_.memory.startSpill(s_.sigs, s_.docs.size(), s_.run);
+        s_.memory.dropBlock();
+        const double wall = secondsSince(start);
+        markFingerprinted();
+        s_.dataset.inputBytes = bytesBefore_ + source_.bytesRead();
+        summarizeRejections();
+        // The stages overlap, so wall time is shared between read and signatures in proportion
+        // to the thread time each consumed; the two add up to the wall time of the stage.
+        const double busy = static_cast<double>(readNs_.load() + signNs_.load());
+        const double readShare = busy > 0 ? static_cast<double>(readNs_.load()) / busy : 0.5;
+        const std::size_t documents = s_.docs.size();
+        s_.report.finished(s_.run,
+                           {"read", wall * readShare, documents, s_.dataset.inputBytes, false});
+        s_.report.finished(s_.run, {"signatures", wall * (1.0 - readShare), documents,
+                                    s_.dataset.inputBytes, false});
+    }
+
+  private:
+    // Stage 1 (serial, in order): the next chunk of input, or the end.
+    ChunkToken* cut(tbb::flow_control& fc) {
+        ChunkToken* token = nullptr;
+        if (s_.report.cancelled() || !freeTokens_.try_pop(token)) {
+            fc.stop();
+            return nullptr;
+        }
+        const auto t0 = Clock::now();
+        const bool more = source_.next(token->chunk);
+        readNs_ += (Clock::now() - t0).count();
+        if (!more) {
+            freeTokens_.push(token);
+            fc.stop();
+            return nullptr;
+        }
+        return token;
+    }
+
+    // Stage 2 (parallel): parse, normalize and shingle the chunk, and sign it here when the
+    // backend signs concurrently; or have the backend do all of it elsewhere.
+    ChunkToken* prepare(ChunkToken* token) {
+        if (s_.report.cancelled()) return token;  // drain at once
+        const LineChunk& c = token->chunk;
+        token->fingerprint = fingerprintPart(c.data.data(), c.data.size(), c.baseOffset);
+        if (layout_.elsewhere > 0) {
+            s_.backend.processChunk(token->chunk, *token);
+            readNs_ += token->parseNs;
+            signNs_ += token->signNs;
+            return token;
+        }
+        ChunkProcessor& w = workers_.local();
+        const auto t0 = Clock::now();
+        w.prepare(token->chunk, *token);
+        const auto t1 = Clock::now();
+        if (layout_.signInParallel) {
+            token->rows.resize(token->symbols.size() * h_);
+            s_.backend.computeSignatures(token->symbols, constants_, token->rows.data());
+        }
+        const auto t2 = Clock::now();
+        readNs_ += (t1 - t0).count();
+        signNs_ += (t2 - t1).count();
+        return token;
+    }
+
+    // Stage 3 (serial, in order): the chunk's documents and rows join the run's, its counts the
+    // dataset's; then the checkpoint and progress.
+    void take(ChunkToken* token) {
+        if (s_.report.cancelled()) return freeTokens_.push(token);
+        failOnRejection(s_.params.reader.onError, token->parsed.rejections, s_.files);
+        const auto t0 = Clock::now();
+        appendRows(*token);
+        countChunk(*token);
+        checkpointChunk(*token);
+        signNs_ += (Clock::now() - t0).count();
+        s_.report.progress("read", source_.bytesRead(), sizesKnown_ ? totalBytes_ : 0);
+        freeTokens_.push(token);
+    }
+
+    // The chunk's documents into the table, their signatures (signed now unless they were in
+    // the parallel stage) into the matrix or, once spilling, the spill files.
+    void appendRows(ChunkToken& token) {
+        DocumentTable& docs = s_.docs;
+        SignatureMatrix& sigs = s_.sigs;
+        const ParsedChunk& p = token.parsed;
+        const std::size_t first = docs.size();
+        const std::size_t n = p.docs.size();
+        if (!s_.memory.spilled() && !s_.memory.reserveRows(docs, sigs, first + n))
+            s_.memory.startSpill(sigs, first, s_.run);
+        sigs.digests.resize(first + n);
+        sigs.eligible.resize(first + n);
+        uint32_t* rows = nullptr;
+        if (s_.memory.spilled()) {
+            s_.memory.block().resize(n, sp_.hashes);
+            rows = s_.memory.block().values.data();
+        } else {
+            sigs.values.resize((first + n) * h_);
+            rows = sigs.values.data() + first * h_;
+        }
+        if (layout_.signInParallel)
+            std::copy(token.rows.begin(), token.rows.end(), rows);
+        else
+            s_.backend.computeSignatures(token.symbols, constants_, rows);
+        for (std::size_t i = 0; i < n; ++i) {
+            const ParsedDocument& d = p.docs[i];
+            docs.append(p.file, d.line, d.offset, d.length, token.chars[i], d.keepValue, p.id(d));
+            const std::size_t row = first + i;
+            sigs.digests[row] = hashmath::signatureDigest(rows + i * h_, sp_.hashes);
+            const uint64_t count = token.symbols.docEnd[i] - token.symbols.docBegin(i);
+            sigs.eligible[row] = count >= static_cast<uint64_t>(sp_.ngram);
+        }
+        if (s_.memory.spilled()) s_.memory.spillBlock();
+    }
+
+    // The chunk's rejections, lines and part of its file's fingerprint.
+    void countChunk(const ChunkToken& token) {
+        const ParsedChunk& p = token.parsed;
+        for (const Rejection& r : p.rejections)
+            rejections_.add(r);
+        s_.dataset.linesRead += p.lines;
+        s_.dataset.blankLines += p.blankLines;
+        const LineChunk& c = token.chunk;
+        InputFile& f = s_.dataset.files[c.file];
+        const bool skippedLine = !c.failure.empty() && c.failureReason == RejectReason::LineTooLong;
+        f.fingerprint += token.fingerprint + c.droppedFingerprint;
+        f.contentBytes += c.data.size() + (skippedLine ? c.dropped : 0);
+        if (!c.failure.empty() && !skippedLine) unfingerprinted_[c.file] = 1;
+    }
+
+    // Runs that spill do not checkpoint; the others leave a record when enough input went by.
+    void checkpointChunk(const ChunkToken& token) {
+        ReadCheckpoint& checkpoint = *s_.checkpoint;
+        consumed_ += token.chunk.data.size() + token.chunk.dropped;
+        if (s_.memory.spilled())
+            checkpoint.disable();
+        else
+            checkpoint.afterChunk(token.chunk, token.parsed, s_.docs, s_.sigs, s_.dataset,
+                                  bytesBefore_ + consumed_);
+    }
+
+    // A file read to its end, without damage, has a fingerprint; a plain file's content is its
+    // size.
+    void markFingerprinted() {
+        for (std::size_t i = 0; i < s_.dataset.files.size(); ++i) {
+            InputFile& f = s_.dataset.files[i];
+            f.fingerprinted =
+                !unfingerprinted_[i] && f.mtimeNs >= 0 &&
+                (f.compression != InputFile::Compression::None || f.contentBytes == f.size);
+        }
+    }
+
+    // Per reason: how many lines, and the first one; then the samples and every rejected line.
+    void summarizeRejections() {
+        const std::vector<InputFile>& files = s_.files;
+        for (int r = 0; r < kRejectReasonCount; ++r) {
+            const auto reason = static_cast<RejectReason>(r);
+            if (rejections_.counts[r] == 0) continue;
+            const Rejection* first = rejections_.first(reason);
+            s_.dataset.rejections.push_back({toString(reason), rejections_.counts[r],
+                                             first ? files[first->file].path : std::string(),
+                                             first ? first->line : 0});
+        }
+        s_.dataset.rejectionSamples = rejections_.samples;
+        s_.dataset.rejectedLines = std::move(rejections_.all);
+    }
+
+    RunState& s_;
+    const ChunkLayout& layout_;
+    const SignatureParams& sp_;
+    const HashConstants constants_;
+    const std::size_t h_;
+    LineChunkSource source_;
+    tbb::enumerable_thread_specific<ChunkProcessor> workers_;
+    std::vector<std::unique_ptr<ChunkToken>> pool_;
+    tbb::concurrent_queue<ChunkToken*> freeTokens_;
+    RejectionLog rejections_;
+    std::atomic<int64_t> readNs_{0}, signNs_{0};
+    uint64_t totalBytes_ = 0;
+    bool sizesKnown_ = true;
+    uint64_t bytesBefore_ = 0, consumed_ = 0;  // input before a checkpoint, and since
+    std::vector<uint8_t> unfingerprinted_;     // per input file: not read whole, no fingerprint
+};
+
+}  // namespace
+
+void ReadSignPhase::run() {
+    // Lines longer than this are streamed past as line_too_long, never held in memory.
+    ReaderOptions reader = s_.params.reader;
+    if (reader.maxLineBytes == 0)
+        reader.maxLineBytes = std::max<uint64_t>(s_.memory.budget() / 16, uint64_t{1} << 20);
+    const ChunkLayout layout = layOutChunks(s_, reader);
+    const FinishChunks finishChunks{s_.backend, layout.elsewhere > 0};
+    s_.memory.setReadBuffers(layout.bufferBytes);
+    ChunkStream stream(s_, reader, layout);
+    stream.clearOutputs();
+    if (resume_) stream.resumeFromCheckpoint();
+    const auto start = Clock::now();
+    s_.report.started("read");
+    s_.report.started("signatures");
+    stream.pump();
+    s_.report.checkCancel();
+    stream.finish(start);
+}
+
+}  // namespace neardup

@@ -1,0 +1,54 @@
+// The plan of a run and the look-up it is made from (run_plan.h).
+#include "run_plan.h"
+
+#include "checkpoint.h"
+#include "run_failures.h"
+#include "run_state.h"
+
+namespace neardup {
+
+RunPlan planRun(const ProjectFacts& facts, const RunParams& params, int threads) {
+    using Signatures = RunPlan::Signatures;
+    RunPlan plan;
+    if (!facts.datasetStored)
+        plan.signatures = Signatures::ReadNew;
+    else if (!facts.signaturesFit)
+        plan.signatures = Signatures::ReadBeyondBudget;
+    else if (facts.signaturesCached)
+        plan.signatures = Signatures::FromCache;
+    else
+        plan.signatures = Signatures::ReadAgain;
+    plan.resumeRead = plan.readsInputs() && facts.checkpointLeft;
+    // Only a new dataset is saved while its pairs are compared: a stored one is already there,
+    // and it is one project write too few to wait for on a single thread.
+    plan.compareWhileSaving = plan.signatures == Signatures::ReadNew && threads >= 2;
+    // A dataset new to the project has no earlier run, so no pairs to reuse.
+    if (facts.datasetStored) plan.reusePairsOf = facts.reusablePairs;
+    plan.verify = params.compare.verify != VerifyMode::None || plan.reusePairsOf.has_value();
+    return plan;
+}
+
+ProjectFacts lookUpProject(RunState& s) {
+    ProjectFacts facts;
+    s.datasetId = s.store.findDataset(s.files, s.params.reader);
+    if (s.datasetId) {
+        facts.datasetStored = true;
+        s.dataset = s.store.loadDataset(*s.datasetId, &s.docs);
+        s.files = s.dataset.files;  // as pinned when they were read: with their fingerprints
+        failOnStoredRejections(s.store, s.run, *s.datasetId, s.dataset, s.docs.size());
+        facts.signaturesFit = s.memory.fitsInMemory(s.docs, s.docs.size());
+        if (facts.signaturesFit)
+            facts.signaturesCached = s.store.loadSignatures(*s.datasetId, s.cacheKey, s.sigs) &&
+                                     s.sigs.size() == s.docs.size() &&
+                                     s.sigs.hashes == s.params.signature.hashes;
+        facts.reusablePairs =
+            s.store.findReusablePairs(*s.datasetId, s.params, s.resolveBuckets(s.docs.size()));
+    }
+    // Rows signed so far go to a checkpoint now and then, for a run killed while reading.
+    s.checkpoint.emplace(sidecarDirectory(s.store.path()), s.files, s.params.reader, s.cacheKey,
+                         s.params.signature.hashes);
+    facts.checkpointLeft = s.checkpoint->left();
+    return facts;
+}
+
+}  // namespace neardup

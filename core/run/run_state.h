@@ -1,0 +1,69 @@
+// What the phases of one run share: the project, the backend, the parameters, the run's result
+// so far and the data passed from phase to phase (inputs, dataset, document table, signatures,
+// pairs). Pipeline::run (pipeline.cpp) owns it; each phase (run_phases.h) reads and fills it.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "checkpoint.h"
+#include "document_table.h"
+#include "exporter.h"
+#include "params.h"
+#include "phase_reporter.h"
+#include "project_store.h"
+#include "run_lock.h"
+#include "run_result.h"
+#include "signature_memory.h"
+#include "signatures.h"
+#include "spill_files.h"
+
+namespace neardup {
+
+using Clock = std::chrono::steady_clock;
+
+inline double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct RunState {
+    // Starts the run's result: its memory budget, parameters, backend, threads and start time.
+    RunState(ProjectStore& store, Backend& backend, PipelineObserver* observer,
+             const std::atomic<bool>* cancel, const RunParams& params,
+             const ExportOptions& exports);
+
+    // The buckets per band for `n` documents (0: exact keys, no modulus).
+    uint64_t resolveBuckets(std::size_t n) const;
+
+    ProjectStore& store;
+    Backend& backend;
+    const RunParams& params;
+    const ExportOptions& exports;
+    PhaseReporter report;
+    RunResult run;
+    // Declared before the signatures' memory, which holds spill files inside it: the directory
+    // goes last, however the run ends.
+    WorkDir work;
+    SignatureMemory memory;
+    // Held from the output checks until the run ends: tells other processes it is live, and
+    // after a kill, that it is not (run_lock.h). Destroyed first.
+    std::optional<RunLock> lock;
+    // Where the read leaves the rows signed so far, for a run killed while reading.
+    std::optional<ReadCheckpoint> checkpoint;
+    std::string cacheKey;  // of the signatures this run computes (signatureCacheKey)
+
+    std::vector<InputFile> files;  // the inputs, with their fingerprints once known
+    std::optional<int64_t> datasetId;
+    DatasetRecord dataset;
+    DocumentTable docs;
+    SignatureMatrix sigs;
+    std::vector<ScoredPair> pairs;
+    bool pairsReady = false;  // compared and verified while a new dataset was being saved
+};
+
+}  // namespace neardup

@@ -1,0 +1,62 @@
+// Saving the dataset and its signatures into the project (SaveDatasetPhase, run_phases.h).
+#include <future>
+#include <string>
+
+#include "memory_budget.h"
+#include "run_failures.h"
+#include "run_phases.h"
+
+namespace neardup {
+
+void SaveDatasetPhase::run() {
+    // With a second thread, a new dataset and its signatures are written into the project
+    // while its buckets are compared and its pairs verified: those phases only read the
+    // tables being saved, and the run's row waits for the dataset's id. On one thread the
+    // project writes stay in sequence.
+    std::future<void> saving;
+    try {
+        if (plan_.compareWhileSaving && !s_.memory.spilled()) {
+            saving = std::async(std::launch::async, [this] { save(); });
+            s_.run.resolvedBuckets = s_.resolveBuckets(s_.docs.size());
+            BucketComparePhase(s_).run();
+            if (plan_.verify) VerifyPhase(s_, capacityBytes(s_.sigs.values)).run();
+            s_.report.checkCancel();
+            s_.pairsReady = true;
+            saving.get();
+        } else {
+            save();
+        }
+    } catch (...) {
+        if (saving.valid()) saving.wait();  // its own failure, if any, is the lesser one
+        recordUnfinishedRun(s_.store, s_.run, s_.datasetId, s_.dataset, s_.docs.size(),
+                            std::current_exception());
+        throw;
+    }
+}
+
+// Ctrl-C rolls a dataset being saved back; the run is recorded as interrupted.
+void SaveDatasetPhase::save() {
+    const StoreInterruptScope interruptible(s_.store, [this] { s_.report.checkCancel(); });
+    if (s_.datasetId) {
+        s_.dataset.id = *s_.datasetId;
+    } else {
+        s_.dataset.id = s_.store.saveDataset(s_.dataset, s_.docs);
+        s_.datasetId = s_.dataset.id;
+    }
+    if (s_.memory.spilled())
+        s_.report.info("signatures not cached in the project: they exceed the memory budget");
+    else
+        try {
+            s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            // The cache only spares a later run its reading: a full disk costs that, never
+            // this run.
+            s_.report.info(std::string("warning: signatures not cached in the project (") +
+                           e.what() + "); a later run on these inputs reads them again");
+        }
+    s_.report.checkCancel();
+}
+
+}  // namespace neardup

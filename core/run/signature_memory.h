@@ -1,0 +1,69 @@
+// The signature matrix within the run's memory budget: rows stay in memory while they fit and
+// go to spill files (with their raw band keys) from the row where they no longer do; and what
+// the budget leaves for the working sets of the later phases.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend.h"
+#include "document_table.h"
+#include "params.h"
+#include "phase_reporter.h"
+#include "run_result.h"
+#include "signatures.h"
+#include "spill_files.h"
+#include "spill_signatures.h"
+
+namespace neardup {
+
+class SignatureMemory {
+  public:
+    SignatureMemory(Backend& backend, const RunParams& params, uint64_t budget, WorkDir& work,
+                    PhaseReporter& report)
+        : backend_(backend), params_(params), budget_(budget), work_(work), report_(report) {}
+
+    uint64_t budget() const { return budget_; }
+    bool spilled() const { return spill_ != nullptr; }
+    SignatureSpill& spill() { return *spill_; }
+
+    // Whether the in-memory path (signature matrix, band keys, one band's entries) fits the
+    // budget for `n` documents next to the document table.
+    bool fitsInMemory(const DocumentTable& docs, std::size_t n) const;
+    // Memory left for working sets next to what stays resident (document table, digests and
+    // flags, stored pairs counted twice for their growth).
+    uint64_t workingBytes(const DocumentTable& docs, const SignatureMatrix& sigs,
+                          const std::vector<ScoredPair>& pairs) const;
+
+    // While reading: the estimated bytes of the chunks in flight (0 once reading is over).
+    void setReadBuffers(uint64_t bytes) { readBuffers_ = bytes; }
+    // Makes room for `rows` signature rows in memory, or returns false when the matrix (with
+    // what the in-memory comparison adds later, and the copy made while growing) would no
+    // longer fit the budget.
+    bool reserveRows(const DocumentTable& docs, SignatureMatrix& sigs, std::size_t rows);
+    // Moves the first `rows` rows of the in-memory matrix to the spill files and frees it.
+    void startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run);
+    // Rows on their way to the spill files: filled by the reader, then spillBlock().
+    SignatureMatrix& block() { return block_; }
+    // Appends the rows in block() with their raw band keys (K is applied when reading them).
+    void spillBlock();
+    // Reading is over: the block's memory goes back.
+    void dropBlock() { block_ = SignatureMatrix{}; }
+    // The spill files are closed (their space returned) once the comparison is done.
+    void releaseSpill();
+
+  private:
+    Backend& backend_;
+    const RunParams& params_;
+    uint64_t budget_;
+    WorkDir& work_;
+    PhaseReporter& report_;
+    std::unique_ptr<SignatureSpill> spill_;
+    uint64_t readBuffers_ = 0;  // estimated bytes of the chunks in flight while reading
+    SignatureMatrix block_;     // rows on their way to the spill files
+    std::vector<uint64_t> blockKeys_;
+};
+
+}  // namespace neardup
