@@ -1,0 +1,223 @@
+// The options of `neardup run` in their groups, and their conversion into RunParams
+// (run_options.h).
+#include "run_options.h"
+
+#include <cstdio>
+
+#include "commands.h"
+#include "memory_budget.h"
+
+namespace neardup::cli {
+
+void addProjectOptions(CLI::App& cmd, RunOptions& opt) {
+    cmd.add_option("inputs", opt.inputs,
+                   "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories (none with "
+                   "--resume)");
+    cmd.add_option("-p,--project", opt.project, "Project file (.ndw), created when missing")
+        ->required();
+}
+
+void addInputOptions(CLI::App& cmd, RunOptions& opt) {
+    RunParams& p = opt.params;
+    auto* in = "Input";
+    cmd.add_option("--text-field", p.reader.textField,
+                   "Field holding the text; dotted path for nested fields")
+        ->capture_default_str()
+        ->group(in);
+    cmd.add_option("--id-field", p.reader.idField,
+                   "Field holding the id (string or integer); <file>:<line> when absent")
+        ->capture_default_str()
+        ->group(in);
+    // Listed under "Execution" in --help (where it has always been), though it is about input.
+    cmd.add_option("--max-rejected", p.maxRejected,
+                   "Fail the run (exit 1, no outputs) when more than this fraction of the "
+                   "non-blank lines is rejected, e.g. 0.01; 1 = never")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str()
+        ->group("Execution");
+    cmd.add_option("--max-line-bytes", opt.maxLineBytes,
+                   "Reject longer lines as line_too_long, streaming past them without holding "
+                   "them in memory (K/M/G suffixes). Default: a sixteenth of the memory budget, "
+                   "at least 1M")
+        ->group(in);
+    cmd.add_option("--on-error", opt.onError,
+                   "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
+                   "and file:line, "
+                   "go on) or fail (stop at the first one, exit 1, no outputs)")
+        ->check(CLI::IsMember({"skip", "fail"}))
+        ->capture_default_str()
+        ->group(in);
+}
+
+namespace {
+
+// How documents become shingles and signatures.
+void addSignatureOptions(CLI::App& cmd, RunOptions& opt) {
+    RunParams& p = opt.params;
+    auto* sh = "Shingles and signatures";
+    cmd.add_flag("--keep-case", opt.keepCase, "Do not lowercase")->group(sh);
+    cmd.add_flag("--no-nfc", opt.noNfc, "Do not apply Unicode NFC normalization")->group(sh);
+    cmd.add_flag("--keep-whitespace", opt.keepWhitespace, "Do not collapse and trim whitespace")
+        ->group(sh);
+    cmd.add_option("--shingle", opt.shingle,
+                   "Shingle kind: char (code point k-grams) or word (word n-grams)")
+        ->check(CLI::IsMember({"char", "word"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd.add_option("-k,--ngram", p.signature.ngram, "Shingle size k")
+        ->capture_default_str()
+        ->group(sh);
+    cmd.add_option("--hashes", p.signature.hashes, "Number of hash functions H")
+        ->capture_default_str()
+        ->group(sh);
+    cmd.add_option(
+           "--hash", opt.hash,
+           "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)")
+        ->check(CLI::IsMember({"permute", "rolling"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd.add_option("--sketch", opt.sketch,
+                   "Sketch: classic (H hash functions per shingle) or oph (one-permutation "
+                   "hashing: one hash per shingle into H bins, empty bins densified; about 3.5x "
+                   "faster signatures at equal accuracy, see docs/performance.md)")
+        ->check(CLI::IsMember({"classic", "oph"}))
+        ->capture_default_str()
+        ->group(sh);
+    cmd.add_option("--seed", p.signature.seed, "Seed of all hash constants")
+        ->capture_default_str()
+        ->group(sh);
+}
+
+// How signatures become candidate pairs, duplicates and removals.
+void addComparisonOptions(CLI::App& cmd, RunOptions& opt) {
+    RunParams& p = opt.params;
+    auto* lsh = "LSH and comparison";
+    cmd.add_option("-b,--bands", p.lsh.bands, "Bands b")->capture_default_str()->group(lsh);
+    cmd.add_option("-r,--rows", p.lsh.rows, "Rows per band r (b x r <= H)")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("--bucket-key", opt.bucketKey,
+                   "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
+        ->check(CLI::IsMember({"hash", "sum"}))
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("-K,--buckets", opt.buckets,
+                   "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("-t,--threshold", p.compare.threshold,
+                   "Estimated Jaccard at or above which a pair is a duplicate")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("--store-floor", p.compare.storeFloor,
+                   "Pairs at or above this are stored, so later runs can change the threshold "
+                   "without comparing again")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option(
+           "--verify", opt.verify,
+           "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
+           "none, borderline (pairs whose estimate is within 3 standard deviations of the "
+           "threshold) or exact (every stored pair)")
+        ->check(CLI::IsMember({"none", "borderline", "exact"}))
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("--keep", opt.keep,
+                   "Keep order: first (input order), longest or max:FIELD (largest value); "
+                   "ties go to the earliest document")
+        ->capture_default_str()
+        ->group(lsh);
+    cmd.add_option("--decide", opt.decide,
+                   "witness: visit documents in keep order, remove one only when it is a "
+                   "duplicate of a document already kept (its witness); components: keep one "
+                   "document per connected component of duplicate pairs, remove the rest")
+        ->check(CLI::IsMember({"witness", "components"}))
+        ->capture_default_str()
+        ->group(lsh);
+}
+
+}  // namespace
+
+void addParameterOptions(CLI::App& cmd, RunOptions& opt) {
+    addSignatureOptions(cmd, opt);
+    addComparisonOptions(cmd, opt);
+}
+
+void addExecutionOptions(CLI::App& cmd, RunOptions& opt) {
+    RunParams& p = opt.params;
+    auto* ex = "Execution";
+    cmd.add_option("-j,--threads", p.threads, "Threads (0 = all cores)")
+        ->capture_default_str()
+        ->group(ex);
+    cmd.add_option("--backend", p.backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str()
+        ->group(ex);
+    cmd.add_option("--workers", p.workers,
+                   "Workers, each on its part of every batch (1-64): CPU workers sharing the "
+                   "threads, or with GPUs, workers per GPU; results do not depend on it")
+        ->capture_default_str()
+        ->group(ex);
+    cmd.add_option("--devices", p.devices,
+                   "GPUs to use, one worker each: all or a list such as 0,1,3 (default: the "
+                   "first usable GPU); results do not depend on it")
+        ->group(ex);
+    cmd.add_option(
+           "--memory-budget", opt.memoryBudget,
+           "Memory for signatures, band keys, buckets, pairs and the document table, e.g. 256M or "
+           "4G "
+           "(K/M/G/T = 1024^n bytes); beyond it they spill to disk, with identical results. "
+           "Default: half of MemAvailable at the start of the run")
+        ->group(ex);
+    cmd.add_option("--work-dir", p.workDir,
+                   "Directory for spill files (a private subdirectory, removed at the end); "
+                   "default: <project>.d")
+        ->group(ex);
+    cmd.add_flag("-q,--quiet", opt.quiet, "No progress and no summary on stderr")->group(ex);
+    cmd.add_flag("--resume", opt.resume,
+                 "Run the project's latest interrupted or failed run again, with its inputs and "
+                 "parameters (execution options and outputs from this command line), reusing "
+                 "what it stored")
+        ->group(ex);
+}
+
+std::optional<int> applyRunChoices(RunOptions& opt) {
+    RunParams& params = opt.params;
+    params.signature.shingle = *parseShingleKind(opt.shingle);
+    params.signature.family = *parseHashFamily(opt.hash);
+    params.signature.sketch = *parseSketchKind(opt.sketch);
+    params.lsh.scheme = *parseBandKeyScheme(opt.bucketKey);
+    params.signature.normalize.lowercase = !opt.keepCase;
+    params.signature.normalize.nfc = !opt.noNfc;
+    params.signature.normalize.collapseWhitespace = !opt.keepWhitespace;
+    params.signature.normalize.trim = !opt.keepWhitespace;
+    params.compare.verify = *parseVerifyMode(opt.verify);
+    params.reader.onError = opt.onError == "fail" ? OnError::Fail : OnError::Skip;
+    if (!parseBuckets(opt.buckets, params.lsh.bucketMode, params.lsh.buckets)) {
+        std::fprintf(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
+        return kExitUsage;
+    }
+    // A byte size with K/M/G/T suffixes, when given; false (after saying so) when invalid.
+    const auto sizeOption = [](const std::string& text, const char* name, const char* examples,
+                               auto& out) {
+        if (text.empty()) return true;
+        const auto size = parseByteSize(text);
+        if (!size || *size == 0) {
+            std::fprintf(stderr, "neardup run: %s must be a size such as %s\n", name, examples);
+            return false;
+        }
+        out = *size;
+        return true;
+    };
+    if (!sizeOption(opt.memoryBudget, "--memory-budget", "512M or 4G", params.memoryBudget) ||
+        !sizeOption(opt.maxLineBytes, "--max-line-bytes", "64M or 1G", params.reader.maxLineBytes))
+        return kExitUsage;
+    params.decide = parseDecideRule(opt.decide).value_or(DecideRule::Witness);
+    if (!parseKeepPolicy(opt.keep, params.keep, params.reader.keepField)) {
+        std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
+        return kExitUsage;
+    }
+    return std::nullopt;
+}
+
+}  // namespace neardup::cli
