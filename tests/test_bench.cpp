@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "benchmark.h"
+#include "clustering_benchmark.h"
 
 using namespace neardup;
 
@@ -106,6 +107,37 @@ class TestBench : public QObject {
         }
         // The corpus stays in the work directory for the next benchmark.
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("work/web-1M-seed1.jsonl"))));
+    }
+
+    // The clustering step alone: every keep policy with and without exact copies, union-find and
+    // both rules; the witness rule never removes more than the components rule (its removals
+    // are a subset), and both see the same pairs.
+    void clusteringBenchmarkTimesBothRules() {
+        const std::vector<ClusteringBenchmarkRow> rows = runClusteringBenchmark(4000, 1, 3);
+        QCOMPARE(rows.size(), std::size_t{12});
+        for (std::size_t i = 0; i < rows.size(); i += 3) {
+            QCOMPARE(QString::fromStdString(rows[i].step), QStringLiteral("union-find"));
+            QCOMPARE(QString::fromStdString(rows[i + 1].step), QStringLiteral("witness"));
+            QCOMPARE(QString::fromStdString(rows[i + 2].step), QStringLiteral("components"));
+            QVERIFY(rows[i].pairs > 4000);
+            QCOMPARE(rows[i + 1].pairs, rows[i].pairs);
+            QVERIFY(rows[i + 1].removed > 0);
+            QVERIFY(rows[i + 1].removed < rows[i + 2].removed);  // the chains
+            for (std::size_t j = i; j < i + 3; ++j)
+                QVERIFY(rows[j].medianSeconds > 0);
+        }
+        QCOMPARE(rows[0].copies, false);
+        QCOMPARE(rows[6].copies, true);
+        QCOMPARE(QString::fromStdString(rows[3].keep), QStringLiteral("longest"));
+
+        QProcess p;
+        p.start(QStringLiteral(NEARDUP_CLI_PATH),
+                {QStringLiteral("bench"), QStringLiteral("--clustering"), QStringLiteral("2000")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString table = QString::fromUtf8(p.readAllStandardOutput());
+        QCOMPARE(table.count(QStringLiteral("| witness |")), 4);
+        QCOMPARE(table.count(QStringLiteral("| components |")), 4);
     }
 
     void badArgumentsAreUsageErrors() {

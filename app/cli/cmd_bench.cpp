@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "backend_factory.h"
 #include "benchmark.h"
+#include "clustering_benchmark.h"
 #include "commands.h"
 
 namespace neardup::cli {
@@ -29,6 +30,7 @@ Command addBenchCommand(CLI::App& app) {
         std::string sketch = "classic", hash = "permute", verify = "borderline", backend = "cpu";
         std::string workDir, json;
         int repeat = 1;
+        uint32_t clustering = 0;
         bool noKernels = false, quiet = false;
         uint64_t seed = 1;
     };
@@ -68,7 +70,19 @@ Command addBenchCommand(CLI::App& app) {
     cmd->add_option("--json", opt->json, "Also write the report as JSON");
     cmd->add_flag("--no-kernels", opt->noKernels, "Skip the single-thread kernel measurements");
     cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr");
+    cmd->add_option("--clustering", opt->clustering,
+                    "Instead of the corpora: time union-find and both removal rules on synthetic "
+                    "duplicate pairs over this many documents (stars, chains, cliques; keep "
+                    "first and longest; with and without exact copies), --repeat times each")
+        ->check(CLI::Range(100u, 1u << 30));
     return [opt]() -> int {
+        if (opt->clustering > 0) {
+            std::fputs(clusteringBenchmarkTable(
+                           runClusteringBenchmark(opt->clustering, opt->repeat, opt->seed))
+                           .c_str(),
+                       stdout);
+            return kExitOk;
+        }
         BenchmarkOptions o;
         o.sizes.clear();
         for (const std::string& s : split(opt->sizes)) {

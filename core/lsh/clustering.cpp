@@ -237,6 +237,49 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
 
 namespace {
 
+// The duplicate pairs between different visited class heads, each as (earlier rank << 32 | later
+// rank). The ranks of b are read at random: prefetched a few pairs ahead, which turns the pass's
+// cache misses from latency into bandwidth.
+std::vector<uint64_t> rankEdges(const std::vector<ScoredPair>& pairs,
+                                const DuplicateTest& duplicate, const std::vector<uint32_t>& pos,
+                                uint64_t expected) {
+    constexpr std::size_t kAhead = 16;
+    std::vector<uint64_t> edges;
+    edges.reserve(expected);
+    const std::size_t count = pairs.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i + kAhead < count) __builtin_prefetch(&pos[pairs[i + kAhead].b]);
+        const ScoredPair& p = pairs[i];
+        const uint32_t ra = pos[p.a];
+        if (ra == kNone || !duplicate(p)) continue;
+        const uint32_t rb = pos[p.b];
+        if (ra != rb) edges.push_back(uint64_t{std::min(ra, rb)} << 32 | std::max(ra, rb));
+    }
+    return edges;
+}
+
+// Sorts edges by their earlier rank (the high half; ranks < m) with a least-significant-digit
+// radix sort of 11-bit digits: sequential passes with 2,048 output streams each, where a
+// counting sort by rank would scatter every edge across memory.
+void sortByEarlierRank(std::vector<uint64_t>& edges, std::size_t m) {
+    constexpr int kBits = 11;
+    constexpr std::size_t kDigits = std::size_t{1} << kBits;
+    int bits = 0;
+    while (bits < 32 && (std::size_t{1} << bits) < m)
+        ++bits;
+    std::vector<uint64_t> buffer(edges.size());
+    for (int shift = 32; shift < 32 + bits; shift += kBits) {
+        std::vector<std::size_t> start(kDigits + 1, 0);
+        for (const uint64_t e : edges)
+            ++start[((e >> shift) & (kDigits - 1)) + 1];
+        for (std::size_t d = 0; d < kDigits; ++d)
+            start[d + 1] += start[d];
+        for (const uint64_t e : edges)
+            buffer[start[(e >> shift) & (kDigits - 1)]++] = e;
+        edges.swap(buffer);
+    }
+}
+
 // Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
 // run decides by: the components rule counts its chained removals from them.
 //
@@ -309,18 +352,20 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     for (std::size_t c = 0; c < clusters; ++c)
         start[c + 1] += start[c];
     const std::size_t m = start[clusters];
+    // Documents in input order within each cluster; with another policy also their keys,
+    // gathered here where the documents are read in order.
     std::vector<uint32_t> order(m);
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
+    if (policy != KeepPolicy::First) keyed.resize(m);
     {
         std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-        for (std::size_t i = 0; i < n; ++i)
-            if (visited(i) && headOf(static_cast<uint32_t>(i)) == i)
-                order[fill[run.clusterOf[i]]++] = static_cast<uint32_t>(i);
-    }
-    std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
-    if (policy != KeepPolicy::First) {
-        keyed.resize(m);
-        for (std::size_t r = 0; r < m; ++r)
-            keyed[r] = {keepKey(policy, docs, order[r]), order[r]};
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto d = static_cast<uint32_t>(i);
+            if (!visited(i) || headOf(d) != d) continue;
+            const uint64_t r = fill[run.clusterOf[i]]++;
+            order[r] = d;
+            if (!keyed.empty()) keyed[r] = {keepKey(policy, docs, d), d};
+        }
     }
     for (std::size_t c = 0; c < clusters; ++c) {
         const auto first = order.begin() + static_cast<std::ptrdiff_t>(start[c]);
@@ -336,39 +381,34 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         std::rotate(first, rep, std::next(rep));  // the others keep their order
     }
     keyed = {};
-    std::vector<uint32_t> rank(n, kNone);
+    // Each visited document's visiting rank; a copy's is its class head's (kNone: not visited).
+    // Indexed by document, so the pass over the pairs (sorted by a) reads it in order for a and
+    // at random only for b.
+    std::vector<uint32_t> pos(n, kNone);
     for (std::size_t r = 0; r < m; ++r)
-        rank[order[r]] = static_cast<uint32_t>(r);
-    // The duplicate pairs between class heads as (earlier rank, later rank), then for each
-    // visited head the ranks of its duplicates visited after it (CSR by rank).
-    std::vector<std::pair<uint32_t, uint32_t>> edges;
-    edges.reserve(run.counts.duplicatePairs);
-    for (const ScoredPair& p : pairs) {
-        if (!visited(p.a) || !duplicate(p)) continue;
-        const uint32_t ra = rank[headOf(p.a)], rb = rank[headOf(p.b)];
-        if (ra != rb) edges.emplace_back(std::min(ra, rb), std::max(ra, rb));
-    }
-    rank = {};
-    std::vector<uint64_t> begin(m + 1, 0);
-    for (const auto& e : edges)
-        ++begin[e.first + 1];
-    for (std::size_t r = 0; r < m; ++r)
-        begin[r + 1] += begin[r];
-    std::vector<uint32_t> later(begin[m]);
-    {
-        std::vector<uint64_t> fill(begin.begin(), begin.end() - 1);
-        for (const auto& e : edges)
-            later[fill[e.first]++] = e.second;
-    }
-    edges = {};
+        pos[order[r]] = static_cast<uint32_t>(r);
+    if (copies)
+        for (std::size_t i = 0; i < n; ++i)
+            if (head[i] != i && visited(i)) pos[i] = pos[head[i]];
+    std::vector<uint64_t> edges = rankEdges(pairs, duplicate, pos, run.counts.duplicatePairs);
+    pos = {};
+    sortByEarlierRank(edges, m);
+    // Visit in rank order: a head that no earlier kept head has claimed is kept and claims its
+    // later duplicates that are still unclaimed (their witness: the earliest kept duplicate).
     std::vector<uint32_t> byRank(m, kNone);
+    std::size_t e = 0;
     for (std::size_t r = 0; r < m; ++r) {
+        const std::size_t from = e;
+        while (e < edges.size() && (edges[e] >> 32) == r)
+            ++e;
         if (byRank[r] != kNone) {
             witness[order[r]] = order[byRank[r]];
             continue;
         }
-        for (uint64_t k = begin[r]; k < begin[r + 1]; ++k)
-            if (byRank[later[k]] == kNone) byRank[later[k]] = static_cast<uint32_t>(r);
+        for (std::size_t k = from; k < e; ++k) {
+            uint32_t& claim = byRank[static_cast<uint32_t>(edges[k])];
+            if (claim == kNone) claim = static_cast<uint32_t>(r);
+        }
     }
     // The other members of a class follow its head.
     if (copies)

@@ -1,0 +1,138 @@
+// Times union-find and the removal rules on synthetic pairs; see clustering_benchmark.h.
+#include "clustering_benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+#include "clustering.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr int kHashes = 128;
+constexpr double kThreshold = 0.8;
+
+DocumentTable syntheticDocuments(uint32_t n, std::mt19937_64& rng) {
+    DocumentTable docs;
+    docs.reserve(n);
+    for (uint32_t i = 0; i < n; ++i)
+        docs.append(0, i + 1, uint64_t{i} * 10, 9, 100 + static_cast<uint32_t>(rng() % 5000),
+                    std::nan(""), "");
+    return docs;
+}
+
+// Stars, chains and cliques over a random permutation of the documents, sorted by (a, b) as
+// the pipeline hands them to the union phase.
+std::vector<ScoredPair> syntheticPairs(uint32_t n, bool copies, std::mt19937_64& rng) {
+    std::vector<uint32_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<ScoredPair> pairs;
+    auto add = [&](uint32_t x, uint32_t y) {
+        uint32_t matches = 110 + static_cast<uint32_t>(rng() % 18);
+        if (copies && rng() % 10 == 0) matches = kHashes;
+        pairs.push_back({std::min(x, y), std::max(x, y), matches, -1.0f});
+    };
+    const std::size_t clustered = n / 4 * 3;
+    for (std::size_t at = 0; at + 30 <= clustered;) {
+        const uint32_t* m = perm.data() + at;
+        int size = 0;
+        switch (rng() % 3) {
+            case 0:  // star
+                size = 2 + static_cast<int>(rng() % 19);
+                for (int j = 1; j < size; ++j)
+                    add(m[0], m[j]);
+                break;
+            case 1:  // chain
+                size = 2 + static_cast<int>(rng() % 29);
+                for (int j = 1; j < size; ++j) {
+                    add(m[j - 1], m[j]);
+                    if (j >= 2) add(m[j - 2], m[j]);
+                }
+                break;
+            default:  // clique
+                size = 2 + static_cast<int>(rng() % 7);
+                for (int x = 0; x < size; ++x)
+                    for (int y = x + 1; y < size; ++y)
+                        add(m[x], m[y]);
+        }
+        at += static_cast<std::size_t>(size);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+template <typename Step>
+double medianSeconds(int repeat, Step step) {
+    std::vector<double> seconds;
+    for (int r = 0; r < repeat; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        step();
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    return seconds[seconds.size() / 2];
+}
+
+}  // namespace
+
+std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, int repeat,
+                                                           uint64_t seed) {
+    std::vector<ClusteringBenchmarkRow> rows;
+    std::mt19937_64 rng(seed);
+    const DocumentTable docs = syntheticDocuments(documents, rng);
+    for (const bool copies : {false, true}) {
+        const std::vector<ScoredPair> pairs = syntheticPairs(documents, copies, rng);
+        for (const KeepPolicy keep : {KeepPolicy::First, KeepPolicy::Longest}) {
+            ClusteringBenchmarkRow row;
+            row.keep = keep == KeepPolicy::First ? "first" : "longest";
+            row.copies = copies;
+            row.documents = documents;
+            row.pairs = pairs.size();
+            RunResult run;
+            row.step = "union-find";
+            row.medianSeconds = medianSeconds(repeat, [&] {
+                run = RunResult{};
+                clusterComponents(pairs, kHashes, kThreshold, keep, docs, run);
+            });
+            rows.push_back(row);
+            for (const DecideRule rule : {DecideRule::Witness, DecideRule::Components}) {
+                row.step = rule == DecideRule::Witness ? "witness" : "components";
+                row.medianSeconds = medianSeconds(repeat, [&] {
+                    run = RunResult{};
+                    clusterDocuments(pairs, kHashes, kThreshold, keep, rule, docs, run);
+                });
+                row.removed = run.counts.removed;
+                rows.push_back(row);
+            }
+        }
+    }
+    return rows;
+}
+
+std::string clusteringBenchmarkTable(const std::vector<ClusteringBenchmarkRow>& rows) {
+    std::string out =
+        "| keep | exact copies | step | documents | pairs | removed | median s | vs union-find |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|\n";
+    double unionFind = 0;
+    for (const ClusteringBenchmarkRow& r : rows) {
+        if (r.step == "union-find") unionFind = r.medianSeconds;
+        char line[256];
+        std::snprintf(line, sizeof line, "| %s | %s | %s | %llu | %llu | %s | %.3f | %.2f |\n",
+                      r.keep.c_str(), r.copies ? "yes" : "no", r.step.c_str(),
+                      static_cast<unsigned long long>(r.documents),
+                      static_cast<unsigned long long>(r.pairs),
+                      r.step == "union-find" ? "" : std::to_string(r.removed).c_str(),
+                      r.medianSeconds, unionFind > 0 ? r.medianSeconds / unionFind : 0.0);
+        out += line;
+    }
+    return out;
+}
+
+}  // namespace neardup
