@@ -42,17 +42,10 @@ Command addGenCommand(CLI::App& app) {
         ->check(CLI::Range(0.0, 0.9));
     return [opt]() -> int {
         // Streamed to a temporary next to the target, renamed when complete.
-        const std::string temp = opt->out + ".tmp";
         GroundTruth truth;
-        {
-            std::ofstream corpus(temp, std::ios::binary | std::ios::trunc);
-            if (!corpus) throw std::runtime_error("cannot write '" + opt->out + "'");
-            generateCorpus(opt->gen, corpus, truth);
-            corpus.flush();
-            if (!corpus) throw std::runtime_error("cannot write '" + opt->out + "'");
-        }
-        if (std::rename(temp.c_str(), opt->out.c_str()) != 0)
-            throw std::runtime_error("cannot rename into '" + opt->out + "'");
+        AtomicFileStream corpus(opt->out);
+        generateCorpus(opt->gen, corpus, truth);
+        corpus.commit();
         std::ostringstream t;
         writeTruth(truth, t);
         writeFile(opt->truth, t.str());

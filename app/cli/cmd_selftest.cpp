@@ -12,7 +12,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backend_factory.h"
@@ -21,6 +20,7 @@
 #include "pipeline.h"
 #include "project_store.h"
 #include "signatures.h"
+#include "thread_count.h"
 
 namespace neardup::cli {
 
@@ -249,14 +249,9 @@ bool checkClusters(const Outcome& ref, const Outcome& cand) {
     return ok;
 }
 
-int resolvedThreads(int threads) {
-    return threads > 0 ? threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 int runSelftest(const SelftestOptions& opt) {
     // The candidate first: without it nothing can be tested.
-    const int refThreads = resolvedThreads(opt.threads);
+    const int refThreads = resolveThreads(opt.threads);
     const int candThreads = opt.backend == "cpu" ? (refThreads > 1 ? 1 : 2) : opt.threads;
     if (opt.backend == "cuda") {
         const GpuInventory inv = queryGpus();

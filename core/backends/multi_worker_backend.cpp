@@ -1,8 +1,9 @@
 #include "multi_worker_backend.h"
 
-#include <chrono>
 #include <exception>
 #include <stdexcept>
+
+#include "elapsed.h"
 
 namespace neardup {
 
@@ -103,14 +104,13 @@ void MultiWorkerBackend::loop(Worker& w) {
             if (!w.hasJob) return;
             job = w.job;
         }
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = SteadyClock::now();
         try {
             (*job)(w.index);
         } catch (...) {
             w.error = std::current_exception();
         }
-        w.seconds[w.phase] +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.seconds[w.phase] += secondsSince(start);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             w.hasJob = false;

@@ -7,22 +7,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
+#include "atomic_file.h"
 #include "corpus_generator.h"
+#include "elapsed.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
 #include "pipeline.h"
 #include "shingles.h"
 #include "signatures.h"
 #include "simd.h"
+#include "thread_count.h"
 
 namespace neardup {
 
@@ -74,7 +75,7 @@ BenchmarkMachine describeMachine() {
         if (colon != std::string::npos) m.cpu = line.substr(line.find_first_not_of(' ', colon + 1));
         break;
     }
-    m.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    m.logicalCores = hardwareThreads();
     const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && pageSize > 0) m.memoryBytes = uint64_t(pages) * uint64_t(pageSize);
     m.simd = toString(detectedSimdLevel());
@@ -89,8 +90,6 @@ BenchmarkMachine describeMachine() {
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 double threadCpuSeconds() {
     timespec t{};
@@ -161,16 +160,10 @@ void generate(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64
         // Each JSON line carries about 30 bytes besides the text (id, keys, escapes).
         gen.documents = std::max<uint64_t>(
             1, static_cast<uint64_t>(std::llround(double(size) / (kind.meanChars + 30.0))));
-        const std::string temp = path + ".tmp";
-        {
-            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            if (!out) throw std::runtime_error("cannot write " + temp);
-            GroundTruth truth;
-            generateCorpus(gen, out, truth);
-            out.flush();
-            if (!out) throw std::runtime_error("cannot write " + temp);
-        }
-        fs::rename(temp, path);
+        AtomicFileStream out(path);
+        GroundTruth truth;
+        generateCorpus(gen, out, truth);
+        out.commit();
         return std::string();
     });
 }
@@ -199,9 +192,9 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
     {
         ProjectStore store(project);
         Pipeline pipeline(store, *backend);
-        const auto start = Clock::now();
+        const auto start = SteadyClock::now();
         run = pipeline.run({corpus}, params, exports);
-        wall = std::chrono::duration<double>(Clock::now() - start).count();
+        wall = secondsSince(start);
     }
     cleanup();
     std::ostringstream out;
