@@ -16,14 +16,14 @@ class TestBench : public QObject {
     Q_OBJECT
   private slots:
     void byteSizes() {
-        QCOMPARE(parseByteSize("10M"), std::optional<uint64_t>(uint64_t{10} << 20));
-        QCOMPARE(parseByteSize("1G"), std::optional<uint64_t>(uint64_t{1} << 30));
-        QCOMPARE(parseByteSize("512K"), std::optional<uint64_t>(uint64_t{512} << 10));
-        QCOMPARE(parseByteSize("1234"), std::optional<uint64_t>(1234));
-        QVERIFY(!parseByteSize(""));
-        QVERIFY(!parseByteSize("M"));
-        QVERIFY(!parseByteSize("10X"));
-        QVERIFY(!parseByteSize("0M"));
+        QCOMPARE(parseCorpusSize("10M"), std::optional<uint64_t>(uint64_t{10} << 20));
+        QCOMPARE(parseCorpusSize("1G"), std::optional<uint64_t>(uint64_t{1} << 30));
+        QCOMPARE(parseCorpusSize("512K"), std::optional<uint64_t>(uint64_t{512} << 10));
+        QCOMPARE(parseCorpusSize("1234"), std::optional<uint64_t>(1234));
+        QVERIFY(!parseCorpusSize(""));
+        QVERIFY(!parseCorpusSize("M"));
+        QVERIFY(!parseCorpusSize("10X"));
+        QVERIFY(!parseCorpusSize("0M"));
         QCOMPARE(QString::fromStdString(formatByteSize(uint64_t{100} << 20)),
                  QStringLiteral("100M"));
         QCOMPARE(QString::fromStdString(formatByteSize(1500)), QStringLiteral("1500B"));

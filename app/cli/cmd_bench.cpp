@@ -72,7 +72,7 @@ Command addBenchCommand(CLI::App& app) {
         BenchmarkOptions o;
         o.sizes.clear();
         for (const std::string& s : split(opt->sizes)) {
-            const auto size = parseByteSize(s);
+            const auto size = parseCorpusSize(s);
             if (!size) {
                 std::fprintf(stderr, "neardup bench: bad size '%s' (e.g. 10M, 1G)\n", s.c_str());
                 return kExitUsage;

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "atomic_file.h"
+#include "byte_size.h"
 #include "corpus_generator.h"
 #include "elapsed.h"
 #include "json_text.h"
@@ -35,25 +36,10 @@ std::optional<BenchmarkCorpusKind> benchmarkCorpusKind(const std::string& name) 
     return std::nullopt;
 }
 
-std::optional<uint64_t> parseByteSize(const std::string& s) {
-    if (s.empty()) return std::nullopt;
-    std::size_t digits = 0;
-    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9')
-        ++digits;
-    if (digits == 0 || digits > 15) return std::nullopt;
-    uint64_t value = std::stoull(s.substr(0, digits));
-    const std::string unit = s.substr(digits);
-    int shift = 0;
-    if (unit == "K" || unit == "k" || unit == "KB" || unit == "KiB")
-        shift = 10;
-    else if (unit == "M" || unit == "MB" || unit == "MiB")
-        shift = 20;
-    else if (unit == "G" || unit == "GB" || unit == "GiB")
-        shift = 30;
-    else if (!unit.empty() && unit != "B")
-        return std::nullopt;
-    if (value == 0 || value > (uint64_t{1} << (50 - shift))) return std::nullopt;
-    return value << shift;
+std::optional<uint64_t> parseCorpusSize(const std::string& s) {
+    const std::optional<uint64_t> size = parseByteSize(s);
+    if (!size || *size == 0 || *size > kMaxCorpusSize) return std::nullopt;
+    return size;
 }
 
 std::string formatByteSize(uint64_t bytes) {
