@@ -2,6 +2,8 @@
 
 #include "json_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -194,9 +196,7 @@ const char* boolean(bool b) {
 }
 
 std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    return fmt::format("{:.17g}", v);
 }
 
 std::string normalizeJson(const NormalizeOptions& n) {

@@ -1,5 +1,7 @@
 #include "memory_budget.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #if defined(__GLIBC__)
@@ -24,12 +26,8 @@ std::string formatBytes(uint64_t bytes) {
         v /= 1024.0;
         ++u;
     }
-    char buf[32];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : "%.0f %s", v, kUnits[u]);
-    return buf;
+    if (u == 0) return fmt::format("{} B", bytes);
+    return v < 10 ? fmt::format("{:.2f} {}", v, kUnits[u]) : fmt::format("{:.0f} {}", v, kUnits[u]);
 }
 
 namespace {

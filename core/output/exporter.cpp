@@ -1,5 +1,7 @@
 #include "exporter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -24,9 +26,7 @@ namespace neardup {
 namespace {
 
 std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    return fmt::format("{:.6g}", v);
 }
 
 // Progress and cancellation, looked at every kEvery documents (no per-document call).

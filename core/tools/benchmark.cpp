@@ -1,5 +1,7 @@
 #include "benchmark.h"
 
+#include <fmt/format.h>
+
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -488,9 +490,7 @@ std::string toJson(const BenchmarkReport& r) {
 namespace {
 
 std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
+    return fmt::format("{:.{}f}", v, digits);
 }
 
 const BenchmarkPhase* phase(const BenchmarkCase& c, const char* name) {

@@ -2,6 +2,8 @@
 // family, or the short edge-case documents) placed at random positions. Every family member is a
 // pure function of (seed, family, member), so the corpus is written in position order and the
 // truth computed family by family without holding the corpus in memory.
+#include <fmt/format.h>
+
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
@@ -599,9 +601,7 @@ Member makeMember(const Plan& plan, const Family& f, uint32_t member, double mea
 }
 
 std::string documentId(uint64_t position) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "doc-%06llu", static_cast<unsigned long long>(position + 1));
-    return buf;
+    return fmt::format("doc-{:06}", position + 1);
 }
 
 struct PairRecord {
