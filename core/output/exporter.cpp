@@ -284,6 +284,10 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out->commit();
 }
 
+// Written by hand with json_text.h: the layout (one field per line, nested objects on one line as
+// {"a": 1, "b": 2}, numbers as %.6g, parameters as stored in the project) is what scripts and the
+// comparison of builds read byte for byte. nlohmann-json's dump() has no such mixed layout (all on
+// one line, or every nested field on a line of its own) and writes shortest doubles.
 std::string summaryJson(const RunResult& run) {
     const RunCounts& c = run.counts;
     std::string s = "{\n";
