@@ -68,6 +68,10 @@ MultiWorkerBackend::MultiWorkerBackend(std::vector<std::unique_ptr<Backend>> wor
         w->backend = std::move(workers[i]);
         workers_.push_back(std::move(w));
     }
+    // One std::thread per worker for the backend's lifetime, not tbb::task_group tasks: a worker
+    // waits for jobs between calls and owns its backend's per-thread state (a GPU backend's
+    // current device, a CPU backend's own task arena inside it); TBB tasks may neither block
+    // for long nor stay on one thread.
     try {
         for (auto& w : workers_)
             w->thread = std::thread([this, worker = w.get()] { loop(*worker); });

@@ -53,6 +53,9 @@ class Ticker {
 // Reads the next chunks on a thread of its own while the caller writes the current one: the
 // export's reading (I/O, decompression, line cutting) and writing then overlap. Stops and
 // joins its thread when destroyed, however early the caller gives up.
+// A std::thread, not a tbb::task_group task: the reader blocks on I/O and waits for the writer
+// to hand chunks back, and TBB promises no concurrency between tasks, so as a task it could wait
+// for a writer that waits for it (one-thread arenas, or an export started from a TBB worker).
 class ChunkReadAhead {
   public:
     explicit ChunkReadAhead(LineChunkSource& source) : source_(source) {
