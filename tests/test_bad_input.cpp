@@ -12,14 +12,11 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -33,29 +30,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using testsupport::neardup;
 using testsupport::q;
 using testsupport::readFile;
 using testsupport::sqlRows;
-
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result neardup(const QStringList& args, const std::function<void()>& childSetup = {}) {
-    QProcess p;
-    if (childSetup) p.setChildProcessModifier(childSetup);
-    p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-    p.waitForFinished(300000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-void writeFile(const std::string& path, const std::string& bytes) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testsupport::writeFile;
+using Result = testsupport::CliResult;
 
 std::string gzipBytes(const std::string& data) {
     const std::string tmp = fs::temp_directory_path() / ("nd-gz-" + std::to_string(::getpid()));
@@ -514,11 +494,11 @@ class TestBadInput : public QObject {
         fs::create_directories(path("limited"));
         r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(path("out.ndw")),
                      QStringLiteral("--out-jsonl"), q(target)},
-                    [] {
+                    testsupport::CliOptions().withChildSetup([] {
                         ::signal(SIGXFSZ, SIG_IGN);
                         const rlimit limit{4096, 4096};
                         ::setrlimit(RLIMIT_FSIZE, &limit);
-                    });
+                    }));
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("File too large")), qPrintable(r.err));
         QVERIFY(fs::is_empty(path("limited")));

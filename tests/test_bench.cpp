@@ -4,11 +4,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "benchmark.h"
+#include "test_support.h"
 
 using namespace neardup;
 
@@ -42,15 +42,14 @@ class TestBench : public QObject {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString json = dir.filePath(QStringLiteral("bench.json"));
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("1M"),
-                 QStringLiteral("-j"), QStringLiteral("1,2"), QStringLiteral("--json"), json,
-                 QStringLiteral("--work-dir"), dir.filePath(QStringLiteral("work")),
-                 QStringLiteral("--quiet")});
-        QVERIFY(p.waitForFinished(120000));
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        const testsupport::CliResult r =
+            testsupport::neardup({QStringLiteral("bench"), QStringLiteral("--sizes"),
+                                  QStringLiteral("1M"), QStringLiteral("-j"), QStringLiteral("1,2"),
+                                  QStringLiteral("--json"), json, QStringLiteral("--work-dir"),
+                                  dir.filePath(QStringLiteral("work")), QStringLiteral("--quiet")},
+                                 testsupport::CliOptions().withTimeout(120000));
+        const QString out = r.out;
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(out.contains(QStringLiteral("Machine: ")));
         QVERIFY(out.contains(QStringLiteral("| web | ")));
 
@@ -109,11 +108,10 @@ class TestBench : public QObject {
     }
 
     void badArgumentsAreUsageErrors() {
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")});
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 2);
+        const testsupport::CliResult r = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")},
+            testsupport::CliOptions().withTimeout(30000));
+        QCOMPARE(r.code, 2);
     }
 };
 

@@ -89,7 +89,7 @@ class TestKillResume : public QObject {
     void start(QProcess& p, const QStringList& args) {
         p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         p.setStandardOutputFile(QProcess::nullDevice());
-        p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
+        p.start(testsupport::cliPath(), args);
         QVERIFY(p.waitForStarted());
     }
 
@@ -97,7 +97,7 @@ class TestKillResume : public QObject {
         QProcess p;
         if (err == nullptr) p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         p.setStandardOutputFile(QProcess::nullDevice());
-        p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
+        p.start(testsupport::cliPath(), args);
         if (!p.waitForStarted() || !p.waitForFinished(300000)) return -1;
         if (err != nullptr) *err = QString::fromUtf8(p.readAllStandardError());
         return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;

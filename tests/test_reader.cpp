@@ -8,13 +8,14 @@
 #include <QtTest>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "jsonl_reader.h"
+#include "test_support.h"
 
 using namespace neardup;
 namespace fs = std::filesystem;
+using testsupport::readFile;
+using testsupport::writeFile;
 
 namespace {
 
@@ -53,18 +54,6 @@ struct ReadResult {
     uint64_t bytes = 0;
     uint64_t bytesRead = 0;
 };
-
-void writeFile(const std::string& path, const std::string& bytes) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string readFileBytes(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 void writeGzip(const std::string& path, const std::string& bytes) {
     gzFile gz = gzopen(path.c_str(), "wb");
@@ -370,13 +359,12 @@ class TestReader : public QObject {
         // Concatenated gzip members read as one stream, like gzip -d does.
         writeGzip(path("part1.gz"), content.substr(0, 100));
         writeGzip(path("part2.gz"), content.substr(100));
-        writeFile(path("multi.jsonl.gz"),
-                  readFileBytes(path("part1.gz")) + readFileBytes(path("part2.gz")));
+        writeFile(path("multi.jsonl.gz"), readFile(path("part1.gz")) + readFile(path("part2.gz")));
         // zstd: two frames back to back as well.
         writeZstd(path("part1.zst"), content.substr(0, 77));
         writeZstd(path("part2.zst"), content.substr(77));
         writeFile(path("multi.jsonl.zst"),
-                  readFileBytes(path("part1.zst")) + readFileBytes(path("part2.zst")));
+                  readFile(path("part1.zst")) + readFile(path("part2.zst")));
 
         const auto plain = expandInputs({path("mixed.jsonl")});
         QCOMPARE(plain[0].compression, InputFile::Compression::None);
@@ -436,8 +424,8 @@ class TestReader : public QObject {
         }
         writeGzip(path("full.jsonl.gz"), content);
         writeZstd(path("full.jsonl.zst"), content);
-        const std::string gz = readFileBytes(path("full.jsonl.gz"));
-        const std::string zst = readFileBytes(path("full.jsonl.zst"));
+        const std::string gz = readFile(path("full.jsonl.gz"));
+        const std::string zst = readFile(path("full.jsonl.zst"));
         writeFile(path("cut.jsonl.gz"), gz.substr(0, gz.size() / 2));
         writeFile(path("cut.jsonl.zst"), zst.substr(0, zst.size() / 2));
         std::string garbled = gz;

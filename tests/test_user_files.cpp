@@ -335,7 +335,7 @@ class TestUserFiles : public CorpusFixture {
         for (int i = 0; i < 4; ++i) {
             auto p = std::make_unique<QProcess>();
             p->setWorkingDirectory(q(dir_));
-            p->start(cli(),
+            p->start(testsupport::cliPath(),
                      {QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"),
                       q(project), QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("1"),
                       QStringLiteral("-t"), QString::number(0.6 + 0.1 * i)});
