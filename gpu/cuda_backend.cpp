@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "backend_factory.h"
 #include "cuda_support.h"
 #include "signature_kernel.h"
+#include "thread_count.h"
 
 namespace neardup::gpu {
 
@@ -85,9 +85,7 @@ PassLayout passLayout(const PassPlan& p, int hashes, int keyBands) {
 }  // namespace
 
 CudaBackend::CudaBackend(int device, int cpuThreads)
-    : device_(device),
-      arena_(cpuThreads > 0 ? cpuThreads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+    : device_(device), arena_(resolveThreads(cpuThreads)) {
     checkCuda(cudaSetDevice(device_), "cudaSetDevice");
     cudaDeviceProp prop{};
     checkCuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");

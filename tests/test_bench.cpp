@@ -4,12 +4,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "benchmark.h"
 #include "clustering_benchmark.h"
+#include "test_support.h"
 
 using namespace neardup;
 
@@ -17,14 +17,14 @@ class TestBench : public QObject {
     Q_OBJECT
   private slots:
     void byteSizes() {
-        QCOMPARE(parseByteSize("10M"), std::optional<uint64_t>(uint64_t{10} << 20));
-        QCOMPARE(parseByteSize("1G"), std::optional<uint64_t>(uint64_t{1} << 30));
-        QCOMPARE(parseByteSize("512K"), std::optional<uint64_t>(uint64_t{512} << 10));
-        QCOMPARE(parseByteSize("1234"), std::optional<uint64_t>(1234));
-        QVERIFY(!parseByteSize(""));
-        QVERIFY(!parseByteSize("M"));
-        QVERIFY(!parseByteSize("10X"));
-        QVERIFY(!parseByteSize("0M"));
+        QCOMPARE(parseCorpusSize("10M"), std::optional<uint64_t>(uint64_t{10} << 20));
+        QCOMPARE(parseCorpusSize("1G"), std::optional<uint64_t>(uint64_t{1} << 30));
+        QCOMPARE(parseCorpusSize("512K"), std::optional<uint64_t>(uint64_t{512} << 10));
+        QCOMPARE(parseCorpusSize("1234"), std::optional<uint64_t>(1234));
+        QVERIFY(!parseCorpusSize(""));
+        QVERIFY(!parseCorpusSize("M"));
+        QVERIFY(!parseCorpusSize("10X"));
+        QVERIFY(!parseCorpusSize("0M"));
         QCOMPARE(QString::fromStdString(formatByteSize(uint64_t{100} << 20)),
                  QStringLiteral("100M"));
         QCOMPARE(QString::fromStdString(formatByteSize(1500)), QStringLiteral("1500B"));
@@ -43,15 +43,14 @@ class TestBench : public QObject {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString json = dir.filePath(QStringLiteral("bench.json"));
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("1M"),
-                 QStringLiteral("-j"), QStringLiteral("1,2"), QStringLiteral("--json"), json,
-                 QStringLiteral("--work-dir"), dir.filePath(QStringLiteral("work")),
-                 QStringLiteral("--quiet")});
-        QVERIFY(p.waitForFinished(120000));
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(p.exitCode() == 0, qPrintable(QString::fromUtf8(p.readAllStandardError())));
+        const testsupport::CliResult r =
+            testsupport::neardup({QStringLiteral("bench"), QStringLiteral("--sizes"),
+                                  QStringLiteral("1M"), QStringLiteral("-j"), QStringLiteral("1,2"),
+                                  QStringLiteral("--json"), json, QStringLiteral("--work-dir"),
+                                  dir.filePath(QStringLiteral("work")), QStringLiteral("--quiet")},
+                                 testsupport::CliOptions().withTimeout(120000));
+        const QString out = r.out;
+        QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(out.contains(QStringLiteral("Machine: ")));
         QVERIFY(out.contains(QStringLiteral("| web | ")));
 
@@ -141,11 +140,10 @@ class TestBench : public QObject {
     }
 
     void badArgumentsAreUsageErrors() {
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")});
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 2);
+        const testsupport::CliResult r = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")},
+            testsupport::CliOptions().withTimeout(30000));
+        QCOMPARE(r.code, 2);
     }
 };
 

@@ -3,33 +3,18 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <sqlite3.h>
 
+#include "test_support.h"
+
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result neardup(const QStringList& args, const QString& cwd) {
-    QProcess p;
-    p.setWorkingDirectory(cwd);
-    p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-    p.waitForFinished(300000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using Result = testsupport::CliResult;
+using testsupport::neardup;
+using testsupport::readFile;
 
 QString sqlValue(const QString& db, const char* sql) {
     sqlite3* h = nullptr;
@@ -51,6 +36,10 @@ class TestCli : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
     QString d(const char* name) const { return dir_.filePath(QLatin1String(name)); }
+    // The CLI runs in the test's folder.
+    testsupport::CliOptions inDir() const {
+        return testsupport::CliOptions().inFolder(dir_.path());
+    }
 
   private slots:
     void initTestCase() {
@@ -59,18 +48,18 @@ class TestCli : public QObject {
             neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("1500"),
                      QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--out"),
                      d("corpus.jsonl"), QStringLiteral("--truth"), d("truth.json")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains(QStringLiteral("1500 documents")));
         QCOMPARE(readFile(d("corpus.jsonl")).count('\n'), 1500);
     }
     void helpAndUsageErrors() {
-        Result r = neardup({QStringLiteral("--help")}, dir_.path());
+        Result r = neardup({QStringLiteral("--help")}, inDir());
         QCOMPARE(r.code, 0);
         for (const char* cmd : {"run", "export", "info", "gen", "eval", "truth"})
             QVERIFY2(r.out.contains(QLatin1String(cmd)), cmd);
         QVERIFY(r.out.contains(QStringLiteral("Exit codes")));
-        r = neardup({QStringLiteral("run"), QStringLiteral("--help")}, dir_.path());
+        r = neardup({QStringLiteral("run"), QStringLiteral("--help")}, inDir());
         QCOMPARE(r.code, 0);
         for (const char* opt :
              {"--text-field",  "--id-field",  "--shingle",  "--ngram",       "--hashes",
@@ -79,25 +68,24 @@ class TestCli : public QObject {
               "--backend",     "--out-jsonl", "--out-kept", "--out-removed", "--out-clusters",
               "--summary-json"})
             QVERIFY2(r.out.contains(QLatin1String(opt)), opt);
-        QCOMPARE(neardup({}, dir_.path()).code, 2);
-        QCOMPARE(neardup({QStringLiteral("frobnicate")}, dir_.path()).code, 2);
-        QCOMPARE(neardup({QStringLiteral("run"), d("corpus.jsonl")}, dir_.path()).code,
+        QCOMPARE(neardup({}, inDir()).code, 2);
+        QCOMPARE(neardup({QStringLiteral("frobnicate")}, inDir()).code, 2);
+        QCOMPARE(neardup({QStringLiteral("run"), d("corpus.jsonl")}, inDir()).code,
                  2);  // no --project
         r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("u.ndw"),
                      QStringLiteral("--bands"), QStringLiteral("64")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains(QStringLiteral("--bands x --rows")));
     }
     void missingInputIsAnError() {
-        const Result r =
-            neardup({QStringLiteral("run"), d("nope.jsonl"), QStringLiteral("-p"), d("e.ndw")},
-                    dir_.path());
+        const Result r = neardup(
+            {QStringLiteral("run"), d("nope.jsonl"), QStringLiteral("-p"), d("e.ndw")}, inDir());
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(QStringLiteral("nope.jsonl")));
     }
     void info() {
-        const Result r = neardup({QStringLiteral("info")}, dir_.path());
+        const Result r = neardup({QStringLiteral("info")}, inDir());
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains(QStringLiteral("neardup ")));
         QVERIFY(r.out.contains(QStringLiteral("cuda backend:")));
@@ -110,19 +98,19 @@ class TestCli : public QObject {
         Result r = neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
                             QStringLiteral("cpu"), QStringLiteral("--docs"), QStringLiteral("300"),
                             QStringLiteral("-j"), QStringLiteral("2")},
-                           dir_.path());
+                           inDir());
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("result: identical")), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("signatures: identical (300 rows")));
         QVERIFY(r.out.contains(QStringLiteral("pairs: identical")));
         QVERIFY(r.out.contains(QStringLiteral("candidate: cpu (1 thread)")));
         // `info` lists usable devices with their compute capability.
-        const Result info = neardup({QStringLiteral("info")}, dir_.path());
+        const Result info = neardup({QStringLiteral("info")}, inDir());
         const bool compiledIn = info.out.contains(QStringLiteral("cuda backend: compiled in"));
         const bool haveGpu = info.out.contains(QStringLiteral("compute capability"));
         r = neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
                      QStringLiteral("cuda"), QStringLiteral("--docs"), QStringLiteral("300")},
-                    dir_.path());
+                    inDir());
         if (!haveGpu) {
             QCOMPARE(r.code, 1);
             QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
@@ -137,7 +125,7 @@ class TestCli : public QObject {
         }
         QCOMPARE(neardup({QStringLiteral("selftest"), QStringLiteral("--backend"),
                           QStringLiteral("opencl")},
-                         dir_.path())
+                         inDir())
                      .code,
                  2);
     }
@@ -151,7 +139,7 @@ class TestCli : public QObject {
                             QStringLiteral("--backend"), QStringLiteral("cpu"),
                             QStringLiteral("--out-kept"), d(kept)} +
                     extra,
-                dir_.path());
+                inDir());
         };
         Result r = run("w1.ndw", "w1.txt", {});
         QCOMPARE(r.code, 0);
@@ -190,7 +178,7 @@ class TestCli : public QObject {
             QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("--project"),
                         d("p.ndw"), QStringLiteral("--threads"), QStringLiteral("2")} +
                 outputs,
-            dir_.path());
+            inDir());
         QCOMPARE(r.code, 0);
         QVERIFY(r.err.contains(QStringLiteral("1500 documents")));
         QVERIFY(r.out.isEmpty());
@@ -221,7 +209,7 @@ class TestCli : public QObject {
         r = neardup(QStringList{QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
                                 d("p1.ndw"), QStringLiteral("-j"), QStringLiteral("1"),
                                 QStringLiteral("--out-jsonl"), d("dedup1.jsonl")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("dedup1.jsonl")), readFile(d("dedup.jsonl")));
 
@@ -230,18 +218,17 @@ class TestCli : public QObject {
                      QStringLiteral("--run"), QStringLiteral("1"), QStringLiteral("--out-jsonl"),
                      d("e.jsonl"), QStringLiteral("--out-clusters"), d("e.clusters"),
                      QStringLiteral("--out-removed"), d("e.removed")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("e.jsonl")), readFile(d("dedup.jsonl")));
         QCOMPARE(readFile(d("e.clusters")), readFile(d("clusters.jsonl")));
         QCOMPARE(readFile(d("e.removed")), readFile(d("removed.txt")));
         QCOMPARE(
-            neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw")}, dir_.path()).code,
-            2);
+            neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw")}, inDir()).code, 2);
         QCOMPARE(neardup({QStringLiteral("export"), QStringLiteral("-p"), d("p.ndw"),
                           QStringLiteral("--run"), QStringLiteral("99"),
                           QStringLiteral("--out-kept"), d("x")},
-                         dir_.path())
+                         inDir())
                      .code,
                  1);
 
@@ -249,26 +236,26 @@ class TestCli : public QObject {
         r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth.json"),
                      QStringLiteral("--clusters"), d("clusters.jsonl"), QStringLiteral("--json"),
                      d("eval.json")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 0);
         const QJsonObject e = QJsonDocument::fromJson(readFile(d("eval.json"))).object();
         QVERIFY(e.value(QStringLiteral("document_jaccard")).toDouble() > 0.9);
         QVERIFY(e.value(QStringLiteral("document_precision")).toDouble() > 0.9);
         r = neardup(
             {QStringLiteral("truth"), d("corpus.jsonl"), QStringLiteral("--out"), d("truth2.json")},
-            dir_.path());
+            inDir());
         QCOMPARE(r.code, 0);
         r = neardup({QStringLiteral("eval"), QStringLiteral("--truth"), d("truth2.json"),
                      QStringLiteral("--clusters"), d("clusters.jsonl"), QStringLiteral("--json"),
                      d("eval2.json")},
-                    dir_.path());
+                    inDir());
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("eval2.json")), readFile(d("eval.json")));
     }
     void refusesToOverwriteInput() {
         const Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
                                   d("o.ndw"), QStringLiteral("--out-jsonl"), d("corpus.jsonl")},
-                                 dir_.path());
+                                 inDir());
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains(QStringLiteral("refusing to overwrite")));
         QCOMPARE(readFile(d("corpus.jsonl")).count('\n'), 1500);

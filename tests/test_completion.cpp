@@ -13,11 +13,9 @@ class TestCompletion : public QObject {
     QTemporaryDir dir_;
     QString bashScript_;
 
+    // What the CLI prints on stdout.
     static QString neardup(const QStringList& args) {
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-        p.waitForFinished(60000);
-        return QString::fromUtf8(p.readAllStandardOutput());
+        return testsupport::neardup(args, testsupport::CliOptions().withTimeout(60000)).out;
     }
 
     // Loads the bash script and completes `words` (the last one being completed) in bash
@@ -120,11 +118,10 @@ class TestCompletion : public QObject {
     }
 
     void unknownShellIsAUsageError() {
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("completion"), QStringLiteral("fish")});
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 2);
+        const testsupport::CliResult r =
+            testsupport::neardup({QStringLiteral("completion"), QStringLiteral("fish")},
+                                 testsupport::CliOptions().withTimeout(30000));
+        QCOMPARE(r.code, 2);
     }
 };
 

@@ -3,18 +3,18 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "test_support.h"
+
 namespace {
 
+// The exit code of a long CLI run; its messages go to the test's stderr.
 int neardup(const QStringList& args) {
-    QProcess p;
-    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-    p.waitForFinished(600000);
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return testsupport::neardup(args,
+                                testsupport::CliOptions().withTimeout(600000).forwardingStderr())
+        .code;
 }
 
 QJsonObject readJson(const QString& path) {

@@ -70,10 +70,11 @@ class TestFaultInjection : public CorpusFixture {
                         ::setrlimit(RLIMIT_FSIZE, &rl);
                     });
                 }
-                p.start(cli(), QStringList{QStringLiteral("run"), q(path("corpus.jsonl")),
-                                           QStringLiteral("-p"), q(project), QStringLiteral("-q"),
-                                           QStringLiteral("-j"), QStringLiteral("2")} +
-                                   outputs(tag));
+                p.start(testsupport::cliPath(),
+                        QStringList{QStringLiteral("run"), q(path("corpus.jsonl")),
+                                    QStringLiteral("-p"), q(project), QStringLiteral("-q"),
+                                    QStringLiteral("-j"), QStringLiteral("2")} +
+                            outputs(tag));
                 QVERIFY(p.waitForStarted());
                 if (kill) {
                     QTest::qWait(std::uniform_int_distribution<int>(5, 250)(random));

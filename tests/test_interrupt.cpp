@@ -58,7 +58,7 @@ class TestInterrupt : public QObject {
     void start(QProcess& p, const QStringList& args) {
         p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         p.setStandardOutputFile(QProcess::nullDevice());
-        p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
+        p.start(testsupport::cliPath(), args);
         QVERIFY(p.waitForStarted());
     }
 

@@ -19,6 +19,7 @@
 
 #include "mpi_job.h"
 #include "project_store.h"
+#include "test_support.h"
 #include "work_split.h"
 
 namespace {
@@ -61,10 +62,7 @@ Result execute(const QString& program, const QStringList& args, const QProcessEn
             QString::fromUtf8(p.readAllStandardError()), timer.elapsed()};
 }
 
-QByteArray readFile(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using testsupport::readFile;
 
 // Every row of a query, one line each, columns separated by tabs.
 QString sqlRows(const QString& db, const char* sql) {
@@ -100,7 +98,7 @@ class TestMpi : public QObject {
     QTemporaryDir dir_;
     QString mpirun_;
     QString d(const QString& name) const { return dir_.filePath(name); }
-    QString cli() const { return QStringLiteral(NEARDUP_CLI_PATH); }
+    QString cli() const { return testsupport::cliPath(); }
 
     // `neardup run` on the corpus into project `name`.ndw with outputs under `name`/.
     QStringList runArgs(const QString& name, const QStringList& extra = {}) const {

@@ -26,17 +26,12 @@
 #include "multi_worker_backend.h"
 #include "pipeline.h"
 #include "test_outputs.h"
+#include "test_support.h"
 
 using namespace neardup;
+using testsupport::readFile;
 
 namespace {
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // Forwards to a CPU backend, recording which thread calls it and what it is given. It does not
 // override computeBandKeyRange, so the Backend default (copying the rows) is exercised too.
@@ -450,7 +445,7 @@ class TestMultiWorker : public QObject {
             const RunResult r = run(*backend, name);
             sameRuns(reference, r);
             for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
-                QVERIFY2(readAll(path(name + ext)) == readAll(path(tag + " reference" + ext)),
+                QVERIFY2(readFile(path(name + ext)) == readFile(path(tag + " reference" + ext)),
                          (name + ext).c_str());
             if (workers == 1) {
                 QCOMPARE(backend->description(), std::string("cpu (2 threads)"));

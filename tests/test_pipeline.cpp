@@ -9,17 +9,12 @@
 #include "corpus_generator.h"
 #include "pair_verifier.h"
 #include "pipeline.h"
+#include "test_support.h"
 
 using namespace neardup;
+using testsupport::readFile;
 
 namespace {
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::vector<std::string> splitLines(const std::string& s) {
     std::vector<std::string> lines;
@@ -73,7 +68,7 @@ class TestPipeline : public QObject {
         generateCorpus(gen, out, truth);
         out.close();
         // Bad lines, blank lines, CRLF, a duplicate of a corpus line, no final newline.
-        const auto firstLines = splitLines(readAll(corpus_));
+        const auto firstLines = splitLines(readFile(corpus_));
         std::ofstream mixed(bad_, std::ios::binary);
         mixed << "{\"id\": \"m1\", \"text\": \"a short one\"}\r\n"
               << "\n   \n"
@@ -106,8 +101,8 @@ class TestPipeline : public QObject {
         }
         QCOMPARE(a.clusterOf, b.clusterOf);
         QCOMPARE(a.representative, b.representative);
-        QCOMPARE(readAll(out1.jsonl), readAll(out2.jsonl));
-        QCOMPARE(readAll(out1.clusters), readAll(out2.clusters));
+        QCOMPARE(readFile(out1.jsonl), readFile(out2.jsonl));
+        QCOMPARE(readFile(out1.clusters), readFile(out2.clusters));
     }
 
     void accountingAndRejections() {
@@ -147,7 +142,7 @@ class TestPipeline : public QObject {
         // Rebuild the expected output from the inputs: every document line in input order.
         std::vector<std::string> documentLines;
         for (const auto& file : {corpus_, bad_}) {
-            for (const auto& line : splitLines(readAll(file))) {
+            for (const auto& line : splitLines(readFile(file))) {
                 const auto first = line.find_first_not_of(" \t\r");
                 if (first == std::string::npos) continue;
                 if (line.find("\"text\": \"") == std::string::npos &&
@@ -160,11 +155,11 @@ class TestPipeline : public QObject {
         std::string expected;
         for (std::size_t i = 0; i < documentLines.size(); ++i)
             if (!r.removed(i)) expected += documentLines[i] + "\n";
-        QCOMPARE(readAll(out.jsonl), expected);
+        QCOMPARE(readFile(out.jsonl), expected);
         QVERIFY(expected.find("a short one\"}\r\n") != std::string::npos);  // CRLF kept
-        QCOMPARE(splitLines(readAll(out.kept)).size(), std::size_t(r.counts.kept));
-        QCOMPARE(splitLines(readAll(out.removed)).size(), std::size_t(r.counts.removed));
-        const std::string summary = readAll(out.summaryJson);
+        QCOMPARE(splitLines(readFile(out.kept)).size(), std::size_t(r.counts.kept));
+        QCOMPARE(splitLines(readFile(out.removed)).size(), std::size_t(r.counts.removed));
+        const std::string summary = readFile(out.summaryJson);
         for (const char* key :
              {"\"documents\": 803", "\"rejected\": 4", "\"rejected_by_reason\"", "\"input_bytes\"",
               "\"threads\"", "\"backend\"", "\"parameters\"", "\"phases\"", "\"export\""})

@@ -1,7 +1,6 @@
 // Out-of-core runs: identical results with and without spilling, spill files removed however
 // the run ends, the project recording the spill, and the comparison's work on large buckets
 // (counted, not timed).
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -19,19 +18,14 @@
 #include "spill_compare.h"
 #include "sqlite_handle.h"
 #include "test_outputs.h"
+#include "test_support.h"
 
 using namespace neardup;
+using testsupport::readFile;
 
 namespace {
 
 constexpr uint64_t kUnlimited = uint64_t{1} << 40;
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // Entries of a directory (names), empty when it does not exist.
 std::vector<std::string> listDir(const std::string& dir) {
@@ -208,7 +202,7 @@ class TestSpill : public QObject {
         QVERIFY(inMemory.counts.removed > 300);
         compareRuns(inMemory, spilled);
         for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
-            QCOMPARE(readAll(path("spill " + tag + ext)), readAll(path("mem " + tag + ext)));
+            QCOMPARE(readFile(path("spill " + tag + ext)), readFile(path("mem " + tag + ext)));
         if (budget == QStringLiteral("160K")) QVERIFY(watcher.partitions() > 1);
     }
 
@@ -225,7 +219,7 @@ class TestSpill : public QObject {
         QVERIFY(loaded.spillBytes > 0);
         QCOMPARE(loaded.memoryBudget, uint64_t{1} << 20);
         QVERIFY(loaded.peakRssBytes > 0);
-        const std::string summary = readAll(out.summaryJson);
+        const std::string summary = readFile(out.summaryJson);
         QVERIFY(summary.find("\"spilled\": true") != std::string::npos);
         QVERIFY(summary.find("\"spill_bytes\": " + std::to_string(r.spillBytes)) !=
                 std::string::npos);
@@ -497,21 +491,19 @@ class TestSpill : public QObject {
 
     void commandLine() {
         const auto run = [&](const QStringList& extra) {
-            QProcess p;
             QStringList args = {QStringLiteral("run"), QString::fromStdString(corpus_),
                                 QStringLiteral("-p"), QString::fromStdString(path("cli.ndw"))};
             args += extra;
-            p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-            p.waitForFinished(60000);
-            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() +
-                                                                  p.readAllStandardError()));
+            const testsupport::CliResult r =
+                testsupport::neardup(args, testsupport::CliOptions().withTimeout(60000));
+            return std::make_pair(r.code, r.out + r.err);
         };
         const auto [rc, out] =
             run({QStringLiteral("--memory-budget"), QStringLiteral("1M"),
                  QStringLiteral("--summary-json"), QString::fromStdString(path("cli.json"))});
         QCOMPARE(rc, 0);
         QVERIFY2(out.contains(QStringLiteral("out of core")), qPrintable(out));
-        QVERIFY(readAll(path("cli.json")).find("\"spilled\": true") != std::string::npos);
+        QVERIFY(readFile(path("cli.json")).find("\"spilled\": true") != std::string::npos);
         const auto [badRc, badOut] =
             run({QStringLiteral("--memory-budget"), QStringLiteral("lots")});
         QCOMPARE(badRc, 2);

@@ -5,7 +5,6 @@
 // the stored pairs; outputs are byte-identical across threads and workers.
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -25,19 +24,7 @@ using testsupport::readFile;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result runCli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(NEARDUP_CLI_PATH), args);
-    p.waitForFinished(300000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = testsupport::CliResult;
 
 // A small deterministic generator (no std:: distributions: same bytes everywhere).
 struct Lcg {
@@ -136,7 +123,7 @@ class TestWitness : public QObject {
                          QStringLiteral("--summary-json"),
                          QString::fromStdString(d(name + ".summary"))};
         args << extra;
-        return runCli(args);
+        return testsupport::neardup(args);
     }
 
     // Every removed member names a kept witness whose exact Jaccard with it is >= threshold,

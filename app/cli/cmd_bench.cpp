@@ -1,5 +1,7 @@
 // `neardup bench`: the benchmark suite (generated corpora, whole runs, kernels) as a table and
 // JSON. See docs/performance.md for how the published numbers were taken.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -86,9 +88,9 @@ Command addBenchCommand(CLI::App& app) {
         BenchmarkOptions o;
         o.sizes.clear();
         for (const std::string& s : split(opt->sizes)) {
-            const auto size = parseByteSize(s);
+            const auto size = parseCorpusSize(s);
             if (!size) {
-                std::fprintf(stderr, "neardup bench: bad size '%s' (e.g. 10M, 1G)\n", s.c_str());
+                fmt::print(stderr, "neardup bench: bad size '{}' (e.g. 10M, 1G)\n", s);
                 return kExitUsage;
             }
             o.sizes.push_back(*size);
@@ -97,8 +99,7 @@ Command addBenchCommand(CLI::App& app) {
         for (const std::string& s : split(opt->corpora)) {
             const auto kind = benchmarkCorpusKind(s);
             if (!kind) {
-                std::fprintf(stderr, "neardup bench: unknown corpus kind '%s' (web, long)\n",
-                             s.c_str());
+                fmt::print(stderr, "neardup bench: unknown corpus kind '{}' (web, long)\n", s);
                 return kExitUsage;
             }
             o.corpora.push_back(*kind);
@@ -106,14 +107,14 @@ Command addBenchCommand(CLI::App& app) {
         o.threads.clear();
         for (const std::string& s : split(opt->threads)) {
             if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 4) {
-                std::fprintf(stderr, "neardup bench: bad thread count '%s'\n", s.c_str());
+                fmt::print(stderr, "neardup bench: bad thread count '{}'\n", s);
                 return kExitUsage;
             }
             o.threads.push_back(std::stoi(s));
         }
         if (o.sizes.empty() || o.corpora.empty() || o.threads.empty()) {
-            std::fprintf(stderr,
-                         "neardup bench: --sizes, --corpora and --threads must not be empty\n");
+            fmt::print(stderr,
+                       "neardup bench: --sizes, --corpora and --threads must not be empty\n");
             return kExitUsage;
         }
         o.params.signature.sketch = *parseSketchKind(opt->sketch);
@@ -121,7 +122,7 @@ Command addBenchCommand(CLI::App& app) {
         o.params.compare.verify = *parseVerifyMode(opt->verify);
         o.params.backend = opt->backend;
         if (const std::string problem = validate(o.params); !problem.empty()) {
-            std::fprintf(stderr, "neardup bench: %s\n", problem.c_str());
+            fmt::print(stderr, "neardup bench: {}\n", problem);
             return kExitUsage;
         }
         o.repeat = opt->repeat;
@@ -135,7 +136,7 @@ Command addBenchCommand(CLI::App& app) {
         };
         const bool quiet = opt->quiet;
         const BenchmarkReport report = runBenchmark(o, [quiet](const std::string& line) {
-            if (!quiet) std::fprintf(stderr, "bench: %s\n", line.c_str());
+            if (!quiet) fmt::print(stderr, "bench: {}\n", line);
         });
         std::fputs(toTable(report).c_str(), stdout);
         if (!opt->json.empty()) {

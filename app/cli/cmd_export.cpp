@@ -1,5 +1,7 @@
 // `neardup export`: writes the outputs of a stored run again, from the project, and the
 // rejected lines of its dataset.
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -47,9 +49,9 @@ Command addExportCommand(CLI::App& app) {
                     "--run, the latest run)");
     return [opt]() -> int {
         if (!opt->outputs.any() && opt->rejected.empty()) {
-            std::fprintf(stderr,
-                         "neardup export: nothing to write; give at least one --out-* option, "
-                         "--summary-json or --rejected\n");
+            fmt::print(stderr,
+                       "neardup export: nothing to write; give at least one --out-* option, "
+                       "--summary-json or --rejected\n");
             return kExitUsage;
         }
         // Checked before anything is loaded or written: a missing or unwritable directory, a
@@ -59,7 +61,7 @@ Command addExportCommand(CLI::App& app) {
         std::vector<NamedOutput> named = namedOutputs(all);
         named.push_back({"--rejected", opt->rejected});
         if (const std::string problem = outputProblem(named, {}, opt->project); !problem.empty()) {
-            std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
+            fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;
         }
         ProjectStore store(opt->project);
@@ -70,16 +72,15 @@ Command addExportCommand(CLI::App& app) {
                 return runs.empty() ? std::optional<int64_t>() : runs.back().id;
             }();
             if (!latest) {
-                std::fprintf(stderr, "neardup export: %s holds no %srun\n", opt->project.c_str(),
-                             opt->outputs.any() ? "successful " : "");
+                fmt::print(stderr, "neardup export: {} holds no {}run\n", opt->project,
+                           opt->outputs.any() ? "successful " : "");
                 return kExitError;
             }
             runId = *latest;
         }
         const RunResult run = store.loadRun(runId);
         if (opt->outputs.any() && run.status != "ok") {
-            std::fprintf(stderr, "neardup export: run %lld is %s, not exportable\n",
-                         static_cast<long long>(runId), run.status.c_str());
+            fmt::print(stderr, "neardup export: run {} is {}, not exportable\n", runId, run.status);
             return kExitError;
         }
         DocumentTable docs;
@@ -88,7 +89,7 @@ Command addExportCommand(CLI::App& app) {
         // An output may not replace one of the inputs it is made from.
         if (const std::string problem = outputProblem(named, dataset.files, opt->project);
             !problem.empty()) {
-            std::fprintf(stderr, "neardup export: %s\n", problem.c_str());
+            fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;
         }
         std::signal(SIGINT, onExportSignal);
@@ -98,10 +99,8 @@ Command addExportCommand(CLI::App& app) {
         try {
             if (opt->outputs.any()) {
                 exportRun(run, dataset.files, docs, all);
-                std::fprintf(stderr, "exported run %lld: %llu kept, %llu removed\n",
-                             static_cast<long long>(runId),
-                             static_cast<unsigned long long>(run.counts.kept),
-                             static_cast<unsigned long long>(run.counts.removed));
+                fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId, run.counts.kept,
+                           run.counts.removed);
             }
             if (!opt->rejected.empty()) {
                 std::vector<RejectedLine> lines;
@@ -109,13 +108,11 @@ Command addExportCommand(CLI::App& app) {
                 for (const RejectionCount& r : dataset.rejections)
                     total += r.count;
                 if (!rejected_lines::load(store, dataset, lines)) {
-                    std::fprintf(stderr,
-                                 "neardup export: the project keeps only the first %zu of the %llu "
-                                 "rejected lines of dataset %lld (saved before every one was "
-                                 "kept, or in memory); run it again to list them all\n",
-                                 dataset.rejectionSamples.size(),
-                                 static_cast<unsigned long long>(total),
-                                 static_cast<long long>(dataset.id));
+                    fmt::print(stderr,
+                               "neardup export: the project keeps only the first {} of the {} "
+                               "rejected lines of dataset {} (saved before every one was kept, or "
+                               "in memory); run it again to list them all\n",
+                               dataset.rejectionSamples.size(), total, dataset.id);
                     lines.clear();
                     for (const Rejection& r : dataset.rejectionSamples) {
                         RejectedLine l;
@@ -129,14 +126,13 @@ Command addExportCommand(CLI::App& app) {
                 const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
                 if (gExportCancel.load()) throw ExportCancelled();
                 out.commit();
-                std::fprintf(
-                    stderr, "exported %llu rejected line(s) of run %lld (%llu with the raw line)\n",
-                    static_cast<unsigned long long>(counts.lines), static_cast<long long>(runId),
-                    static_cast<unsigned long long>(counts.withRaw));
+                fmt::print(stderr,
+                           "exported {} rejected line(s) of run {} ({} with the raw line)\n",
+                           counts.lines, runId, counts.withRaw);
                 if (lines.size() != total) return kExitError;
             }
         } catch (const ExportCancelled&) {
-            std::fprintf(stderr, "neardup export: interrupted; nothing written\n");
+            fmt::print(stderr, "neardup export: interrupted; nothing written\n");
             return kExitInterrupted;
         }
         return kExitOk;

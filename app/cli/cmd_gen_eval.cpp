@@ -1,4 +1,6 @@
 // `neardup gen`, `neardup eval` and `neardup truth`: measuring accuracy.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -42,24 +44,15 @@ Command addGenCommand(CLI::App& app) {
         ->check(CLI::Range(0.0, 0.9));
     return [opt]() -> int {
         // Streamed to a temporary next to the target, renamed when complete.
-        const std::string temp = opt->out + ".tmp";
         GroundTruth truth;
-        {
-            std::ofstream corpus(temp, std::ios::binary | std::ios::trunc);
-            if (!corpus) throw std::runtime_error("cannot write '" + opt->out + "'");
-            generateCorpus(opt->gen, corpus, truth);
-            corpus.flush();
-            if (!corpus) throw std::runtime_error("cannot write '" + opt->out + "'");
-        }
-        if (std::rename(temp.c_str(), opt->out.c_str()) != 0)
-            throw std::runtime_error("cannot rename into '" + opt->out + "'");
+        AtomicFileStream corpus(opt->out);
+        generateCorpus(opt->gen, corpus, truth);
+        corpus.commit();
         std::ostringstream t;
         writeTruth(truth, t);
         writeFile(opt->truth, t.str());
-        std::printf(
-            "wrote %llu documents to %s and %zu truth pairs (exact Jaccard >= %.2f) to %s\n",
-            static_cast<unsigned long long>(truth.documents), opt->out.c_str(), truth.pairs.size(),
-            truth.floor, opt->truth.c_str());
+        fmt::print("wrote {} documents to {} and {} truth pairs (exact Jaccard >= {:.2f}) to {}\n",
+                   truth.documents, opt->out, truth.pairs.size(), truth.floor, opt->truth);
         return kExitOk;
     };
 }
@@ -85,25 +78,21 @@ Command addEvalCommand(CLI::App& app) {
     return [opt]() -> int {
         const GroundTruth truth = readTruth(opt->truth);
         if (opt->threshold < truth.floor) {
-            std::fprintf(
-                stderr,
-                "neardup eval: the truth lists pairs down to %.2f only; use --threshold >= %.2f\n",
-                truth.floor, truth.floor);
+            fmt::print(stderr,
+                       "neardup eval: the truth lists pairs down to {:.2f} only; use --threshold "
+                       ">= {:.2f}\n",
+                       truth.floor, truth.floor);
             return kExitUsage;
         }
         const EvalResult r = evaluate(truth, readClusters(opt->clusters), opt->threshold);
-        std::printf(
-            "documents with a near-duplicate (exact Jaccard >= %.2f): truth %llu, found %llu, "
-            "common %llu\n",
-            r.threshold, static_cast<unsigned long long>(r.truthDocuments),
-            static_cast<unsigned long long>(r.predictedDocuments),
-            static_cast<unsigned long long>(r.commonDocuments));
-        std::printf("duplicate-document-set Jaccard %.4f  precision %.4f  recall %.4f\n",
-                    r.documentJaccard, r.documentPrecision, r.documentRecall);
-        std::printf("pairs: truth %llu, found %llu, common %llu  precision %.4f  recall %.4f\n",
-                    static_cast<unsigned long long>(r.truthPairs),
-                    static_cast<unsigned long long>(r.predictedPairs),
-                    static_cast<unsigned long long>(r.commonPairs), r.pairPrecision, r.pairRecall);
+        fmt::print(
+            "documents with a near-duplicate (exact Jaccard >= {:.2f}): truth {}, found {}, common "
+            "{}\n",
+            r.threshold, r.truthDocuments, r.predictedDocuments, r.commonDocuments);
+        fmt::print("duplicate-document-set Jaccard {:.4f}  precision {:.4f}  recall {:.4f}\n",
+                   r.documentJaccard, r.documentPrecision, r.documentRecall);
+        fmt::print("pairs: truth {}, found {}, common {}  precision {:.4f}  recall {:.4f}\n",
+                   r.truthPairs, r.predictedPairs, r.commonPairs, r.pairPrecision, r.pairRecall);
         if (!opt->json.empty()) writeFile(opt->json, toJson(r) + "\n");
         return kExitOk;
     };
@@ -159,8 +148,8 @@ Command addTruthCommand(CLI::App& app) {
         std::ostringstream out;
         writeTruth(truth, out);
         writeFile(opt->out, out.str());
-        std::printf("%zu documents, %zu pairs with exact Jaccard >= %.2f written to %s\n",
-                    ids.size(), truth.pairs.size(), truth.floor, opt->out.c_str());
+        fmt::print("{} documents, {} pairs with exact Jaccard >= {:.2f} written to {}\n",
+                   ids.size(), truth.pairs.size(), truth.floor, opt->out);
         return kExitOk;
     };
 }

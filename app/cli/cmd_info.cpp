@@ -1,4 +1,6 @@
 // `neardup info`: version, compiled features, devices, SIMD level.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <thread>
 
@@ -30,17 +32,17 @@ Command addInfoCommand(CLI::App& app) {
     app.add_subcommand("info", "Show version, compiled features, GPUs and SIMD level");
     return []() -> int {
         const GpuInventory gpus = queryGpus();
-        std::printf("neardup %s\n", NEARDUP_VERSION);
-        std::printf("cuda backend: %s\n", gpus.compiledIn ? "compiled in" : "not compiled in");
-        std::printf("gpus: %s\n", gpus.status.c_str());
-        std::printf("mpi: %s\n", mpi::describeSupport().c_str());
+        fmt::print("neardup {}\n", NEARDUP_VERSION);
+        fmt::print("cuda backend: {}\n", gpus.compiledIn ? "compiled in" : "not compiled in");
+        fmt::print("gpus: {}\n", gpus.status);
+        fmt::print("mpi: {}\n", mpi::describeSupport());
         for (const GpuDevice& d : gpus.devices)
-            std::printf("  [%d] %s, %.1f GiB (%.1f GiB free), compute capability %d.%d\n", d.index,
-                        d.name.c_str(), static_cast<double>(d.totalMemory) / (1u << 30),
-                        static_cast<double>(d.freeMemory) / (1u << 30), d.computeMajor,
-                        d.computeMinor);
-        std::printf("simd: %s\n", simdLevel());
-        std::printf("hardware threads: %u\n", std::thread::hardware_concurrency());
+            fmt::print("  [{}] {}, {:.1f} GiB ({:.1f} GiB free), compute capability {}.{}\n",
+                       d.index, d.name, static_cast<double>(d.totalMemory) / (1u << 30),
+                       static_cast<double>(d.freeMemory) / (1u << 30), d.computeMajor,
+                       d.computeMinor);
+        fmt::print("simd: {}\n", simdLevel());
+        fmt::print("hardware threads: {}\n", std::thread::hardware_concurrency());
         return kExitOk;
     };
 }

@@ -1,5 +1,7 @@
 // `neardup relocate`: re-points a project at inputs that moved, after checking that they are
 // the files that were read.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -28,17 +30,17 @@ Command addRelocateCommand(CLI::App& app) {
         const RelocateResult r = relocateInputs(store, opt->from, opt->to);
         if (!r.problems.empty()) {
             for (const std::string& p : r.problems)
-                std::fprintf(stderr, "neardup relocate: %s\n", p.c_str());
-            std::fprintf(stderr, "neardup relocate: nothing changed in %s\n", opt->project.c_str());
+                fmt::print(stderr, "neardup relocate: {}\n", p);
+            fmt::print(stderr, "neardup relocate: nothing changed in {}\n", opt->project);
             return kExitError;
         }
         if (r.files == 0) {
-            std::fprintf(stderr, "neardup relocate: no input of %s lies under '%s'\n",
-                         opt->project.c_str(), opt->from.c_str());
+            fmt::print(stderr, "neardup relocate: no input of {} lies under '{}'\n", opt->project,
+                       opt->from);
             return kExitError;
         }
-        std::fprintf(stderr, "relocated %zu input file(s) of %zu dataset(s) to '%s'\n", r.files,
-                     r.datasets, opt->to.c_str());
+        fmt::print(stderr, "relocated {} input file(s) of {} dataset(s) to '{}'\n", r.files,
+                   r.datasets, opt->to);
         return kExitOk;
     };
 }

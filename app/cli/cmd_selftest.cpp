@@ -3,6 +3,8 @@
 // pairs with their match counts, clusters and the kept/removed sets. Prints per-phase timings of
 // both and the first differences. Exit 0 when identical, 1 when different or when the backend
 // cannot be used (no GPU: nothing was tested, which must not read as a pass).
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backend_factory.h"
@@ -21,6 +22,7 @@
 #include "pipeline.h"
 #include "project_store.h"
 #include "signatures.h"
+#include "thread_count.h"
 
 namespace neardup::cli {
 
@@ -80,28 +82,22 @@ const PhaseTiming* findPhase(const RunResult& r, const std::string& name) {
 
 std::string rate(const PhaseTiming* p) {
     if (!p) return "-";
-    char buf[96];
-    if (p->seconds <= 0) {
-        std::snprintf(buf, sizeof buf, "%8.3f s", p->seconds);
-        return buf;
-    }
+    if (p->seconds <= 0) return fmt::format("{:8.3f} s", p->seconds);
     const double perSecond = static_cast<double>(p->items) / p->seconds;
     if (p->bytes > 0)
-        std::snprintf(buf, sizeof buf, "%8.3f s %8.1f MB/s %10.0f docs/s", p->seconds,
-                      static_cast<double>(p->bytes) / 1e6 / p->seconds, perSecond);
-    else
-        std::snprintf(buf, sizeof buf, "%8.3f s %10.0f items/s", p->seconds, perSecond);
-    return buf;
+        return fmt::format("{:8.3f} s {:8.1f} MB/s {:10.0f} docs/s", p->seconds,
+                           static_cast<double>(p->bytes) / 1e6 / p->seconds, perSecond);
+    return fmt::format("{:8.3f} s {:10.0f} items/s", p->seconds, perSecond);
 }
 
 void printTimings(const Outcome& ref, const Outcome& cand) {
-    std::printf("  %-11s %-46s %s\n", "phase", "reference", "candidate");
+    fmt::print("  {:<11} {:<46} {}\n", "phase", "reference", "candidate");
     std::vector<std::string> names;
     for (const PhaseTiming& p : ref.run.phases)
         if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
     for (const std::string& name : names)
-        std::printf("  %-11s %-46s %s\n", name.c_str(), rate(findPhase(ref.run, name)).c_str(),
-                    rate(findPhase(cand.run, name)).c_str());
+        fmt::print("  {:<11} {:<46} {}\n", name, rate(findPhase(ref.run, name)),
+                   rate(findPhase(cand.run, name)));
 }
 
 constexpr int kShown = 5;  // differences listed per check
@@ -111,33 +107,32 @@ bool checkSignatures(const Outcome& ref, const Outcome& cand) {
     const SignatureMatrix& a = ref.signatures;
     const SignatureMatrix& b = cand.signatures;
     if (a.size() != b.size() || a.hashes != b.hashes) {
-        std::printf("  signatures: DIFFERENT shapes: %zu x %d vs %zu x %d\n", a.size(), a.hashes,
-                    b.size(), b.hashes);
+        fmt::print("  signatures: DIFFERENT shapes: {} x {} vs {} x {}\n", a.size(), a.hashes,
+                   b.size(), b.hashes);
         return false;
     }
     std::vector<std::size_t> rows;
     for (std::size_t i = 0; i < a.size(); ++i)
         if (!std::equal(a.row(i), a.row(i) + a.hashes, b.row(i))) rows.push_back(i);
     if (rows.empty()) {
-        std::printf("  signatures: identical (%zu rows x %d)\n", a.size(), a.hashes);
+        fmt::print("  signatures: identical ({} rows x {})\n", a.size(), a.hashes);
         return true;
     }
-    std::printf("  signatures: DIFFERENT in %zu of %zu rows\n", rows.size(), a.size());
+    fmt::print("  signatures: DIFFERENT in {} of {} rows\n", rows.size(), a.size());
     for (std::size_t k = 0; k < rows.size() && k < kShown; ++k) {
         const std::size_t i = rows[k];
         int pos = 0;
         while (a.row(i)[pos] == b.row(i)[pos])
             ++pos;
-        std::printf("    doc %zu, position %d: reference %u, candidate %u\n", i, pos, a.row(i)[pos],
-                    b.row(i)[pos]);
+        fmt::print("    doc {}, position {}: reference {}, candidate {}\n", i, pos, a.row(i)[pos],
+                   b.row(i)[pos]);
     }
     return false;
 }
 
 bool checkKeys(const Outcome& ref, const Outcome& cand, int bands) {
     if (ref.keys.size() != cand.keys.size()) {
-        std::printf("  band keys: DIFFERENT sizes: %zu vs %zu\n", ref.keys.size(),
-                    cand.keys.size());
+        fmt::print("  band keys: DIFFERENT sizes: {} vs {}\n", ref.keys.size(), cand.keys.size());
         return false;
     }
     std::size_t differ = 0;
@@ -145,14 +140,13 @@ bool checkKeys(const Outcome& ref, const Outcome& cand, int bands) {
     for (std::size_t i = 0; i < ref.keys.size(); ++i) {
         if (ref.keys[i] == cand.keys[i]) continue;
         if (differ++ < kShown)
-            std::printf("    doc %zu, band %zu: reference %llu, candidate %llu\n", i / b, i % b,
-                        static_cast<unsigned long long>(ref.keys[i]),
-                        static_cast<unsigned long long>(cand.keys[i]));
+            fmt::print("    doc {}, band {}: reference {}, candidate {}\n", i / b, i % b,
+                       ref.keys[i], cand.keys[i]);
     }
     if (differ == 0)
-        std::printf("  band keys: identical (%zu docs x %d bands)\n", ref.keys.size() / b, bands);
+        fmt::print("  band keys: identical ({} docs x {} bands)\n", ref.keys.size() / b, bands);
     else
-        std::printf("  band keys: DIFFERENT: %zu of %zu keys\n", differ, ref.keys.size());
+        fmt::print("  band keys: DIFFERENT: {} of {} keys\n", differ, ref.keys.size());
     return differ == 0;
 }
 
@@ -173,14 +167,14 @@ bool checkPairs(const Outcome& ref, const Outcome& cand) {
         const bool both = i < a.size() && j < b.size() && !(a[i] < b[j]) && !(b[j] < a[i]);
         if (differ++ < kShown) {
             if (both)
-                std::printf("    pair (%u, %u): reference %u matches, candidate %u\n", a[i].a,
-                            a[i].b, a[i].matches, b[j].matches);
+                fmt::print("    pair ({}, {}): reference {} matches, candidate {}\n", a[i].a,
+                           a[i].b, a[i].matches, b[j].matches);
             else if (fromRef)
-                std::printf("    pair (%u, %u, %u matches) only in the reference\n", a[i].a, a[i].b,
-                            a[i].matches);
+                fmt::print("    pair ({}, {}, {} matches) only in the reference\n", a[i].a, a[i].b,
+                           a[i].matches);
             else
-                std::printf("    pair (%u, %u, %u matches) only in the candidate\n", b[j].a, b[j].b,
-                            b[j].matches);
+                fmt::print("    pair ({}, {}, {} matches) only in the candidate\n", b[j].a, b[j].b,
+                           b[j].matches);
         }
         if (both)
             ++i, ++j;
@@ -191,16 +185,13 @@ bool checkPairs(const Outcome& ref, const Outcome& cand) {
     }
     const uint64_t ca = ref.run.counts.candidatePairs, cb = cand.run.counts.candidatePairs;
     if (differ == 0 && ca == cb) {
-        std::printf("  pairs: identical (%zu pairs stored, %llu decided)\n", a.size(),
-                    static_cast<unsigned long long>(ca));
+        fmt::print("  pairs: identical ({} pairs stored, {} decided)\n", a.size(), ca);
         return true;
     }
     if (differ)
-        std::printf("  pairs: DIFFERENT: %zu differences (%zu vs %zu pairs)\n", differ, a.size(),
-                    b.size());
-    if (ca != cb)
-        std::printf("  pairs decided: DIFFERENT: reference %llu, candidate %llu\n",
-                    static_cast<unsigned long long>(ca), static_cast<unsigned long long>(cb));
+        fmt::print("  pairs: DIFFERENT: {} differences ({} vs {} pairs)\n", differ, a.size(),
+                   b.size());
+    if (ca != cb) fmt::print("  pairs decided: DIFFERENT: reference {}, candidate {}\n", ca, cb);
     return false;
 }
 
@@ -209,8 +200,8 @@ bool checkClusters(const Outcome& ref, const Outcome& cand) {
     const RunResult& b = cand.run;
     bool ok = true;
     if (a.clusterOf.size() != b.clusterOf.size()) {
-        std::printf("  clusters: DIFFERENT document counts: %zu vs %zu\n", a.clusterOf.size(),
-                    b.clusterOf.size());
+        fmt::print("  clusters: DIFFERENT document counts: {} vs {}\n", a.clusterOf.size(),
+                   b.clusterOf.size());
         return false;
     }
     std::size_t differ = 0, removedDiffer = 0, removed = 0;
@@ -220,57 +211,50 @@ bool checkClusters(const Outcome& ref, const Outcome& cand) {
             (a.clusterOf[d] == RunResult::kNoCluster ||
              a.representative[a.clusterOf[d]] == b.representative[b.clusterOf[d]]);
         if (!sameCluster && differ++ < kShown)
-            std::printf("    doc %zu: reference cluster %u, candidate cluster %u\n", d,
-                        a.clusterOf[d], b.clusterOf[d]);
+            fmt::print("    doc {}: reference cluster {}, candidate cluster {}\n", d,
+                       a.clusterOf[d], b.clusterOf[d]);
         removed += a.removed(d);
         if (a.removed(d) != b.removed(d) && removedDiffer++ < kShown)
-            std::printf("    doc %zu: %s by the reference, %s by the candidate\n", d,
-                        a.removed(d) ? "removed" : "kept", b.removed(d) ? "removed" : "kept");
+            fmt::print("    doc {}: {} by the reference, {} by the candidate\n", d,
+                       a.removed(d) ? "removed" : "kept", b.removed(d) ? "removed" : "kept");
         else if (a.removed(d) && a.removedFor[d] != b.removedFor[d] && removedDiffer++ < kShown)
-            std::printf("    doc %zu: removed for %u by the reference, for %u by the candidate\n",
-                        d, a.removedFor[d], b.removedFor[d]);
+            fmt::print("    doc {}: removed for {} by the reference, for {} by the candidate\n", d,
+                       a.removedFor[d], b.removedFor[d]);
     }
     if (differ == 0 && a.representative.size() == b.representative.size()) {
-        std::printf("  clusters: identical (%llu clusters)\n",
-                    static_cast<unsigned long long>(a.counts.clusters));
+        fmt::print("  clusters: identical ({} clusters)\n", a.counts.clusters);
     } else {
-        std::printf("  clusters: DIFFERENT for %zu documents (%llu vs %llu clusters)\n", differ,
-                    static_cast<unsigned long long>(a.counts.clusters),
-                    static_cast<unsigned long long>(b.counts.clusters));
+        fmt::print("  clusters: DIFFERENT for {} documents ({} vs {} clusters)\n", differ,
+                   a.counts.clusters, b.counts.clusters);
         ok = false;
     }
     if (removedDiffer == 0) {
-        std::printf("  kept/removed: identical (%zu kept, %zu removed)\n",
-                    a.clusterOf.size() - removed, removed);
+        fmt::print("  kept/removed: identical ({} kept, {} removed)\n",
+                   a.clusterOf.size() - removed, removed);
     } else {
-        std::printf("  kept/removed: DIFFERENT for %zu documents\n", removedDiffer);
+        fmt::print("  kept/removed: DIFFERENT for {} documents\n", removedDiffer);
         ok = false;
     }
     return ok;
 }
 
-int resolvedThreads(int threads) {
-    return threads > 0 ? threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 int runSelftest(const SelftestOptions& opt) {
     // The candidate first: without it nothing can be tested.
-    const int refThreads = resolvedThreads(opt.threads);
+    const int refThreads = resolveThreads(opt.threads);
     const int candThreads = opt.backend == "cpu" ? (refThreads > 1 ? 1 : 2) : opt.threads;
     if (opt.backend == "cuda") {
         const GpuInventory inv = queryGpus();
         if (!inv.compiledIn) {
-            std::fprintf(stderr,
-                         "neardup selftest: the CUDA backend is not compiled into this build; "
-                         "nothing was tested\n");
+            fmt::print(stderr,
+                       "neardup selftest: the CUDA backend is not compiled into this build; "
+                       "nothing was tested\n");
             return kExitError;
         }
         if (inv.devices.empty()) {
-            std::fprintf(stderr,
-                         "neardup selftest: CUDA compiled in, but no CUDA device is present: "
-                         "%s; nothing was tested\n",
-                         inv.status.c_str());
+            fmt::print(stderr,
+                       "neardup selftest: CUDA compiled in, but no CUDA device is present: {}; "
+                       "nothing was tested\n",
+                       inv.status);
             return kExitError;
         }
         if (opt.stress) {
@@ -292,8 +276,8 @@ int runSelftest(const SelftestOptions& opt) {
         candidate = opt.backend == "cpu" && opt.workers == 1 ? makeCpuBackend(candThreads)
                                                              : makeBackend(o, &reason);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "neardup selftest: the %s backend is unusable: %s\n",
-                     opt.backend.c_str(), e.what());
+        fmt::print(stderr, "neardup selftest: the {} backend is unusable: {}\n", opt.backend,
+                   e.what());
         return kExitError;
     }
     const std::unique_ptr<Backend> reference = makeCpuBackend(refThreads);
@@ -310,12 +294,10 @@ int runSelftest(const SelftestOptions& opt) {
         out.close();
         if (!out) throw std::runtime_error("cannot write the corpus to " + corpus);
     }
-    std::printf("selftest: %llu generated documents (%.1f MB, seed %llu)\n",
-                static_cast<unsigned long long>(opt.docs),
-                static_cast<double>(std::filesystem::file_size(corpus)) / 1e6,
-                static_cast<unsigned long long>(opt.seed));
-    std::printf("reference: %s\ncandidate: %s%s\n", reference->description().c_str(),
-                candidate->description().c_str(), opt.stress ? " (stress limits)" : "");
+    fmt::print("selftest: {} generated documents ({:.1f} MB, seed {})\n", opt.docs,
+               static_cast<double>(std::filesystem::file_size(corpus)) / 1e6, opt.seed);
+    fmt::print("reference: {}\ncandidate: {}{}\n", reference->description(),
+               candidate->description(), opt.stress ? " (stress limits)" : "");
 
     struct Config {
         const char* name;
@@ -342,7 +324,7 @@ int runSelftest(const SelftestOptions& opt) {
         params.signature.family = config.family;
         params.signature.sketch = config.sketch;
         params.workDir = temp.path.string();
-        std::printf("\n[%s]\n", config.name);
+        fmt::print("\n[{}]\n", config.name);
         params.backend = "cpu";
         const Outcome ref = runPipeline(*reference, corpus, params);
         params.backend = opt.backend;
@@ -352,7 +334,7 @@ int runSelftest(const SelftestOptions& opt) {
         try {
             cand = runPipeline(*candidate, corpus, params);
         } catch (const std::exception& e) {
-            std::printf("  candidate run FAILED: %s\n", e.what());
+            fmt::print("  candidate run FAILED: {}\n", e.what());
             identical = false;
             continue;
         }
@@ -363,7 +345,7 @@ int runSelftest(const SelftestOptions& opt) {
         ok = checkClusters(ref, cand) && ok;
         identical = identical && ok;
     }
-    std::printf("\nresult: %s\n", identical ? "identical" : "DIFFERENT");
+    fmt::print("\nresult: {}\n", identical ? "identical" : "DIFFERENT");
     return identical ? kExitOk : kExitError;
 }
 

@@ -1,4 +1,6 @@
 // Entry point of `neardup`: builds the command line, dispatches to one subcommand.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <exception>
 
@@ -43,11 +45,11 @@ int main(int argc, char** argv) {
         } catch (const neardup::BackendError& e) {
             // The engine names an option in plain words ("workers must be ..."); here it is a flag.
             const bool aboutOption = e.option() != neardup::BackendOption::None;
-            std::fprintf(stderr, "neardup %s: error: %s%s\n", sub->get_name().c_str(),
-                         aboutOption ? "--" : "", e.what());
+            fmt::print(stderr, "neardup {}: error: {}{}\n", sub->get_name(),
+                       aboutOption ? "--" : "", e.what());
             return kExitError;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "neardup %s: error: %s\n", sub->get_name().c_str(), e.what());
+            fmt::print(stderr, "neardup {}: error: {}\n", sub->get_name(), e.what());
             return kExitError;
         }
     }

@@ -1,5 +1,7 @@
 #include "mpi_run.h"
 
+#include <fmt/format.h>
+
 #include <sched.h>
 
 #include <cstdio>
@@ -35,11 +37,11 @@ std::optional<int> MpiRun::start(RunParams& params) {
     if (!mpi::compiledIn()) {
         if (launch.size == 1) return std::nullopt;  // one rank: an ordinary run
         if (launch.rank <= 0)
-            std::fprintf(stderr,
-                         "neardup run: started as one of %s MPI ranks, but MPI support is not "
-                         "compiled in (rebuild with libopenmpi-dev installed, or run without "
-                         "mpirun/srun)\n",
-                         launch.size > 0 ? std::to_string(launch.size).c_str() : "several");
+            fmt::print(
+                stderr,
+                "neardup run: started as one of {} MPI ranks, but MPI support is not compiled in "
+                "(rebuild with libopenmpi-dev installed, or run without mpirun/srun)\n",
+                launch.size > 0 ? std::to_string(launch.size).c_str() : "several");
         return kExitError;
     }
     job_ = mpi::Job::start();
@@ -76,13 +78,11 @@ void MpiRun::keepTotals() {
 
 void MpiRun::printRanks() const {
     for (const mpi::RankTotals& t : totals_)
-        std::fprintf(
-            stderr,
-            "  %s: signatures %.2f s (%llu documents), band keys %.2f s (%llu rows), compare "
-            "%.2f s (%llu pairs decided)\n",
-            t.label.c_str(), t.signatureSeconds, static_cast<unsigned long long>(t.documents),
-            t.bandKeySeconds, static_cast<unsigned long long>(t.bandKeyRows), t.compareSeconds,
-            static_cast<unsigned long long>(t.pairsDecided));
+        fmt::print(stderr,
+                   "  {}: signatures {:.2f} s ({} documents), band keys {:.2f} s ({} rows), "
+                   "compare {:.2f} s ({} pairs decided)\n",
+                   t.label, t.signatureSeconds, t.documents, t.bandKeySeconds, t.bandKeyRows,
+                   t.compareSeconds, t.pairsDecided);
 }
 
 }  // namespace neardup::cli

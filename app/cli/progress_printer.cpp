@@ -1,5 +1,7 @@
 #include "progress_printer.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,21 +25,18 @@ void ProgressPrinter::progress(const std::string& phase, uint64_t done, uint64_t
     const double elapsed = std::chrono::duration<double>(now - phaseStart_).count();
     const bool bytes = phase == "read" || phase == "signatures";
     const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
-    char eta[32] = "";
+    std::string eta;
     if (total > 0 && rate > 0 && done <= total)
-        std::snprintf(eta, sizeof eta, ", ETA %.0f s", static_cast<double>(total - done) / rate);
+        eta = fmt::format(", ETA {:.0f} s", static_cast<double>(total - done) / rate);
     if (bytes && total)
-        std::fprintf(stderr, "\r%-10s %9.1f / %.1f MB (%5.1f%%)  %7.1f MB/s%s   ", phase.c_str(),
-                     static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6,
-                     100.0 * static_cast<double>(done) / static_cast<double>(total), rate / 1e6,
-                     eta);
+        fmt::print(stderr, "\r{:<10} {:9.1f} / {:.1f} MB ({:5.1f}%)  {:7.1f} MB/s{}   ", phase,
+                   static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6,
+                   100.0 * static_cast<double>(done) / static_cast<double>(total), rate / 1e6, eta);
     else if (bytes)
-        std::fprintf(stderr, "\r%-10s %9.1f MB  %7.1f MB/s   ", phase.c_str(),
-                     static_cast<double>(done) / 1e6, rate / 1e6);
+        fmt::print(stderr, "\r{:<10} {:9.1f} MB  {:7.1f} MB/s   ", phase,
+                   static_cast<double>(done) / 1e6, rate / 1e6);
     else
-        std::fprintf(stderr, "\r%-10s %llu/%llu%s   ", phase.c_str(),
-                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                     eta);
+        fmt::print(stderr, "\r{:<10} {}/{}{}   ", phase, done, total, eta);
     lineOpen_ = true;
 }
 
@@ -46,14 +45,14 @@ void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
     if (lineOpen_) std::fputs("\r\033[K", stderr);
     lineOpen_ = false;
     if (t.reused) {
-        std::fprintf(stderr, "%-10s reused from the project\n", t.name.c_str());
+        fmt::print(stderr, "{:<10} reused from the project\n", t.name);
         return;
     }
-    std::fprintf(stderr, "%-10s %8.3f s", t.name.c_str(), t.seconds);
+    fmt::print(stderr, "{:<10} {:8.3f} s", t.name, t.seconds);
     if (t.bytes && t.seconds > 0)
-        std::fprintf(stderr, "  %8.1f MB/s", static_cast<double>(t.bytes) / 1e6 / t.seconds);
+        fmt::print(stderr, "  {:8.1f} MB/s", static_cast<double>(t.bytes) / 1e6 / t.seconds);
     if (t.items && t.seconds > 0)
-        std::fprintf(stderr, "  %10.0f items/s", static_cast<double>(t.items) / t.seconds);
+        fmt::print(stderr, "  {:10.0f} items/s", static_cast<double>(t.items) / t.seconds);
     std::fputc('\n', stderr);
 }
 
@@ -62,7 +61,7 @@ void ProgressPrinter::info(const std::string& message) {
     if (quiet_ && message.rfind("warning:", 0) != 0) return;
     if (lineOpen_) std::fputs("\r\033[K", stderr);
     lineOpen_ = false;
-    std::fprintf(stderr, "%s\n", message.c_str());
+    fmt::print(stderr, "{}\n", message);
 }
 
 }  // namespace neardup::cli

@@ -1,5 +1,7 @@
 #include "run_resume.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -14,9 +16,9 @@ namespace neardup::cli {
 int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<std::string>& inputs,
                   RunParams& params, int64_t& resumedRun) {
     if (!inputs.empty()) {
-        std::fprintf(stderr,
-                     "neardup run: --resume takes the inputs of the run it resumes; give no "
-                     "inputs\n");
+        fmt::print(
+            stderr,
+            "neardup run: --resume takes the inputs of the run it resumes; give no inputs\n");
         return kExitUsage;
     }
     // Options that change results belong to the resumed run.
@@ -24,25 +26,25 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
                                                 "LSH and comparison"};
     for (const CLI::Option* o : cmd.get_options()) {
         if (o->count() > 0 && resultGroups.contains(o->get_group())) {
-            std::fprintf(stderr,
-                         "neardup run: --resume runs with the parameters of the run it resumes; "
-                         "%s cannot be changed\n",
-                         o->get_name().c_str());
+            fmt::print(stderr,
+                       "neardup run: --resume runs with the parameters of the run it resumes; {} "
+                       "cannot be changed\n",
+                       o->get_name());
             return kExitUsage;
         }
     }
     std::error_code ec;
     if (!std::filesystem::is_regular_file(project, ec)) {
-        std::fprintf(stderr, "neardup run: --resume: no project %s\n", project.c_str());
+        fmt::print(stderr, "neardup run: --resume: no project {}\n", project);
         return kExitError;
     }
     ProjectStore store(project);
     const std::optional<ResumeRecord> rec = findResumable(store);
     if (!rec) {
-        std::fprintf(stderr,
-                     "neardup run: nothing to resume in %s (no interrupted or failed run that was "
-                     "not resumed yet)\n",
-                     project.c_str());
+        fmt::print(stderr,
+                   "neardup run: nothing to resume in {} (no interrupted or failed run that was "
+                   "not resumed yet)\n",
+                   project);
         return kExitError;
     }
     // The dataset the unfinished run had read, when it got that far: its offsets are reused
@@ -51,8 +53,7 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
         const RunResult unfinished = store.loadRun(rec->runId);
         const DatasetRecord dataset = store.loadDataset(unfinished.datasetId, nullptr);
         if (const std::string problem = pinProblem(dataset.files); !problem.empty()) {
-            std::fprintf(stderr, "neardup run: cannot resume run %lld: %s\n",
-                         static_cast<long long>(rec->runId), problem.c_str());
+            fmt::print(stderr, "neardup run: cannot resume run {}: {}\n", rec->runId, problem);
             return kExitError;
         }
     } catch (const StoreError&) {
@@ -70,9 +71,8 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
     params = std::move(resumed);
     inputs = rec->inputs;
     resumedRun = rec->runId;
-    std::fprintf(stderr, "resuming run %lld (%s: %s) with its %zu input(s) and parameters\n",
-                 static_cast<long long>(rec->runId), rec->status.c_str(), rec->error.c_str(),
-                 inputs.size());
+    fmt::print(stderr, "resuming run {} ({}: {}) with its {} input(s) and parameters\n", rec->runId,
+               rec->status, rec->error, inputs.size());
     return kExitOk;
 }
 

@@ -1,4 +1,6 @@
 // neardup-workbench: the Qt 6 desktop workbench. Argument parsing and wiring only.
+#include <fmt/format.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -62,17 +64,16 @@ int main(int argc, char** argv) {
     QElapsedTimer opening;
     opening.start();
     if (parser.isSet(screenshot)) {
-        QObject::connect(&window, &neardup::ui::MainWindow::runShown, &window, [&opening] {
-            std::printf("run shown after %lld ms\n", opening.elapsed());
-        });
+        QObject::connect(&window, &neardup::ui::MainWindow::runShown, &window,
+                         [&opening] { fmt::print("run shown after {} ms\n", opening.elapsed()); });
         QObject::connect(
             window.clusters(), &neardup::ui::ClustersPanel::comparisonShown, &window,
-            [&opening] { std::printf("comparison shown after %lld ms\n", opening.elapsed()); });
+            [&opening] { fmt::print("comparison shown after {} ms\n", opening.elapsed()); });
     }
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty() && !window.openProject(args.front(), parser.isSet(screenshot))) {
-        std::fprintf(stderr, "neardup-workbench: cannot open %s\n",
-                     qPrintable(QDir::toNativeSeparators(args.front())));
+        fmt::print(stderr, "neardup-workbench: cannot open {}\n",
+                   qPrintable(QDir::toNativeSeparators(args.front())));
         if (parser.isSet(screenshot)) return 1;
     }
     if (parser.value(tab) == QLatin1String("buckets")) window.tabs()->setCurrentIndex(1);
@@ -81,8 +82,8 @@ int main(int argc, char** argv) {
         auto save = [file](QWidget* w) {
             // Highest compression: screenshots are committed to the repository.
             const bool ok = w->grab().save(file, nullptr, 0);
-            std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "saved" : "cannot save",
-                         qPrintable(QFileInfo(file).absoluteFilePath()));
+            fmt::print(ok ? stdout : stderr, "{} {}\n", ok ? "saved" : "cannot save",
+                       qPrintable(QFileInfo(file).absoluteFilePath()));
             QCoreApplication::exit(ok ? 0 : 1);
         };
         const QStringList runs = parser.value(compare).split(QLatin1Char(','));

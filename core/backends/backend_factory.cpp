@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
-#include <thread>
 
 #include "multi_worker_backend.h"
+#include "thread_count.h"
 
 namespace neardup {
 
@@ -47,11 +47,6 @@ GpuInventory queryGpus() {
 }
 
 namespace {
-
-int resolveThreads(int threads) {
-    return threads > 0 ? threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 // Threads of part i when `threads` (0 = all) are divided among `parts`, at least one each.
 int shareOf(int threads, int parts, int i) {

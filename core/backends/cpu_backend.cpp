@@ -4,11 +4,10 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include <thread>
-
 #include "backend.h"
 #include "bucket_compare.h"
 #include "hash_math.h"
+#include "thread_count.h"
 
 namespace neardup {
 
@@ -19,11 +18,7 @@ constexpr uint64_t kLargeBucket = 1024;
 
 class CpuBackend final : public Backend {
   public:
-    explicit CpuBackend(int threads)
-        : threads_(threads > 0
-                       ? threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
-          arena_(threads_) {}
+    explicit CpuBackend(int threads) : threads_(resolveThreads(threads)), arena_(threads_) {}
 
     std::string description() const override {
         return "cpu (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");

@@ -1,8 +1,9 @@
 #include "multi_worker_backend.h"
 
-#include <chrono>
 #include <exception>
 #include <stdexcept>
+
+#include "elapsed.h"
 
 namespace neardup {
 
@@ -67,6 +68,10 @@ MultiWorkerBackend::MultiWorkerBackend(std::vector<std::unique_ptr<Backend>> wor
         w->backend = std::move(workers[i]);
         workers_.push_back(std::move(w));
     }
+    // One std::thread per worker for the backend's lifetime, not tbb::task_group tasks: a worker
+    // waits for jobs between calls and owns its backend's per-thread state (a GPU backend's
+    // current device, a CPU backend's own task arena inside it); TBB tasks may neither block
+    // for long nor stay on one thread.
     try {
         for (auto& w : workers_)
             w->thread = std::thread([this, worker = w.get()] { loop(*worker); });
@@ -103,14 +108,13 @@ void MultiWorkerBackend::loop(Worker& w) {
             if (!w.hasJob) return;
             job = w.job;
         }
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = SteadyClock::now();
         try {
             (*job)(w.index);
         } catch (...) {
             w.error = std::current_exception();
         }
-        w.seconds[w.phase] +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.seconds[w.phase] += secondsSince(start);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             w.hasJob = false;

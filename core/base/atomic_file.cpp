@@ -79,4 +79,27 @@ void AtomicFile::commit() {
     committed_ = true;
 }
 
+AtomicFileStream::AtomicFileStream(std::string path)
+    : std::ostream(nullptr), file_(std::move(path)), buffer_(file_) {
+    rdbuf(&buffer_);
+    exceptions(std::ios::badbit);  // rethrows the AtomicFile's error, message and all
+}
+
+void AtomicFileStream::commit() {
+    flush();
+    file_.commit();
+}
+
+AtomicFileStream::Buffer::int_type AtomicFileStream::Buffer::overflow(int_type c) {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    file_.write(std::string_view(&ch, 1));
+    return c;
+}
+
+std::streamsize AtomicFileStream::Buffer::xsputn(const char* s, std::streamsize n) {
+    file_.write(std::string_view(s, static_cast<std::size_t>(n)));
+    return n;
+}
+
 }  // namespace neardup

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdio>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,31 @@ class AtomicFile {
     std::FILE* file_ = nullptr;
     bool finished_ = false;
     bool committed_ = false;
+};
+
+// An AtomicFile as a std::ostream, for writers that stream (the corpus generator). A failed
+// write throws AtomicFile's std::runtime_error out of the stream operation.
+class AtomicFileStream : public std::ostream {
+  public:
+    explicit AtomicFileStream(std::string path);
+    // Flushes the stream, then AtomicFile::commit().
+    void commit();
+
+  private:
+    // Hands every byte straight to the AtomicFile, which buffers.
+    class Buffer : public std::streambuf {
+      public:
+        explicit Buffer(AtomicFile& file) : file_(file) {}
+
+      protected:
+        int_type overflow(int_type c) override;
+        std::streamsize xsputn(const char* s, std::streamsize n) override;
+
+      private:
+        AtomicFile& file_;
+    };
+    AtomicFile file_;
+    Buffer buffer_;
 };
 
 }  // namespace neardup

@@ -2,6 +2,8 @@
 
 #include "json_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -194,9 +196,7 @@ const char* boolean(bool b) {
 }
 
 std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    return fmt::format("{:.17g}", v);
 }
 
 std::string normalizeJson(const NormalizeOptions& n) {
@@ -219,6 +219,11 @@ std::string signatureCacheKey(const SignatureParams& s, const ReaderOptions& r) 
     return o.str();
 }
 
+// Written by hand on purpose (json_text.h), not with a JSON library: every project stores these
+// bytes (runs.params_json, and signature_key from signatureCacheKey) and finds cached signatures
+// by them, and doubles are written with %.17g ("threshold":0.80000000000000004) where
+// nlohmann-json writes the shortest form (0.8); a library would change the bytes of every new
+// run and lose the cache of older ones.
 std::string toJson(const RunParams& p) {
     const auto& s = p.signature;
     const auto& l = p.lsh;

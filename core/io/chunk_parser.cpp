@@ -4,6 +4,8 @@
 // On Demand only checks what it visits, so `{"text":"a","x":[1,}` or trailing garbage after the
 // object would pass as documents. For text-heavy lines the cost is nearly the same (the text
 // string dominates and is unescaped either way).
+#include <fmt/format.h>
+
 #include <simdjson.h>
 
 #include <charconv>
@@ -248,8 +250,8 @@ struct ChunkParser::Impl {
         }
         const std::size_t control = findControlByte(line, jsonLength);
         if (control != jsonLength) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(line[control]));
+            const std::string hex =
+                fmt::format("0x{:02x}", static_cast<unsigned char>(line[control]));
             reject(
                 out, RejectReason::ControlCharacter, lineNo,
                 std::string("raw control byte ") + hex + " at byte " + std::to_string(control + 1));
@@ -324,8 +326,7 @@ struct ChunkParser::Impl {
             const std::string_view value = id.get_string().value_unsafe();
             const int control = controlCharacter(value);
             if (value == kOutOfRangeValue || control >= 0) {
-                char hex[8];
-                std::snprintf(hex, sizeof hex, "0x%02x", control);
+                const std::string hex = fmt::format("0x{:02x}", control);
                 reject(out, RejectReason::InvalidId, lineNo,
                        "'" + options.idField + "' " +
                            (value == kOutOfRangeValue

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <future>
 
+#include "digest.h"
+
 namespace neardup {
 
 static_assert(std::endian::native == std::endian::little,
@@ -25,15 +27,6 @@ namespace {
 constexpr char kMagic[8] = {'N', 'D', 'W', 'C', 'K', 'P', '0', '1'};
 constexpr uint64_t kDefaultEvery = uint64_t{256} << 20;
 constexpr uint64_t kMaxPayload = uint64_t{1} << 40;
-
-uint64_t fnv1a(const char* p, std::size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (std::size_t i = 0; i < n; ++i) {
-        h ^= static_cast<unsigned char>(p[i]);
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 template <typename T>
 void put(std::string& s, T v) {

@@ -1,5 +1,7 @@
 #include "memory_budget.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #if defined(__GLIBC__)
@@ -16,60 +18,6 @@
 
 namespace neardup {
 
-std::optional<uint64_t> parseByteSize(std::string_view text) {
-    std::size_t i = 0;
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-    const std::size_t numberBegin = i;
-    bool digits = false, dot = false;
-    while (i < text.size()) {
-        const char c = text[i];
-        if (std::isdigit(static_cast<unsigned char>(c))) {
-            digits = true;
-        } else if (c == '.' && !dot) {
-            dot = true;
-        } else {
-            break;
-        }
-        ++i;
-    }
-    if (!digits) return std::nullopt;
-    const std::string number(text.substr(numberBegin, i - numberBegin));
-    std::string unit;
-    for (; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (std::isspace(c)) continue;
-        unit += static_cast<char>(std::toupper(c));
-    }
-    int shift = 0;
-    std::string_view rest = unit;
-    if (!rest.empty()) {
-        switch (rest.front()) {
-            case 'K':
-                shift = 10;
-                break;
-            case 'M':
-                shift = 20;
-                break;
-            case 'G':
-                shift = 30;
-                break;
-            case 'T':
-                shift = 40;
-                break;
-            default:
-                break;
-        }
-        if (shift != 0) rest.remove_prefix(1);
-    }
-    if (!(rest.empty() || rest == "B" || (shift != 0 && rest == "IB"))) return std::nullopt;
-    const long double value = std::strtold(number.c_str(), nullptr);
-    const long double bytes = std::floor(value * std::ldexp(1.0L, shift));
-    if (!(bytes >= 0) || bytes > static_cast<long double>(std::numeric_limits<uint64_t>::max()))
-        return std::nullopt;
-    return static_cast<uint64_t>(bytes);
-}
-
 std::string formatBytes(uint64_t bytes) {
     static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = static_cast<double>(bytes);
@@ -78,12 +26,8 @@ std::string formatBytes(uint64_t bytes) {
         v /= 1024.0;
         ++u;
     }
-    char buf[32];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : "%.0f %s", v, kUnits[u]);
-    return buf;
+    if (u == 0) return fmt::format("{} B", bytes);
+    return v < 10 ? fmt::format("{:.2f} {}", v, kUnits[u]) : fmt::format("{:.0f} {}", v, kUnits[u]);
 }
 
 namespace {

@@ -1,5 +1,6 @@
-// The memory budget of a run: parsing sizes such as "256M", the default budget, and what the
-// big structures of a run occupy, so the pipeline can decide to spill before it runs out.
+// The memory budget of a run: the default budget (sizes such as "256M" are parsed by
+// byte_size.h), and what the big structures of a run occupy, so the pipeline can decide to spill
+// before it runs out.
 //
 // Decisions are taken on the capacities of our own containers, not on the process RSS, so the
 // same inputs and budget always take the same path (RSS depends on the allocator and the
@@ -12,14 +13,10 @@
 #include <string_view>
 #include <vector>
 
+#include "byte_size.h"  // parseByteSize, for the callers that size a budget
 #include "document_table.h"
 
 namespace neardup {
-
-// "268435456", "256M", "256MiB", "256MB", "1.5G", "512k": binary multiples (K = 1024, M, G, T),
-// case-insensitive, an optional trailing "B" or "iB". Nothing for empty, negative, malformed or
-// overflowing input; "0" parses as 0 (the caller decides what zero means).
-std::optional<uint64_t> parseByteSize(std::string_view text);
 
 // "256 MiB", "1.50 GiB", "812 B": for messages.
 std::string formatBytes(uint64_t bytes);

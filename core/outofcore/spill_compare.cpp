@@ -6,23 +6,17 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "bucket_compare.h"
+#include "elapsed.h"
 #include "hash_math.h"
 
 namespace neardup {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Keys read at once from a band file while loading or partitioning its entries.
 constexpr std::size_t kKeyBlock = std::size_t{1} << 16;
@@ -78,7 +72,7 @@ uint64_t SpilledComparison::bytesPerPassRow() const {
 uint64_t SpilledComparison::runBand(int band, uint64_t workingBytes, BandStats& stats,
                                     std::vector<ScoredPair>& pairs,
                                     const std::function<void()>& checkCancel) {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     const double compareBefore = compareSeconds_;
     decided_ = 0;
     BandStatsBuilder builder(band);
@@ -255,7 +249,7 @@ void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, 
 
 void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
     if (pass_.members.empty()) return;
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     // Members of one band are distinct (a document has one key per band).
     passDocs_ = pass_.members;
     std::sort(passDocs_.begin(), passDocs_.end());
@@ -330,7 +324,7 @@ uint64_t SpilledComparison::compareLoaded(const Loaded& a, const Loaded& b, bool
 void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, int band,
                                      std::size_t passRows, std::vector<ScoredPair>& pairs,
                                      const std::function<void()>& checkCancel) {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     const int hashes = spill_.hashes();
     const auto h = static_cast<std::size_t>(hashes);
     const auto bands = static_cast<std::size_t>(lsh_.bands);

@@ -1,5 +1,7 @@
 #include "exporter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -24,9 +26,7 @@ namespace neardup {
 namespace {
 
 std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    return fmt::format("{:.6g}", v);
 }
 
 // Progress and cancellation, looked at every kEvery documents (no per-document call).
@@ -53,6 +53,9 @@ class Ticker {
 // Reads the next chunks on a thread of its own while the caller writes the current one: the
 // export's reading (I/O, decompression, line cutting) and writing then overlap. Stops and
 // joins its thread when destroyed, however early the caller gives up.
+// A std::thread, not a tbb::task_group task: the reader blocks on I/O and waits for the writer
+// to hand chunks back, and TBB promises no concurrency between tasks, so as a task it could wait
+// for a writer that waits for it (one-thread arenas, or an export started from a TBB worker).
 class ChunkReadAhead {
   public:
     explicit ChunkReadAhead(LineChunkSource& source) : source_(source) {
@@ -284,6 +287,10 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out->commit();
 }
 
+// Written by hand with json_text.h: the layout (one field per line, nested objects on one line as
+// {"a": 1, "b": 2}, numbers as %.6g, parameters as stored in the project) is what scripts and the
+// comparison of builds read byte for byte. nlohmann-json's dump() has no such mixed layout (all on
+// one line, or every nested field on a line of its own) and writes shortest doubles.
 std::string summaryJson(const RunResult& run) {
     const RunCounts& c = run.counts;
     std::string s = "{\n";

@@ -3,20 +3,15 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <thread>
 
 #include "lsh_buckets.h"
 #include "memory_budget.h"
 #include "run_time.h"
+#include "thread_count.h"
 
 namespace neardup {
 
 namespace {
-
-int resolveThreads(int threads) {
-    return threads > 0 ? threads
-                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 // Spill files go next to the project unless the run names a directory; in-memory projects
 // use the system's temporary directory.

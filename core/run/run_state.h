@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "checkpoint.h"
 #include "document_table.h"
+#include "elapsed.h"
 #include "exporter.h"
 #include "params.h"
 #include "phase_reporter.h"
@@ -25,11 +26,8 @@
 
 namespace neardup {
 
-using Clock = std::chrono::steady_clock;
-
-inline double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+// The phases' clock (secondsSince comes with it from elapsed.h).
+using Clock = SteadyClock;
 
 struct RunState {
     // Starts the run's result: its memory budget, parameters, backend, threads and start time.

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "digest.h"
+
 namespace neardup {
 
 namespace {
@@ -12,16 +14,9 @@ bool isSpace(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-uint64_t fnv1a(std::string_view s) {
-    uint64_t h = 1469598103934665603ull;
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 // The two word sequences with one hash per word, so most comparisons are one integer compare.
+// The hashes live only in memory and equal words always hash alike, so the diff does not depend
+// on which 64-bit hash this is.
 class Words {
   public:
     Words(std::string_view a, std::string_view b, const std::vector<WordToken>& ta,

@@ -1,5 +1,7 @@
 #include "benchmark.h"
 
+#include <fmt/format.h>
+
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -7,22 +9,24 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
+#include "atomic_file.h"
+#include "byte_size.h"
 #include "corpus_generator.h"
+#include "elapsed.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
 #include "pipeline.h"
 #include "shingles.h"
 #include "signatures.h"
 #include "simd.h"
+#include "thread_count.h"
 
 namespace neardup {
 
@@ -34,25 +38,10 @@ std::optional<BenchmarkCorpusKind> benchmarkCorpusKind(const std::string& name) 
     return std::nullopt;
 }
 
-std::optional<uint64_t> parseByteSize(const std::string& s) {
-    if (s.empty()) return std::nullopt;
-    std::size_t digits = 0;
-    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9')
-        ++digits;
-    if (digits == 0 || digits > 15) return std::nullopt;
-    uint64_t value = std::stoull(s.substr(0, digits));
-    const std::string unit = s.substr(digits);
-    int shift = 0;
-    if (unit == "K" || unit == "k" || unit == "KB" || unit == "KiB")
-        shift = 10;
-    else if (unit == "M" || unit == "MB" || unit == "MiB")
-        shift = 20;
-    else if (unit == "G" || unit == "GB" || unit == "GiB")
-        shift = 30;
-    else if (!unit.empty() && unit != "B")
-        return std::nullopt;
-    if (value == 0 || value > (uint64_t{1} << (50 - shift))) return std::nullopt;
-    return value << shift;
+std::optional<uint64_t> parseCorpusSize(const std::string& s) {
+    const std::optional<uint64_t> size = parseByteSize(s);
+    if (!size || *size == 0 || *size > kMaxCorpusSize) return std::nullopt;
+    return size;
 }
 
 std::string formatByteSize(uint64_t bytes) {
@@ -74,7 +63,7 @@ BenchmarkMachine describeMachine() {
         if (colon != std::string::npos) m.cpu = line.substr(line.find_first_not_of(' ', colon + 1));
         break;
     }
-    m.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    m.logicalCores = hardwareThreads();
     const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && pageSize > 0) m.memoryBytes = uint64_t(pages) * uint64_t(pageSize);
     m.simd = toString(detectedSimdLevel());
@@ -89,8 +78,6 @@ BenchmarkMachine describeMachine() {
 }
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 double threadCpuSeconds() {
     timespec t{};
@@ -161,16 +148,10 @@ void generate(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64
         // Each JSON line carries about 30 bytes besides the text (id, keys, escapes).
         gen.documents = std::max<uint64_t>(
             1, static_cast<uint64_t>(std::llround(double(size) / (kind.meanChars + 30.0))));
-        const std::string temp = path + ".tmp";
-        {
-            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            if (!out) throw std::runtime_error("cannot write " + temp);
-            GroundTruth truth;
-            generateCorpus(gen, out, truth);
-            out.flush();
-            if (!out) throw std::runtime_error("cannot write " + temp);
-        }
-        fs::rename(temp, path);
+        AtomicFileStream out(path);
+        GroundTruth truth;
+        generateCorpus(gen, out, truth);
+        out.commit();
         return std::string();
     });
 }
@@ -199,9 +180,9 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
     {
         ProjectStore store(project);
         Pipeline pipeline(store, *backend);
-        const auto start = Clock::now();
+        const auto start = SteadyClock::now();
         run = pipeline.run({corpus}, params, exports);
-        wall = std::chrono::duration<double>(Clock::now() - start).count();
+        wall = secondsSince(start);
     }
     cleanup();
     std::ostringstream out;
@@ -509,9 +490,7 @@ std::string toJson(const BenchmarkReport& r) {
 namespace {
 
 std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
+    return fmt::format("{:.{}f}", v, digits);
 }
 
 const BenchmarkPhase* phase(const BenchmarkCase& c, const char* name) {

@@ -104,8 +104,10 @@ std::string toJson(const BenchmarkReport& report);
 // Markdown tables (machine, kernels, cases), as pasted into docs/performance.md.
 std::string toTable(const BenchmarkReport& report);
 
-// "10M", "1G", "500K", "123" (bytes; binary multiples); nullopt when malformed.
-std::optional<uint64_t> parseByteSize(const std::string& s);
+// A corpus size: "10M", "1G", "500K", "123" (bytes; binary multiples, parseByteSize's syntax),
+// more than 0 and at most kMaxCorpusSize; nullopt otherwise.
+inline constexpr uint64_t kMaxCorpusSize = uint64_t{1} << 50;
+std::optional<uint64_t> parseCorpusSize(const std::string& s);
 std::string formatByteSize(uint64_t bytes);
 
 }  // namespace neardup

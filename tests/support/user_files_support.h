@@ -1,16 +1,14 @@
-// What the tests of users' files share (test_user_files.cpp, test_fault_injection.cpp): the
-// CLI as a child process, small file and SQL helpers.
+// What the tests of users' files share (test_user_files*.cpp, test_fault_injection.cpp): a
+// generated corpus in a private folder and the CLI run in it, small SQL and folder helpers.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "test_support.h"
@@ -20,30 +18,12 @@ namespace userfiles {
 namespace fs = std::filesystem;
 using testsupport::q;
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-// The binary under test; NEARDUP_CLI overrides it (to show that a fix is needed, run these
-// tests against an older build).
-inline QString cli() {
-    return qEnvironmentVariable("NEARDUP_CLI", QStringLiteral(NEARDUP_CLI_PATH));
-}
+using Result = testsupport::CliResult;
+using testsupport::CliOptions;
+using testsupport::writeFile;
 
 inline Result runCli(const QStringList& args, const std::string& cwd) {
-    QProcess p;
-    p.setWorkingDirectory(q(cwd));
-    p.start(cli(), args);
-    p.waitForFinished(300000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-inline void writeFile(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << text;
+    return testsupport::neardup(args, CliOptions().inFolder(q(cwd)));
 }
 
 // Runs one SQL statement on a project (for tests that plant faults).

@@ -1,35 +1,34 @@
-// Helpers shared by the tests that drive projects and files from the outside (the CLI as a
-// child process, killed runs): reading files and querying a project with plain SQLite.
-#pragma once
-
-#include <QLatin1Char>
-#include <QString>
-#include <QStringList>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
+// Files and SQL helpers shared by the tests (test_support.h).
+#include "test_support.h"
 
 #include <sqlite3.h>
 
+#include <QFile>
+#include <QLatin1Char>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 namespace testsupport {
 
-inline QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-inline std::string readFile(const std::string& path) {
+std::string readFile(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     std::ostringstream s;
     s << f.rdbuf();
     return s.str();
 }
 
-// Rows of a query, columns joined by '|'. Opened read-write (never created), so that a hot
-// journal left by a killed process is rolled back first, as the next run would. A project that
-// cannot be opened or a query that fails gives one row saying so, which no expected result
-// matches: a missing file never passes for "no rows".
-inline QStringList sqlRows(const std::string& db, const char* sql) {
+QByteArray readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const std::string& path, const std::string& bytes) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+QStringList sqlRows(const std::string& db, const char* sql) {
     sqlite3* h = nullptr;
     QStringList rows;
     if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
@@ -56,8 +55,7 @@ inline QStringList sqlRows(const std::string& db, const char* sql) {
     return rows;
 }
 
-// True when no run was recorded in `project`: the file was never created, or it holds no run.
-inline bool noRunRecorded(const std::string& project) {
+bool noRunRecorded(const std::string& project) {
     return !std::filesystem::exists(project) || sqlRows(project, "SELECT id FROM runs").isEmpty();
 }
 

@@ -1,0 +1,274 @@
+// What is left when processes die, found and cleaned on the next open: dead runs' locks and
+// temporaries (live ones are kept), an end recorded once, a dataset save that is interrupted,
+// a read checkpoint with a torn last record, and the parameters a run lock records.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <QTest>
+
+#include "kill_resume_fixture.h"
+
+class TestKillResumeRecovery : public KillResumeFixture {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void recoveryFindsDeadLocksOnly() {
+        // Deterministic: lock files written by hand. One dead (no process holds it) for a run
+        // that never got a row, one dead for a running row, one held by this process (live).
+        const std::string project = path("locks.ndw");
+        const std::string sidecar = project + ".d";
+        int64_t deadRow = 0, liveRow = 0;
+        {
+            neardup::ProjectStore store(project);
+            neardup::DatasetRecord dataset;
+            dataset.linesRead = 1;
+            neardup::DocumentTable docs;
+            docs.append(0, 1, 0, 10, 10, 0.0, "a");
+            const int64_t datasetId = store.saveDataset(dataset, docs);
+            neardup::RunResult run;
+            run.datasetId = datasetId;
+            run.startedAt = "2026-01-01T00:00:00.000Z";
+            run.backend = "cpu";
+            deadRow = store.beginRun(run);
+            liveRow = store.beginRun(run);
+        }
+        const std::string pending =
+            R"({"format":1,"pid":999999,"run":0,"started_at":"2026-01-02T00:00:00.000Z",)"
+            R"("inputs":["/nowhere/a.jsonl"],"on_error":"fail","chunk_bytes":4194304,)"
+            R"("memory_budget":1048576,"work_dir":"","params":)" +
+            neardup::toJson([] {
+                neardup::RunParams p;
+                p.lsh.bands = 8;
+                p.signature.seed = 77;
+                return p;
+            }()) +
+            "}";
+        fs::create_directories(sidecar);
+        std::ofstream(sidecar + "/run-pending-999999-0.lock") << pending;
+        std::ofstream(sidecar + "/run-" + std::to_string(deadRow) + ".lock") << pending;
+        std::string mine = pending;  // the live lock is this process's
+        mine.replace(mine.find("999999"), 6, std::to_string(::getpid()));
+        std::ofstream(sidecar + "/run-" + std::to_string(liveRow) + ".lock") << mine;
+        const int live =
+            ::open((sidecar + "/run-" + std::to_string(liveRow) + ".lock").c_str(), O_RDWR);
+        QVERIFY(live >= 0);
+        QCOMPARE(::flock(live, LOCK_EX | LOCK_NB), 0);
+        // Leftovers of dead processes, and a signature cache no row refers to.
+        std::ofstream(sidecar + "/signatures-9-0123456789abcdef.bin.tmp.999999") << "x";
+        fs::create_directories(sidecar + "/work-999999-abcdef");
+        std::ofstream(sidecar + "/work-999999-abcdef/spill") << "x";
+        std::ofstream(sidecar + "/signatures-42-0123456789abcdef.bin") << "x";
+        std::ofstream(sidecar + "/run-4242.resume") << pending;  // no such run
+        {
+            neardup::ProjectStore store(project);
+            const auto runs = store.listRuns();
+            QCOMPARE(runs.size(), std::size_t{3});
+            QCOMPARE(runs[0].status, std::string("interrupted"));  // its lock was free
+            QCOMPARE(runs[1].status, std::string("running"));      // its lock is held
+            QCOMPARE(runs[2].status, std::string("interrupted"));  // killed before its row
+            QCOMPARE(runs[2].startedAt, std::string("2026-01-02T00:00:00.000Z"));
+            const neardup::RunResult added = store.loadRun(runs[2].runId);
+            QCOMPARE(added.error, std::string(neardup::kStaleRunError));
+            QCOMPARE(added.params.lsh.bands, 8);
+            QCOMPARE(added.params.signature.seed, uint64_t{77});
+            // The latest unfinished run, with the execution options of its record.
+            const auto rec = neardup::findResumable(store);
+            QVERIFY(rec.has_value());
+            QCOMPARE(rec->runId, runs[2].runId);
+            QCOMPARE(rec->inputs, std::vector<std::string>{"/nowhere/a.jsonl"});
+            QVERIFY(rec->params.reader.onError == neardup::OnError::Fail);
+            QCOMPARE(rec->params.memoryBudget, uint64_t{1048576});
+            QCOMPARE(rec->params.lsh.bands, 8);
+        }
+        // Dead processes' temporaries and records of missing runs are gone; the unreferenced
+        // signature cache stays while a run is live (it may be about to record it).
+        QStringList expected{QStringLiteral("run-%1.lock").arg(liveRow),
+                             QStringLiteral("run-%1.resume").arg(deadRow),
+                             QStringLiteral("run-%1.resume").arg(liveRow + 1),
+                             QStringLiteral("signatures-42-0123456789abcdef.bin"),
+                             QStringLiteral("sweep.lock")};
+        expected.sort();
+        QCOMPARE(matching(sidecar, ".*"), expected);
+        // Once the live process ends, its run is found too, and the cache is removed.
+        ::close(live);
+        neardup::ProjectStore store(project);
+        QCOMPARE(store.loadRun(liveRow).status, std::string("interrupted"));
+        expected = QStringList{QStringLiteral("run-%1.resume").arg(deadRow),
+                               QStringLiteral("run-%1.resume").arg(liveRow),
+                               QStringLiteral("run-%1.resume").arg(liveRow + 1),
+                               QStringLiteral("sweep.lock")};
+        expected.sort();
+        QCOMPARE(matching(sidecar, ".*"), expected);
+    }
+
+    // A process that recorded its own end (interrupted by the launcher's SIGTERM) and was
+    // killed before its lock was renamed after the row: recovery finds that row by its start
+    // time and adds no second one.
+    void recoveryDoesNotDuplicateARecordedEnd() {
+        const std::string project = path("recorded-end.ndw");
+        const std::string sidecar = project + ".d";
+        int64_t row = 0;
+        {
+            neardup::ProjectStore store(project);
+            neardup::DatasetRecord dataset;
+            dataset.linesRead = 1;
+            neardup::DocumentTable docs;
+            docs.append(0, 1, 0, 10, 10, 0.0, "a");
+            neardup::RunResult run;
+            run.datasetId = store.saveDataset(dataset, docs);
+            run.startedAt = "2026-01-03T00:00:00.000Z";
+            run.backend = "cpu";
+            row = store.beginRun(run);
+            store.markRun(row, "interrupted", "cancelled by the user");
+        }
+        const std::string pending =
+            R"({"format":1,"pid":999999,"run":0,"started_at":"2026-01-03T00:00:00.000Z",)"
+            R"("inputs":["/nowhere/a.jsonl"],"on_error":"skip","chunk_bytes":4194304,)"
+            R"("memory_budget":1048576,"work_dir":"","params":)" +
+            neardup::toJson(neardup::RunParams{}) + "}";
+        fs::create_directories(sidecar);
+        std::ofstream(sidecar + "/run-pending-999999-0.lock") << pending;
+        neardup::ProjectStore store(project);
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), std::size_t{1});
+        QCOMPARE(runs[0].runId, row);
+        QCOMPARE(store.loadRun(row).error, std::string("cancelled by the user"));
+        QVERIFY(matching(sidecar, R"(run-pending-.*)").isEmpty());
+    }
+
+    void savingADatasetCanBeInterrupted() {
+        neardup::ProjectStore store(path("cancel.ndw"));
+        neardup::DatasetRecord dataset;
+        neardup::DocumentTable docs;
+        for (uint64_t i = 0; i < 20000; ++i)
+            docs.append(0, i + 1, i * 100, 99, 99, 0.0, "d" + std::to_string(i));
+        dataset.linesRead = docs.size();
+        int calls = 0;
+        store.setInterruptCheck([&calls] {
+            if (++calls == 3) throw std::runtime_error("cancelled");
+        });
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, store.saveDataset(dataset, docs));
+        QCOMPARE(calls, 3);  // before the first row, then every 4096 rows
+        store.setInterruptCheck({});
+        QCOMPARE(sqlRows(path("cancel.ndw"), "SELECT count(*) FROM datasets"),
+                 QStringList{QStringLiteral("0")});
+        QCOMPARE(sqlRows(path("cancel.ndw"), "SELECT count(*) FROM documents"),
+                 QStringList{QStringLiteral("0")});
+        QVERIFY(store.saveDataset(dataset, docs) > 0);
+    }
+
+    void checkpointSurvivesATornRecord() {
+        // Two records, the second cut short as by a kill while appending it: the first is
+        // restored whole, with its position, counts and rejections.
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "1");
+        const std::string sidecar = path("torn.ndw.d");
+        fs::create_directories(sidecar);
+        const std::vector<neardup::InputFile> files{{path("big.jsonl"), 100, 7, {}}};
+        neardup::ReaderOptions reader;
+        neardup::DocumentTable docs;
+        neardup::SignatureMatrix sigs;
+        sigs.resize(0, 4);
+        neardup::DatasetRecord dataset;
+        auto add = [&](uint64_t line) {
+            docs.append(0, line, line * 10, 9, 9, 0.5, "id-" + std::to_string(line));
+            for (uint32_t k = 0; k < 4; ++k)
+                sigs.values.push_back(static_cast<uint32_t>(line * 100 + k));
+            sigs.digests.push_back(line);
+            sigs.eligible.push_back(1);
+        };
+        neardup::LineChunk chunk;
+        neardup::ParsedChunk parsed;
+        {
+            neardup::ReadCheckpoint writer(sidecar, files, reader, "key", 4);
+            add(1);
+            add(2);
+            chunk.data = std::string(20, 'x');
+            parsed.lines = 3;  // two documents and a rejected line
+            neardup::Rejection bad;
+            bad.reason = neardup::RejectReason::MissingText;
+            bad.line = 3;
+            bad.detail = "no text";
+            parsed.rejections = {bad};
+            dataset.linesRead = 3;
+            writer.afterChunk(chunk, parsed, docs, sigs, dataset, 30);
+            // Records are written on a thread of their own; records() waits for the one in
+            // flight (a record still being written would defer the next one to a later chunk).
+            QCOMPARE(writer.records(), 1);
+            add(4);
+            chunk.baseOffset = 30;
+            chunk.firstLine = 4;
+            parsed.lines = 1;
+            parsed.rejections.clear();
+            dataset.linesRead = 4;
+            writer.afterChunk(chunk, parsed, docs, sigs, dataset, 40);
+            QCOMPARE(writer.records(), 2);
+        }
+        const QStringList written = matching(sidecar, R"(checkpoint-.*\.bin)");
+        QCOMPARE(written.size(), 1);
+        const std::string file = sidecar + "/" + written[0].toStdString();
+        fs::resize_file(file, fs::file_size(file) - 5);
+        neardup::ReadCheckpoint reader2(sidecar, files, reader, "key", 4);
+        neardup::DocumentTable back;
+        neardup::SignatureMatrix backSigs;
+        neardup::RejectionLog log;
+        neardup::DatasetRecord counts;
+        uint64_t bytes = 0;
+        const auto at = reader2.restore(back, backSigs, log, counts, bytes);
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "");
+        QVERIFY(at.has_value());
+        QCOMPARE(at->file, uint32_t{0});
+        QCOMPARE(at->offset, uint64_t{20});
+        QCOMPARE(at->line, uint64_t{4});
+        QCOMPARE(bytes, uint64_t{30});
+        QCOMPARE(counts.linesRead, uint64_t{3});
+        QCOMPARE(back.size(), std::size_t{2});
+        QCOMPARE(std::string(back.id(1)), std::string("id-2"));
+        QCOMPARE(backSigs.values, (std::vector<uint32_t>{100, 101, 102, 103, 200, 201, 202, 203}));
+        QCOMPARE(log.total(), uint64_t{1});
+        QCOMPARE(log.samples.at(0).detail, std::string("no text"));
+        // Another key (a touched input) does not see it.
+        const std::vector<neardup::InputFile> touched{{path("big.jsonl"), 100, 8, {}}};
+        neardup::ReadCheckpoint other(sidecar, touched, reader, "key", 4);
+        QVERIFY(!other.restore(back, backSigs, log, counts, bytes).has_value());
+    }
+
+    void lockRecordsParameters() {
+        neardup::RunParams p;
+        p.reader.textField = "meta.body";
+        p.reader.idField = "uid";
+        p.signature.normalize.nfc = false;
+        p.signature.normalize.trim = false;
+        p.signature.shingle = neardup::ShingleKind::Word;
+        p.signature.ngram = 3;
+        p.signature.hashes = 96;
+        p.signature.family = neardup::HashFamily::Rolling;
+        p.signature.sketch = neardup::SketchKind::Oph;
+        p.signature.seed = 123456789012345ull;
+        p.lsh.bands = 12;
+        p.lsh.rows = 8;
+        p.lsh.scheme = neardup::BandKeyScheme::Sum;
+        p.lsh.bucketMode = neardup::BucketMode::Fixed;
+        p.lsh.buckets = 999;
+        p.compare.threshold = 0.73;
+        p.compare.storeFloor = 0.41;
+        p.compare.verify = neardup::VerifyMode::Exact;
+        p.keep = neardup::KeepPolicy::MaxField;
+        p.reader.keepField = "score";
+        p.threads = 3;
+        p.backend = "cpu";
+        neardup::RunParams back;
+        QVERIFY(neardup::paramsFromJson(neardup::toJson(p), back));
+        QCOMPARE(neardup::toJson(back), neardup::toJson(p));
+        QCOMPARE(back.reader.keepField, std::string("score"));
+        QVERIFY(!neardup::paramsFromJson("{\"text_field\": 1}", back));
+        QVERIFY(!neardup::paramsFromJson("not json", back));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKillResumeRecovery)
+#include "test_kill_resume_recovery.moc"
