@@ -8,7 +8,12 @@
 // threads, or the GPU local_rank % devices) until rank 0 tells it to stop.
 //
 // No MPI header here: the same declarations exist in builds without MPI (NEARDUP_HAVE_MPI=0),
-// where Job::start throws and compiledIn() is false.
+// where Job::start throws and compiledIn() is false (mpi_unavailable.cpp).
+//
+// Where it lives: mpi_transport.* (every MPI call: framing, tags, errors), mpi_messages.h and
+// mpi_codec.* (the messages, each field listed once, written and read by one visitor pair),
+// mpi_job.cpp (the job's lifetime), mpi_rank0_backend.cpp and mpi_rank0_chunks.cpp (rank 0's
+// MpiBackend; the protocol is described there), mpi_worker_service.cpp (the other ranks).
 #pragma once
 
 #include <atomic>
