@@ -123,7 +123,8 @@ class MpiBackend final : public Backend {
 
 // Every rank but 0: builds the local backend with `factory`, then executes rank 0's requests
 // until rank 0 stops the job; returns 0 then (a failed request was reported to rank 0). MPI
-// errors are thrown. `threads` (0: rank 0's count) is how many chunks this rank reads at once.
+// errors, and a chunk request that cannot be read (WireError), are thrown. `threads` (0: rank 0's
+// count) is how many chunks this rank reads at once.
 int serveBackendRequests(Job& job, const LocalBackendFactory& factory, int threads = 0);
 
 }  // namespace neardup::mpi

@@ -189,7 +189,8 @@ class ChunkService {
         std::vector<char> bytes;
     };
 
-    // Queues a chunk for the threads, or answers its slot with the failure.
+    // Queues a chunk for the threads, or answers its slot with the failure. A request that
+    // cannot be read has no slot to answer: its WireError ends the service, as MPI errors do.
     void receiveChunk(const std::vector<char>& bytes) {
         ChunkRequest task = decodeRequest<ChunkRequest>(bytes);
         try {
