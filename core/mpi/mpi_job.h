@@ -8,7 +8,12 @@
 // threads, or the GPU local_rank % devices) until rank 0 tells it to stop.
 //
 // No MPI header here: the same declarations exist in builds without MPI (NEARDUP_HAVE_MPI=0),
-// where Job::start throws and compiledIn() is false.
+// where Job::start throws and compiledIn() is false (mpi_unavailable.cpp).
+//
+// Where it lives: mpi_transport.* (every MPI call: framing, tags, errors), mpi_messages.h and
+// mpi_codec.* (the messages, each field listed once, written and read by one visitor pair),
+// mpi_job.cpp (the job's lifetime), mpi_rank0_backend.cpp and mpi_rank0_chunks.cpp (rank 0's
+// MpiBackend; the protocol is described there), mpi_worker_service.cpp (the other ranks).
 #pragma once
 
 #include <atomic>
@@ -118,7 +123,8 @@ class MpiBackend final : public Backend {
 
 // Every rank but 0: builds the local backend with `factory`, then executes rank 0's requests
 // until rank 0 stops the job; returns 0 then (a failed request was reported to rank 0). MPI
-// errors are thrown. `threads` (0: rank 0's count) is how many chunks this rank reads at once.
+// errors, and a chunk request that cannot be read (WireError), are thrown. `threads` (0: rank 0's
+// count) is how many chunks this rank reads at once.
 int serveBackendRequests(Job& job, const LocalBackendFactory& factory, int threads = 0);
 
 }  // namespace neardup::mpi
