@@ -196,12 +196,13 @@ class TestKillResume : public QObject {
             }
         }
 
-        // Opening the project finds the dead run: reported interrupted, its lock gone, its
-        // inputs kept for --resume, the dead process's temporaries removed.
+        // Opening the project to write it finds the dead run: reported interrupted, its lock
+        // gone, its inputs kept for --resume, the dead process's temporaries removed.
         const std::string sidecar = project + ".d";
         int64_t killed = 0;
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{2});
             killed = runs.back().runId;
@@ -412,6 +413,7 @@ class TestKillResume : public QObject {
         QVERIFY(waitFor(project + ".d", R"(run-[0-9]+\.lock)", a));
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{1});
             QCOMPARE(runs[0].status, std::string("running"));
@@ -510,6 +512,7 @@ class TestKillResume : public QObject {
         std::ofstream(sidecar + "/run-4242.resume") << pending;  // no such run
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{3});
             QCOMPARE(runs[0].status, std::string("interrupted"));  // its lock was free
@@ -541,6 +544,7 @@ class TestKillResume : public QObject {
         // Once the live process ends, its run is found too, and the cache is removed.
         ::close(live);
         neardup::ProjectStore store(project);
+        store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
         QCOMPARE(store.loadRun(liveRow).status, std::string("interrupted"));
         expected = QStringList{QStringLiteral("run-%1.resume").arg(deadRow),
                                QStringLiteral("run-%1.resume").arg(liveRow),
@@ -578,6 +582,7 @@ class TestKillResume : public QObject {
         fs::create_directories(sidecar);
         std::ofstream(sidecar + "/run-pending-999999-0.lock") << pending;
         neardup::ProjectStore store(project);
+        store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
         const auto runs = store.listRuns();
         QCOMPARE(runs.size(), std::size_t{1});
         QCOMPARE(runs[0].runId, row);
