@@ -325,7 +325,8 @@ void Savepoint::release() {
 
 Backup::Backup(Database& to, const Database& from) {
     backup_ = sqlite3_backup_init(to.db_, "main", from.db_, "main");
-    if (backup_ == nullptr) throw StoreError(to.errorMessage());
+    if (backup_ == nullptr)
+        throw StoreError("project store: cannot start copying the database: " + to.errorMessage());
 }
 
 Backup::~Backup() {
