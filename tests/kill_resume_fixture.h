@@ -198,12 +198,13 @@ class KillResumeFixture : public QObject {
             }
         }
 
-        // Opening the project finds the dead run: reported interrupted, its lock gone, its
-        // inputs kept for --resume, the dead process's temporaries removed.
+        // Opening the project to write it finds the dead run: reported interrupted, its lock
+        // gone, its inputs kept for --resume, the dead process's temporaries removed.
         const std::string sidecar = project + ".d";
         int64_t killed = 0;
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{2});
             killed = runs.back().runId;

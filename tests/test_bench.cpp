@@ -129,12 +129,11 @@ class TestBench : public QObject {
         QCOMPARE(rows[6].copies, true);
         QCOMPARE(QString::fromStdString(rows[3].keep), QStringLiteral("longest"));
 
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_CLI_PATH),
-                {QStringLiteral("bench"), QStringLiteral("--clustering"), QStringLiteral("2000")});
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
-        const QString table = QString::fromUtf8(p.readAllStandardOutput());
+        const testsupport::CliResult r = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--clustering"), QStringLiteral("2000")},
+            testsupport::CliOptions().withTimeout(60000));
+        QCOMPARE(r.code, 0);
+        const QString table = r.out;
         QCOMPARE(table.count(QStringLiteral("| witness |")), 4);
         QCOMPARE(table.count(QStringLiteral("| components |")), 4);
     }

@@ -406,8 +406,8 @@ class TestDecisions : public QObject {
         QCOMPARE(list[0].kind, DecisionKind::KeepInstead);
         QCOMPARE(list[0].a, 3u);
         // The read-only listing (the workbench's connection) agrees.
-        sql::Database db(project, false);
-        const auto raw = listDecisions(db.handle(), run.datasetId);
+        const ProjectStore readOnly(project, ProjectStore::Mode::ReadOnly);
+        const auto raw = listDecisions(readOnly, run.datasetId);
         QCOMPARE(raw.size(), std::size_t{1});
         QCOMPARE(raw[0].id, list[0].id);
         QCOMPARE(raw[0].a, 3u);

@@ -135,6 +135,7 @@ class TestKillResume : public KillResumeFixture {
         QVERIFY(waitFor(project + ".d", R"(run-[0-9]+\.lock)", a));
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{1});
             QCOMPARE(runs[0].status, std::string("running"));

@@ -66,6 +66,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         std::ofstream(sidecar + "/run-4242.resume") << pending;  // no such run
         {
             neardup::ProjectStore store(project);
+            store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
             const auto runs = store.listRuns();
             QCOMPARE(runs.size(), std::size_t{3});
             QCOMPARE(runs[0].status, std::string("interrupted"));  // its lock was free
@@ -97,6 +98,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         // Once the live process ends, its run is found too, and the cache is removed.
         ::close(live);
         neardup::ProjectStore store(project);
+        store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
         QCOMPARE(store.loadRun(liveRow).status, std::string("interrupted"));
         expected = QStringList{QStringLiteral("run-%1.resume").arg(deadRow),
                                QStringLiteral("run-%1.resume").arg(liveRow),
@@ -134,6 +136,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         fs::create_directories(sidecar);
         std::ofstream(sidecar + "/run-pending-999999-0.lock") << pending;
         neardup::ProjectStore store(project);
+        store.recoverStaleRuns();  // as every opening to write does (run, export, GUI)
         const auto runs = store.listRuns();
         QCOMPARE(runs.size(), std::size_t{1});
         QCOMPARE(runs[0].runId, row);

@@ -509,8 +509,9 @@ class TestMpi : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("rank ") + how.left(1)), qPrintable(r.err));
         // mpirun then stops rank 0 (SIGTERM, SIGKILL a second later): the run is marked
         // interrupted by rank 0 itself, or, when it had no time to, by the stale-run recovery
-        // the next time the project is opened. Either way the project is intact (opening it
-        // also rolls back a transaction the kill cut short: its journal is "hot").
+        // the next time the project is opened to be written (a run, export, the workbench).
+        // Either way the project is intact (opening it also rolls back a transaction the kill
+        // cut short: its journal is "hot").
         const QString db = d(name + QStringLiteral(".ndw"));
         // The launcher may return while the killed ranks' locks are being released.
         QElapsedTimer waited;
@@ -518,6 +519,7 @@ class TestMpi : public QObject {
         for (;;) {
             try {
                 neardup::ProjectStore reopened(db.toStdString());
+                reopened.recoverStaleRuns();
                 break;
             } catch (const neardup::StoreError& e) {
                 QVERIFY2(waited.elapsed() < 10000, e.what());

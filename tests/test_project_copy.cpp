@@ -1,7 +1,5 @@
 // Save As (core/project_copy): the copy is a valid project with every run, its signature cache
 // comes along, a write in progress elsewhere is not half-copied, and failures leave nothing.
-#include <sqlite3.h>
-
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -13,36 +11,33 @@
 #include "pipeline.h"
 #include "project_copy.h"
 #include "project_store.h"
+#include "sqlite_handle.h"
 
 using namespace neardup;
 namespace fs = std::filesystem;
 
 namespace {
 
+// One value of a query on a read-only connection of the project's own wrapper; -1 or "" when
+// the file cannot be read as a database.
 int64_t queryInt(const std::string& path, const char* sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* st = nullptr;
-    int64_t v = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    try {
+        sql::Database db(path, sql::OpenMode::ReadOnly);
+        auto st = db.prepare(sql);
+        return st.step() ? st.int64(0) : -1;
+    } catch (const StoreError&) {
+        return -1;
+    }
 }
 
 std::string queryText(const std::string& path, const char* sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* st = nullptr;
-    std::string v;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
+    try {
+        sql::Database db(path, sql::OpenMode::ReadOnly);
+        auto st = db.prepare(sql);
+        return st.step() ? st.string(0) : std::string();
+    } catch (const StoreError&) {
+        return {};
+    }
 }
 
 QStringList entries(const QString& dir, const QString& filter = QStringLiteral("*")) {
@@ -169,17 +164,14 @@ class TestProjectCopy : public QObject {
     void copiesACommittedSnapshot() {
         // Another connection is writing (a transaction is open): the copy holds the last
         // committed state, not half of the write.
-        sqlite3* writer = nullptr;
-        QCOMPARE(sqlite3_open(project_.c_str(), &writer), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(writer,
-                              "BEGIN IMMEDIATE; INSERT INTO meta(key, value) "
-                              "VALUES('uncommitted', 'yes')",
-                              nullptr, nullptr, nullptr),
-                 SQLITE_OK);
         const std::string target = path("snapshot.ndw");
-        copyProject(project_, target);
-        sqlite3_exec(writer, "COMMIT", nullptr, nullptr, nullptr);
-        sqlite3_close(writer);
+        {
+            sql::Database writer(project_, sql::OpenMode::ReadWrite);
+            sql::Transaction tx(writer);
+            writer.exec("INSERT INTO meta(key, value) VALUES('uncommitted', 'yes')");
+            copyProject(project_, target);
+            tx.commit();
+        }
         QCOMPARE(queryInt(target, "SELECT count(*) FROM meta WHERE key = 'uncommitted'"),
                  int64_t{0});
         QCOMPARE(queryInt(project_, "SELECT count(*) FROM meta WHERE key = 'uncommitted'"),

@@ -1,5 +1,5 @@
-// The project file: schema, round trips of datasets, runs and signatures, reuse lookups,
-// transactions, and refusal of files that are not projects.
+// The project file: schema, round trips of datasets, runs and signatures, reuse lookups, bulk
+// throughput. Opening modes, transactions and refusals are in test_project_access.cpp.
 #include "project_store_fixtures.h"
 
 using namespace neardup;
@@ -453,112 +453,6 @@ class TestProjectStore : public QObject {
         QCOMPARE(store.listRuns().size(), std::size_t{2});
         checkRun(first, store.loadRun(first.runId));
         COMPARE_STR(store.path(), path);
-    }
-
-    void refusesForeignFiles() {
-        const std::string text = file("notes.txt");
-        writeBytes(text, "This is not a database, just some notes that are long enough.\n");
-        QVERIFY_THROWS_EXCEPTION(StoreError, ProjectStore store(text));
-        QCOMPARE(readBytes(text),
-                 std::string("This is not a database, just some notes that are long enough.\n"));
-
-        const std::string other = file("other.sqlite");
-        {
-            sql::Database db(other, true);
-            db.exec("CREATE TABLE t(x)");
-        }
-        QVERIFY_THROWS_EXCEPTION(StoreError, ProjectStore store(other));
-        {
-            sql::Database db(other, false);
-            QCOMPARE(db.queryInt("SELECT count(*) FROM sqlite_schema"), int64_t{1});
-        }
-
-        const std::string newer = file("newer.ndw");
-        { ProjectStore store(newer); }
-        {
-            sql::Database db(newer, false);
-            db.exec("PRAGMA user_version = " + std::to_string(schema::kVersion + 1));
-        }
-        try {
-            ProjectStore store(newer);
-            QFAIL("a project of a newer schema was opened");
-        } catch (const StoreError& e) {
-            QVERIFY2(std::string(e.what()).find("newer") != std::string::npos, e.what());
-        }
-
-        QVERIFY_THROWS_EXCEPTION(StoreError, ProjectStore store(file("missing/dir/p.ndw")));
-
-        // An empty file (e.g. from a save dialog) becomes a project.
-        const std::string empty = file("empty.ndw");
-        writeBytes(empty, "");
-        ProjectStore store(empty);
-        QVERIFY(store.listRuns().empty());
-    }
-
-    void failedTransactionsLeaveDataIntact() {
-        const std::string path = file("tx.ndw");
-        ProjectStore store(path);
-        const int64_t datasetId = store.saveDataset(makeDataset(), makeDocs(20));
-        RunResult good = makeRun(datasetId, 20);
-        good.runId = store.beginRun(good);
-        store.finishRun(good);
-
-        // Foreign key: a run on a dataset that does not exist.
-        RunResult orphan = makeRun(datasetId + 41, 20);
-        QVERIFY_THROWS_EXCEPTION(StoreError, store.beginRun(orphan));
-        QCOMPARE(store.listRuns().size(), std::size_t{1});
-
-        // A failure half-way through finishRun (duplicate pair key after phases, bands,
-        // and some pairs are written) rolls everything back.
-        RunResult broken = makeRun(datasetId, 20);
-        broken.runId = store.beginRun(broken);
-        broken.pairs.push_back(broken.pairs.back());
-        try {
-            store.finishRun(broken);
-            QFAIL("finishRun accepted duplicate pairs");
-        } catch (const StoreError& e) {
-            // The message carries SQLite's reason and the statement.
-            QVERIFY2(std::string(e.what()).find("UNIQUE") != std::string::npos, e.what());
-            QVERIFY2(std::string(e.what()).find("INSERT INTO pairs") != std::string::npos,
-                     e.what());
-        }
-        const RunResult after = store.loadRun(broken.runId);
-        COMPARE_STR(after.status, std::string("running"));
-        QVERIFY(after.phases.empty());
-        QVERIFY(after.bands.empty());
-        QVERIFY(after.pairs.empty());
-        QVERIFY(after.representative.empty());
-
-        // A cluster index out of range is refused too.
-        RunResult badCluster = makeRun(datasetId, 20);
-        badCluster.runId = broken.runId;
-        badCluster.clusterOf[7] = 5;
-        QVERIFY_THROWS_EXCEPTION(StoreError, store.finishRun(badCluster));
-        // Finishing a run that does not exist.
-        RunResult ghost = makeRun(datasetId, 20);
-        ghost.runId = broken.runId + 100;
-        QVERIFY_THROWS_EXCEPTION(StoreError, store.finishRun(ghost));
-
-        // The store stays usable and the earlier data is untouched.
-        checkRun(good, store.loadRun(good.runId));
-        broken.pairs.pop_back();
-        store.finishRun(broken);
-        checkRun(broken, store.loadRun(broken.runId));
-        DocumentTable docs;
-        store.loadDataset(datasetId, &docs);
-        checkDocs(makeDocs(20), docs);
-
-        // Inconsistent document tables are refused before anything is written.
-        DocumentTable ragged = makeDocs(5);
-        ragged.chars.pop_back();
-        QVERIFY_THROWS_EXCEPTION(StoreError, store.saveDataset(makeDataset(), ragged));
-        QVERIFY(!store.findDataset({}, ReaderOptions{}).has_value());
-
-        sql::Database db(path, false);
-        QCOMPARE(db.queryInt("SELECT count(*) FROM datasets"), int64_t{1});
-        auto check = db.prepare("PRAGMA integrity_check");
-        QVERIFY(check.step());
-        COMPARE_STR(check.string(0), std::string("ok"));
     }
 
     // Throughput of the two large tables, printed for the record (a benchmark, not a timed

@@ -286,10 +286,11 @@ class TestSpill : public QObject {
         {
             // The run's final commit fails (as on a full disk), after the comparison. (Outputs
             // are checked before any work, so a bad output path no longer gets this far.)
-            ProjectStore store(path("fail.ndw"));
-            store.database().exec(
-                "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
-                "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
+            ProjectStore store(path("fail.ndw"));  // creates the schema
+            sql::Database(path("fail.ndw"), false)
+                .exec(
+                    "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
+                    "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
         }
         Watcher watcher;
         watcher.workParent = params.workDir;

@@ -322,7 +322,7 @@ void BucketsPanel::showBucket(int band, quint64 key) {
             r.runId = runId;
             r.band = band;
             r.key = key;
-            ProjectStore& store = c.store();
+            const ProjectStore& store = c.reader();
             if (state->project != c.projectPath()) {  // another project: nothing carries over
                 state->project = c.projectPath();
                 state->loaded = false;

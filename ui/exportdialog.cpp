@@ -135,7 +135,7 @@ void ExportDialog::startExport() {
     jobs_->submit<QString>(
         this,
         [runId, o, flag, bar](JobContext& ctx) mutable {
-            ProjectStore& store = ctx.store();
+            const ProjectStore& store = ctx.reader();
             const RunResult run = store.loadRun(runId);
             if (run.status != "ok")
                 throw std::runtime_error("run " + std::to_string(runId) + " is " + run.status +

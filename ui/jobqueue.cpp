@@ -9,6 +9,7 @@ void JobContext::setProject(const std::string& path) {
     fetcher_.reset();
     fetcherDataset_ = -1;
     queries_.reset();
+    reader_.reset();
     store_.reset();
     path_ = path;
 }
@@ -19,9 +20,26 @@ ProjectQueries& JobContext::queries() {
     return *queries_;
 }
 
+const ProjectStore& JobContext::reader() {
+    if (path_.empty()) throw std::runtime_error("no project is open");
+    if (!reader_) {
+        try {
+            reader_ = std::make_unique<ProjectStore>(path_, ProjectStore::Mode::ReadOnly);
+        } catch (const StoreError&) {
+            // A project of an older schema is upgraded by opening it for writing once.
+            store();
+            reader_ = std::make_unique<ProjectStore>(path_, ProjectStore::Mode::ReadOnly);
+        }
+    }
+    return *reader_;
+}
+
 ProjectStore& JobContext::store() {
     if (path_.empty()) throw std::runtime_error("no project is open");
-    if (!store_) store_ = std::make_unique<ProjectStore>(path_);
+    if (!store_) {
+        store_ = std::make_unique<ProjectStore>(path_);
+        store_->recoverStaleRuns();
+    }
     return *store_;
 }
 

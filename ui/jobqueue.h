@@ -1,7 +1,8 @@
 // Runs jobs one after another on a worker thread and delivers their results on the GUI thread.
 // A job gets a JobContext with lazily opened connections to the current project: ProjectQueries
-// (read-only) for the views, ProjectStore for whole-run loads and exports. Results go back to a
-// receiver object; a receiver deleted in the meantime simply never hears back.
+// (read-only) for the views, a read-only ProjectStore for whole-run loads and exports, and a
+// writable one for what the workbench records (decisions) and for stale-run recovery. Results go
+// back to a receiver object; a receiver deleted in the meantime simply never hears back.
 #pragma once
 
 #include <QObject>
@@ -28,6 +29,10 @@ class JobContext {
     const std::string& projectPath() const { return path_; }
     bool hasProject() const { return !path_.empty(); }
     ProjectQueries& queries();  // throws when no project is open
+    // The project opened for reading only: what the views and exports load.
+    const ProjectStore& reader();
+    // The project opened for writing (created or upgraded as needed); runs of processes that
+    // died are recovered when it opens.
     ProjectStore& store();
     // A fetcher for a dataset's documents, kept while the same dataset is asked for.
     DocumentFetcher& fetcher(int64_t datasetId);
@@ -35,6 +40,7 @@ class JobContext {
   private:
     std::string path_;
     std::unique_ptr<ProjectQueries> queries_;
+    std::unique_ptr<ProjectStore> reader_;
     std::unique_ptr<ProjectStore> store_;
     std::unique_ptr<DocumentFetcher> fetcher_;
     int64_t fetcherDataset_ = -1;

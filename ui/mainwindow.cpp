@@ -383,7 +383,12 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
 void MainWindow::refreshRuns(qint64 select) {
     const QString project = project_;
     queries_->submit<std::vector<RunSummary>>(
-        this, [](JobContext& c) { return c.store().listRuns(); },
+        this,
+        [](JobContext& c) {
+            // Runs of processes that died since the last look show as interrupted.
+            c.store().recoverStaleRuns();
+            return c.reader().listRuns();
+        },
         [this, select, project](std::vector<RunSummary> runs) {
             if (project != project_) return;
             const auto n = runs.size();
@@ -412,7 +417,7 @@ void MainWindow::onCurrentRunChanged(qint64 runId) {
         [runId](JobContext& c) {
             RunView v;
             v.info = c.queries().runInfo(runId);
-            v.dataset = c.store().loadDataset(v.info.datasetId, nullptr);
+            v.dataset = c.reader().loadDataset(v.info.datasetId, nullptr);
             return v;
         },
         [this, serial](RunView v) {

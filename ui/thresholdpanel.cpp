@@ -142,8 +142,8 @@ void ThresholdPanel::request(double t) {
             if (state->runId != run.runId) {
                 const auto t0 = std::chrono::steady_clock::now();
                 state->runId = 0;
-                state->pairs = ctx.store().loadPairs(run.runId);
-                ctx.store().loadDataset(run.datasetId, &state->docs);
+                state->pairs = ctx.reader().loadPairs(run.runId);
+                ctx.reader().loadDataset(run.datasetId, &state->docs);
                 state->hashes = run.params.signature.hashes;
                 state->keep = run.params.keep;
                 state->decide = run.params.decide;
@@ -152,7 +152,7 @@ void ThresholdPanel::request(double t) {
             }
             // The dataset's audit decisions apply at every threshold (a few rows: read each time,
             // so that a decision just recorded counts).
-            const std::vector<Decision> decisions = listDecisions(ctx.store(), run.datasetId);
+            const std::vector<Decision> decisions = listDecisions(ctx.reader(), run.datasetId);
             const auto t0 = std::chrono::steady_clock::now();
             state->scratch = RunResult{};
             clusterWithDecisions(state->pairs, state->hashes, t, state->keep, state->decide,

@@ -65,6 +65,7 @@ Command addExportCommand(CLI::App& app) {
             return kExitError;
         }
         ProjectStore store(opt->project);
+        store.recoverStaleRuns();  // a run whose process died shows as interrupted
         int64_t runId = opt->run;
         if (runId == 0) {
             const auto latest = opt->outputs.any() ? store.latestRun("ok") : [&] {

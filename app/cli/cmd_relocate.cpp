@@ -27,6 +27,7 @@ Command addRelocateCommand(CLI::App& app) {
     cmd->add_option("--to", opt->to, "Where they are now")->required()->check(CLI::ExistingPath);
     return [opt]() -> int {
         ProjectStore store(opt->project);
+        store.recoverStaleRuns();
         const RelocateResult r = relocateInputs(store, opt->from, opt->to);
         if (!r.problems.empty()) {
             for (const std::string& p : r.problems)

@@ -19,7 +19,7 @@ class BandKeyTable {
     // band's keys with `backend`. Returns false, with why() set, when they are not cached (a run
     // that spilled to disk, or a deleted sidecar directory); throws StoreError when the run does
     // not exist. Memory: 8 bytes per document and band, plus the signatures while computing.
-    bool load(ProjectStore& store, int64_t runId, Backend& backend);
+    bool load(const ProjectStore& store, int64_t runId, Backend& backend);
 
     int64_t runId() const { return runId_; }
     int64_t datasetId() const { return datasetId_; }

@@ -1,7 +1,8 @@
 // Audit decisions: what a person decided about clusters in the workbench, recorded per dataset
 // in the project (table `decisions`, docs/project-format.md), and applied to a run's clustering
 // on top of its stored pairs. Every export of a stored run honours them (ProjectStore::loadRun
-// applies them), and so does the workbench's clusters table and threshold slider.
+// applies them; decision_rows.h maps the table), and so does the workbench's clusters table and
+// threshold slider.
 //
 //   not_duplicate(a, b)  the pair's edge is removed before union-find: the cluster may split in
 //                        two or more (a and b stay together when other pairs still link them),
@@ -25,8 +26,6 @@
 
 #include "document_table.h"
 #include "run_result.h"
-
-struct sqlite3;
 
 namespace neardup {
 
@@ -52,16 +51,15 @@ enum DecisionMark : uint8_t {
     kMarkKeepAll = 4,      // a keep_all decision keeps every member
 };
 
-// Records a decision about documents of the dataset and returns its id. A not_duplicate pair is
-// stored with a < b (the order given does not matter). Throws StoreError when the documents are
-// not in the dataset or a not_duplicate pair names one document twice.
+// The store's decision API (ProjectStore::recordDecision, decisions, undoDecision), as free
+// functions for the call sites that predate it. recordDecision returns the new decision's id;
+// a not_duplicate pair is stored with a < b (the order given does not matter). It throws
+// StoreError when the documents are not in the dataset or a not_duplicate pair names one
+// document twice.
 int64_t recordDecision(ProjectStore& store, int64_t datasetId, DecisionKind kind, uint32_t a,
                        uint32_t b = 0);
 // The dataset's decisions, oldest first.
-std::vector<Decision> listDecisions(ProjectStore& store, int64_t datasetId);
-// Same, over any connection to a project (the workbench's read-only one); a project without the
-// table (schema version 1, opened read-only) has none.
-std::vector<Decision> listDecisions(sqlite3* db, int64_t datasetId);
+std::vector<Decision> listDecisions(const ProjectStore& store, int64_t datasetId);
 // Deletes decision `decisionId`, or the latest one of the dataset when 0; returns what was
 // deleted, or nothing when there was none.
 std::optional<Decision> undoDecision(ProjectStore& store, int64_t datasetId,
@@ -90,9 +88,5 @@ void applyDecisions(const std::vector<Decision>& decisions, const DocumentTable&
 // pipeline exports for a dataset that has decisions, while it stores the run as clustered.
 RunResult withDecisions(RunResult& run, const std::vector<Decision>& decisions,
                         const DocumentTable& docs);
-
-// Applies the recorded decisions of the run's dataset to a run loaded from `store` (reads the
-// documents' lengths and keep values when the keep policy needs them). Used by loadRun.
-void applyRecordedDecisions(ProjectStore& store, RunResult& run);
 
 }  // namespace neardup

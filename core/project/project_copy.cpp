@@ -1,15 +1,19 @@
 #include "project_copy.h"
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "project_store.h"
+#include "sqlite_handle.h"
 
 namespace neardup {
 
@@ -40,42 +44,34 @@ class Fd {
     int fd_;
 };
 
-// A sqlite3 connection that closes itself.
-class Connection {
-  public:
-    Connection(const std::string& path, int flags) {
-        const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
-        if (rc != SQLITE_OK) {
-            const std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-            sqlite3_close(db_);
-            db_ = nullptr;
-            throw StoreError("cannot open '" + path + "': " + msg);
-        }
-        sqlite3_busy_timeout(db_, 5000);
+// A connection to `path` that waits for another connection's lock (five seconds).
+std::unique_ptr<sql::Database> connect(const std::string& path, sql::OpenMode mode) {
+    std::unique_ptr<sql::Database> db;
+    try {
+        db = std::make_unique<sql::Database>(path, mode);
+    } catch (const StoreError& e) {
+        throw StoreError("cannot open '" + path + "': " + e.what());
     }
-    ~Connection() { sqlite3_close(db_); }
-    Connection(const Connection&) = delete;
-    Connection& operator=(const Connection&) = delete;
-    sqlite3* get() const { return db_; }
-    std::string error() const { return sqlite3_errmsg(db_); }
+    db->setBusyTimeout(5000);
+    return db;
+}
 
-  private:
-    sqlite3* db_ = nullptr;
-};
-
-// Rows of a one-column text query; the statement is finalized on every path.
-std::vector<std::string> textColumn(sqlite3* db, const char* sql, const std::string& path) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK)
-        throw StoreError(path + " is not a NearDup project: " + sqlite3_errmsg(db));
+// Rows of a one-column text query.
+std::vector<std::string> textColumn(const sql::Database& db, const char* sql,
+                                    const std::string& path) {
     std::vector<std::string> out;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-        out.emplace_back(p ? p : "");
+    std::optional<sql::Statement> st;
+    try {
+        st.emplace(db.prepare(sql));
+    } catch (const StoreError&) {
+        throw StoreError(path + " is not a NearDup project: " + db.errorMessage());
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) throw StoreError("cannot read '" + path + "': " + sqlite3_errmsg(db));
+    try {
+        while (st->step())
+            out.emplace_back(st->text(0));
+    } catch (const StoreError&) {
+        throw StoreError("cannot read '" + path + "': " + db.errorMessage());
+    }
     return out;
 }
 
@@ -140,16 +136,14 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
         throw StoreError("'" + target + "' is the project itself");
     if (fs::is_directory(target, ec)) throw StoreError("'" + target + "' is a directory");
 
-    Connection src(source, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX);
+    const std::unique_ptr<sql::Database> src = connect(source, sql::OpenMode::ReadOnly);
     {
-        const auto format =
-            textColumn(src.get(), "SELECT value FROM meta WHERE key = 'format'", source);
+        const auto format = textColumn(*src, "SELECT value FROM meta WHERE key = 'format'", source);
         if (format.size() != 1 || format[0] != "neardup-project")
             throw StoreError(source + " is not a NearDup project");
     }
     std::vector<std::string> cached = textColumn(
-        src.get(), "SELECT path FROM signature_caches WHERE path IS NOT NULL ORDER BY path",
-        source);
+        *src, "SELECT path FROM signature_caches WHERE path IS NOT NULL ORDER BY path", source);
     // Resume records of interrupted runs (core/project/run_lock.h), so `neardup run --resume` works
     // on the copy too; locks and spill directories belong to live processes of the source.
     for (fs::directory_iterator it(source + ".d", ec), end; !ec && it != end; it.increment(ec)) {
@@ -192,41 +186,38 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
     cleanUp();  // leftovers of an earlier attempt by a process with the same id
     try {
         {
-            Connection dst(tempDb,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX);
-            sqlite3_exec(dst.get(), "PRAGMA synchronous = FULL", nullptr, nullptr, nullptr);
-            sqlite3_backup* backup = sqlite3_backup_init(dst.get(), "main", src.get(), "main");
-            if (!backup) throw StoreError("cannot copy '" + source + "': " + dst.error());
-            int rc;
-            int busy = 0;
-            // 1024 pages (4 MiB at the default page size) per step; a write by another
-            // connection between steps restarts the copy, so the result is one snapshot.
-            while ((rc = sqlite3_backup_step(backup, 1024)) == SQLITE_OK || rc == SQLITE_BUSY ||
-                   rc == SQLITE_LOCKED) {
-                if (rc != SQLITE_OK) {
-                    if (++busy > 500) break;  // ten seconds locked by another connection
-                    sqlite3_sleep(20);
-                } else {
-                    busy = 0;
+            const std::unique_ptr<sql::Database> dst = connect(tempDb, sql::OpenMode::Create);
+            dst->exec("PRAGMA synchronous = FULL");
+            int pages = 0;
+            std::string failure;
+            {
+                sql::Backup backup(*dst, *src);
+                sql::Backup::Step step;
+                int busy = 0;
+                // 1024 pages (4 MiB at the default page size) per step; a write by another
+                // connection between steps restarts the copy, so the result is one snapshot.
+                while ((step = backup.step(1024)) == sql::Backup::Step::More ||
+                       step == sql::Backup::Step::Busy) {
+                    if (step == sql::Backup::Step::Busy) {
+                        if (++busy > 500) break;  // ten seconds locked by another connection
+                        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                    } else {
+                        busy = 0;
+                    }
+                    if (progress) {
+                        const int all = backup.pageCount();
+                        const int left = backup.remaining();
+                        if (all > 0)
+                            progress(uint64_t(double(dbSize) * double(all - left) / double(all)),
+                                     total);
+                    }
                 }
-                if (progress) {
-                    const int pages = sqlite3_backup_pagecount(backup);
-                    const int left = sqlite3_backup_remaining(backup);
-                    if (pages > 0)
-                        progress(uint64_t(double(dbSize) * double(pages - left) / double(pages)),
-                                 total);
-                }
+                pages = backup.pageCount();
+                if (step != sql::Backup::Step::Done) failure = backup.error();
             }
-            const int pages = sqlite3_backup_pagecount(backup);
-            sqlite3_backup_finish(backup);
-            if (rc != SQLITE_DONE)
-                throw StoreError("cannot copy '" + source + "' to '" + tempDb +
-                                 "': " + sqlite3_errstr(rc));
-            sqlite3_stmt* st = nullptr;
-            sqlite3_prepare_v2(dst.get(), "PRAGMA page_size", -1, &st, nullptr);
-            const int64_t pageSize =
-                st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-            sqlite3_finalize(st);
+            if (!failure.empty())
+                throw StoreError("cannot copy '" + source + "' to '" + tempDb + "': " + failure);
+            const int64_t pageSize = dst->queryInt("PRAGMA page_size");
             result.databaseBytes = uint64_t(pages) * uint64_t(pageSize);
         }
         syncFile(tempDb);

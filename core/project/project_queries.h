@@ -10,6 +10,11 @@
 // decision recorded through another connection shows at the next call.
 //
 // Not thread-safe (one instance per thread); interrupt() alone may be called from any thread.
+// A missing project, run or dataset throws QueryError; a failing statement (an interrupted one
+// included) throws StoreError, as everywhere in the project's data-access layer.
+//
+// Split by job: project_queries.cpp (opening, runs, datasets, documents, decisions, bucket
+// statistics) and project_queries_clusters.cpp (the audited cluster listing).
 #pragma once
 
 #include <cstdint>
@@ -26,9 +31,11 @@
 #include "document_table.h"
 #include "params.h"
 
-struct sqlite3;
-
 namespace neardup {
+
+namespace sql {
+class Database;
+}
 
 class QueryError : public std::runtime_error {
   public:
@@ -200,7 +207,7 @@ class ProjectQueries {
                      const std::vector<Decision>& list);
     void useDocumentFilter(const ClusterFilter& f);
 
-    sqlite3* db_ = nullptr;
+    std::unique_ptr<sql::Database> db_;
     std::string path_;
     std::map<int64_t, RunView> views_;
     std::shared_ptr<const std::vector<uint32_t>> filterDocuments_;  // now in temp.filter_docs

@@ -1,7 +1,5 @@
 #include "project_schema.h"
 
-#include <sqlite3.h>
-
 #include "project_store.h"
 
 namespace neardup::schema {
@@ -369,7 +367,28 @@ void create(sql::Database& db) {
 
 }  // namespace
 
-void open(sql::Database& db, const std::string& path) {
+namespace {
+
+// The version checks of an existing project; a read-only connection can neither create nor
+// upgrade, so it only reads them.
+void checkReadOnly(sql::Database& db, const std::string& path) {
+    const int64_t appId = db.queryInt("PRAGMA application_id");
+    const int64_t version = db.queryInt("PRAGMA user_version");
+    if (appId != kApplicationId)
+        throw StoreError("project store: " + path + " is not a NearDup project");
+    if (version > kVersion)
+        throw StoreError("project store: " + path + " has schema version " +
+                         std::to_string(version) + ", newer than this build (" +
+                         std::to_string(kVersion) + "); update NearDup to open it");
+    if (version < kVersion)
+        throw StoreError("project store: " + path + " has schema version " +
+                         std::to_string(version) +
+                         "; open it for writing once to upgrade it before reading it");
+}
+
+}  // namespace
+
+void open(sql::Database& db, const std::string& path, Access access) {
     // Before anything reads the file: another process writing the project holds its lock for
     // a moment, and a read meeting it must wait, not fail (and never pass for "not a project").
     db.exec("PRAGMA busy_timeout = " + std::to_string(sql::kBusyTimeoutMs));
@@ -377,8 +396,7 @@ void open(sql::Database& db, const std::string& path) {
     try {
         db.queryInt("PRAGMA application_id");
     } catch (const StoreError& e) {
-        const int rc = sqlite3_errcode(db.handle()) & 0xff;
-        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        if (db.lastErrorWasBusy())
             throw StoreError("project store: " + path +
                              " is busy: another process has been "
                              "writing it for more than " +
@@ -388,6 +406,12 @@ void open(sql::Database& db, const std::string& path) {
     }
 
     db.exec("PRAGMA foreign_keys = ON");
+    if (access == Access::Read) {
+        db.exec("PRAGMA cache_size = -65536");
+        db.exec("PRAGMA temp_store = MEMORY");
+        checkReadOnly(db, path);
+        return;
+    }
     // One self-contained file that users copy around: no -wal/-shm companions.
     db.exec("PRAGMA journal_mode = DELETE");
     db.exec("PRAGMA synchronous = FULL");

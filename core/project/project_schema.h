@@ -14,9 +14,14 @@ inline constexpr int32_t kApplicationId = 0x4E445742;
 // PRAGMA user_version: bumped with every incompatible schema change (and a migration step).
 inline constexpr int kVersion = 4;
 
-// Configures the connection, then creates the schema in an empty database or checks (and
-// upgrades) an existing project. Throws StoreError when `path` is not a NearDup project or was
-// written by a newer version.
-void open(sql::Database& db, const std::string& path);
+enum class Access {
+    Write,  // create the schema in an empty database, upgrade an older one
+    Read,   // a read-only connection: the project must be of this version as it is
+};
+
+// Configures the connection, then creates the schema in an empty database or checks (and,
+// for Write, upgrades) an existing project. Throws StoreError when `path` is not a NearDup
+// project, was written by a newer version or, for Read, needs an upgrade.
+void open(sql::Database& db, const std::string& path, Access access = Access::Write);
 
 }  // namespace neardup::schema

@@ -1,6 +1,12 @@
 // The project file (.ndw): a SQLite database holding the dataset, every run and its results.
 // Large binary data (signatures) lives in a sidecar directory next to it, recorded in the file.
 // See docs/project-format.md for the schema.
+//
+// The store is the project's data-access layer: every read and write of the file goes through
+// it (or through the workbench's read-only ProjectQueries), each table through one row mapper
+// (store_rows.h). Reads are const and have no side effect; recovering the runs of processes
+// that died is an explicit call, recoverStaleRuns(), made by whoever opens a project to write
+// it (a run, resume, export, relocate, the workbench).
 #pragma once
 
 #include <cstdint>
@@ -11,16 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "decisions.h"
 #include "document_table.h"
 #include "jsonl_reader.h"
 #include "run_result.h"
 #include "signatures.h"
 
 namespace neardup {
-
-namespace sql {
-class Database;
-}
 
 class StoreError : public std::runtime_error {
   public:
@@ -39,6 +42,21 @@ struct DatasetRecord {
     std::vector<RejectedLine> rejectedLines;
 };
 
+// An input file of a dataset as stored (its path as recorded), with its place.
+struct DatasetFile {
+    int64_t datasetId = 0;
+    int64_t index = 0;  // position among the dataset's files
+    InputFile file;
+};
+
+// A run's row: the run without its details (parameters, counts, status), and the two columns
+// derived from its parameters when it was written, as stored.
+struct RunRow {
+    RunResult run;
+    std::string paramsJson;
+    std::string signatureKey;  // the key its signatures were cached under
+};
+
 struct RunSummary {  // one row of the run history
     int64_t runId = 0;
     int64_t datasetId = 0;
@@ -51,8 +69,13 @@ struct RunSummary {  // one row of the run history
 
 class ProjectStore {
   public:
-    // Opens or creates the project at `path` (":memory:" for tests). Throws StoreError.
-    explicit ProjectStore(const std::string& path);
+    enum class Mode {
+        ReadWrite,  // created when missing, upgraded when older
+        ReadOnly,   // never written (no write lock, no upgrade): a project of another schema
+                    // version, or none, throws StoreError
+    };
+    // Opens the project at `path` (":memory:" for tests). Throws StoreError.
+    explicit ProjectStore(const std::string& path, Mode mode = Mode::ReadWrite);
     ~ProjectStore();
     ProjectStore(const ProjectStore&) = delete;
     ProjectStore& operator=(const ProjectStore&) = delete;
@@ -60,17 +83,27 @@ class ProjectStore {
     const std::string& path() const;
     // Why a run could not write the project (a read-only file or folder; the rollback journal
     // is created next to the file), or "": checked before a run does any work.
-    std::string writeProblem();
+    std::string writeProblem() const;
+
+    // Recovers the runs of processes that died (run_lock.h): stale "running" rows become
+    // "interrupted" with a resume record, leftovers of dead processes go. Never throws; does
+    // nothing on a read-only store. Called by those that open a project to write it.
+    void recoverStaleRuns() noexcept;
 
     // The dataset read from exactly these files (path, size, mtime) with these reader options.
     std::optional<int64_t> findDataset(const std::vector<InputFile>& files,
-                                       const ReaderOptions& reader);
+                                       const ReaderOptions& reader) const;
     int64_t saveDataset(const DatasetRecord& dataset, const DocumentTable& docs);
-    DatasetRecord loadDataset(int64_t datasetId, DocumentTable* docs);
+    DatasetRecord loadDataset(int64_t datasetId, DocumentTable* docs) const;
+    // Every input file of every dataset, paths as stored (relocate.h), and writing back the
+    // location and identity (path, mtime, ctime, device, inode) of some of them, in one
+    // transaction.
+    std::vector<DatasetFile> datasetFiles() const;
+    void updateDatasetFiles(const std::vector<DatasetFile>& files);
 
     // Signatures cached for (dataset, SignatureParams cache key), or nothing when missing,
     // unreadable or of a different shape.
-    bool loadSignatures(int64_t datasetId, const std::string& cacheKey, SignatureMatrix& out);
+    bool loadSignatures(int64_t datasetId, const std::string& cacheKey, SignatureMatrix& out) const;
     void saveSignatures(int64_t datasetId, const std::string& cacheKey,
                         const SignatureMatrix& signatures);
 
@@ -78,8 +111,8 @@ class ProjectStore {
     // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the
     // verify mode may differ, the caller verifies what it needs).
     std::optional<int64_t> findReusablePairs(int64_t datasetId, const RunParams& params,
-                                             uint64_t resolvedBuckets);
-    std::vector<ScoredPair> loadPairs(int64_t runId);
+                                             uint64_t resolvedBuckets) const;
+    std::vector<ScoredPair> loadPairs(int64_t runId) const;
 
     // Inserts a run in status "running" and returns its id.
     int64_t beginRun(const RunResult& run);
@@ -94,23 +127,29 @@ class ProjectStore {
         int64_t id = 0;
         std::string status, startedAt;
     };
-    std::vector<RunState> runStates();
-    std::vector<std::string> signatureCacheFiles();
+    std::vector<RunState> runStates() const;
+    std::vector<std::string> signatureCacheFiles() const;
     // Called with every 4096th document row while saveDataset writes them (and before it
     // writes anything): an exception it throws rolls the dataset back. Empty: never called.
     void setInterruptCheck(std::function<void()> check);
 
-    std::vector<RunSummary> listRuns();
-    std::optional<int64_t> latestRun(const std::string& status = "ok");
+    std::vector<RunSummary> listRuns() const;
+    std::optional<int64_t> latestRun(const std::string& status = "ok") const;
+    // The run's row alone (no pairs, clusters or phases); StoreError when there is none.
+    RunRow runRow(int64_t runId) const;
     // Everything saved by finishRun, including pairs and clusters, with the dataset's audit
     // decisions applied to the clustering (core/project/decisions.h): what every export writes.
-    RunResult loadRun(int64_t runId);
-
-    // The connection, for modules that keep their own tables (core/decisions).
-    sql::Database& database();
+    RunResult loadRun(int64_t runId) const;
     // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a
     // single-worker run.
-    std::vector<WorkerTiming> loadWorkerPhases(int64_t runId);
+    std::vector<WorkerTiming> loadWorkerPhases(int64_t runId) const;
+
+    // Audit decisions of a dataset (decisions.h). recordDecision checks the documents against
+    // the dataset (StoreError otherwise) and stores a not_duplicate pair with a < b;
+    // undoDecision deletes decision `decisionId`, or the latest one when 0, and returns it.
+    int64_t recordDecision(int64_t datasetId, DecisionKind kind, uint32_t a, uint32_t b = 0);
+    std::vector<Decision> decisions(int64_t datasetId) const;
+    std::optional<Decision> undoDecision(int64_t datasetId, int64_t decisionId = 0);
 
   private:
     struct Impl;

@@ -1,3 +1,4 @@
+// Relocating a project's inputs (relocate.h): checks each moved file, then re-points its row.
 #include "relocate.h"
 
 #include <cstdint>
@@ -8,8 +9,6 @@
 #include "jsonl_reader.h"
 #include "output_check.h"
 #include "project_store.h"
-#include "sqlite_handle.h"
-#include "store_rows.h"
 
 namespace neardup {
 
@@ -55,61 +54,25 @@ RelocateResult relocateInputs(ProjectStore& store, const std::string& fromPath,
                               const std::string& toPath) {
     const std::string from = canonicalPath(fromPath);
     const std::string to = canonicalPath(toPath);
-    sql::Database& db = store.database();
-    struct Row {
-        int64_t dataset = 0, index = 0;
-        InputFile now;
-    };
-    std::vector<Row> rows;
+    std::vector<DatasetFile> rows;
     std::set<int64_t> datasets;
     RelocateResult result;
-    {
-        auto st = db.prepare(std::string("SELECT dataset_id, file_index, ") +
-                             "path, size, mtime_ns, compression, ctime_ns, device, inode, "
-                             "content_bytes, fingerprint FROM dataset_files "
-                             "ORDER BY dataset_id, file_index");
-        while (st.step()) {
-            // store_rows::readFile reads the columns from 0: read them here, shifted by two.
-            InputFile pinned;
-            pinned.path = st.string(2);
-            pinned.size = st.u64(3);
-            pinned.mtimeNs = st.int64(4);
-            pinned.compression = store_rows::enumFromName(
-                {InputFile::Compression::None, InputFile::Compression::Gzip,
-                 InputFile::Compression::Zstd},
-                st.text(5), "compression");
-            pinned.fingerprinted = !st.isNull(9) && !st.isNull(10);
-            pinned.contentBytes = pinned.fingerprinted ? st.u64(9) : 0;
-            pinned.fingerprint = pinned.fingerprinted ? st.u64(10) : 0;
-            const std::string target = moved(pinned.path, from, to);
-            if (target.empty() || pinned.mtimeNs < 0) continue;
-            InputFile now = pinned;
-            now.path = target;
-            if (std::string problem = mismatch(pinned, now); !problem.empty()) {
-                result.problems.push_back(std::move(problem));
-                continue;
-            }
-            statIdentity(now);
-            rows.push_back({st.int64(0), st.int64(1), std::move(now)});
-            datasets.insert(st.int64(0));
+    for (const DatasetFile& stored : store.datasetFiles()) {
+        const InputFile& pinned = stored.file;
+        const std::string target = moved(pinned.path, from, to);
+        if (target.empty() || pinned.mtimeNs < 0) continue;
+        InputFile now = pinned;
+        now.path = target;
+        if (std::string problem = mismatch(pinned, now); !problem.empty()) {
+            result.problems.push_back(std::move(problem));
+            continue;
         }
+        statIdentity(now);
+        rows.push_back({stored.datasetId, stored.index, std::move(now)});
+        datasets.insert(stored.datasetId);
     }
     if (!result.problems.empty()) return result;
-    sql::Transaction tx(db);
-    auto update = db.prepare(
-        "UPDATE dataset_files SET path = ?3, mtime_ns = ?4, ctime_ns = ?5, device = ?6, "
-        "inode = ?7 WHERE dataset_id = ?1 AND file_index = ?2");
-    for (const Row& r : rows) {
-        update.bind(1, r.dataset)
-            .bind(2, r.index)
-            .bind(3, std::string_view(r.now.path))
-            .bind(4, int64_t{r.now.mtimeNs})
-            .bind(5, int64_t{r.now.ctimeNs})
-            .bindU64(6, r.now.device)
-            .bindU64(7, r.now.inode)
-            .run();
-    }
-    tx.commit();
+    store.updateDatasetFiles(rows);
     result.files = rows.size();
     result.datasets = datasets.size();
     return result;

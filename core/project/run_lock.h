@@ -7,8 +7,9 @@
 // what is needed to run the run again: its inputs as given, its parameters and the execution
 // options the runs table does not keep (JSON, see lockContent() in run_lock.cpp).
 //
-// recoverStaleRuns(), called whenever a project is opened and before its runs are listed or
-// loaded, takes every such dead lock: a run it names that is still "running" becomes
+// recoverStaleRuns(), called explicitly by whoever opens a project to write it (a run as it
+// starts, resume, export, relocate, the workbench; ProjectStore::recoverStaleRuns()), and by
+// findResumable(), takes every such dead lock: a run it names that is still "running" becomes
 // "interrupted"; a process killed before its run had a row gets an interrupted row (on an
 // empty dataset, as a run interrupted while reading gets). The lock then becomes the run's
 // resume record "run-<id>.resume". Temporary files of dead processes (signature cache

@@ -1,3 +1,4 @@
+// The sqlite3 C API behind sqlite_handle.h: the only file of the project that calls it.
 #include "sqlite_handle.h"
 
 #include <sqlite3.h>
@@ -33,12 +34,13 @@ std::string describe(sqlite3* db, int rc, std::string_view what, std::string_vie
 
 // ---- Database ---------------------------------------------------------------------------
 
-Database::Database(const std::string& path, bool create) {
+Database::Database(const std::string& path, OpenMode mode) {
     // Serialized mode, although a store is meant for one thread at a time: NOMUTEX saves only
     // ~4% of a bulk insert's CPU time, and a connection shared by mistake then fails with an
     // error instead of corrupting memory.
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX;
-    if (create) flags |= SQLITE_OPEN_CREATE;
+    int flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_FULLMUTEX;
+    flags |= mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (mode == OpenMode::Create) flags |= SQLITE_OPEN_CREATE;
     const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = describe(db_, rc, "cannot open " + path, {});
@@ -72,9 +74,15 @@ void Database::exec(std::string_view sql) {
     }
 }
 
-int64_t Database::queryInt(std::string_view sql) {
+int64_t Database::queryInt(std::string_view sql) const {
     Statement st(*this, sql);
     return st.step() ? st.int64(0) : 0;
+}
+
+bool Database::hasTable(std::string_view name) const {
+    Statement st(*this, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+    st.bind(1, name);
+    return st.step();
 }
 
 int64_t Database::lastInsertRowId() const {
@@ -85,11 +93,36 @@ int64_t Database::changes() const {
     return sqlite3_changes64(db_);
 }
 
+bool Database::readOnly() const {
+    return sqlite3_db_readonly(db_, "main") == 1;
+}
+
+void Database::setBusyTimeout(int ms) {
+    sqlite3_busy_timeout(db_, ms);
+}
+
+void Database::interrupt() const {
+    sqlite3_interrupt(db_);
+}
+
+int Database::lastErrorCode() const {
+    return sqlite3_errcode(db_) & 0xff;
+}
+
+bool Database::lastErrorWasBusy() const {
+    const int rc = lastErrorCode();
+    return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+std::string Database::errorMessage() const {
+    return db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
+}
+
 // ---- Statement --------------------------------------------------------------------------
 
-Statement::Statement(Database& db, std::string_view sql) : db_(&db) {
+Statement::Statement(const Database& db, std::string_view sql) : db_(&db) {
     if (sql.size() > static_cast<std::size_t>(INT_MAX)) db.fail(SQLITE_TOOBIG, "prepare", {});
-    const int rc = sqlite3_prepare_v3(db.handle(), sql.data(), static_cast<int>(sql.size()),
+    const int rc = sqlite3_prepare_v3(db.db_, sql.data(), static_cast<int>(sql.size()),
                                       SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
     if (rc != SQLITE_OK) db.fail(rc, "prepare", sql);
 }
@@ -99,13 +132,16 @@ Statement::~Statement() {
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      stmt_(std::exchange(other.stmt_, nullptr)),
+      names_(std::move(other.names_)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
     if (this != &other) {
         sqlite3_finalize(stmt_);
         db_ = std::exchange(other.db_, nullptr);
         stmt_ = std::exchange(other.stmt_, nullptr);
+        names_ = std::move(other.names_);
     }
     return *this;
 }
@@ -138,6 +174,15 @@ Statement& Statement::bind(int index, std::string_view text) {
     static const char kEmpty[] = "";
     const char* data = text.empty() ? kEmpty : text.data();
     const int rc = sqlite3_bind_text64(stmt_, index, data, text.size(), SQLITE_STATIC, SQLITE_UTF8);
+    if (rc != SQLITE_OK) fail(rc);
+    return *this;
+}
+
+Statement& Statement::bindCopy(int index, std::string_view text) {
+    static const char kEmpty[] = "";
+    const char* data = text.empty() ? kEmpty : text.data();
+    const int rc =
+        sqlite3_bind_text64(stmt_, index, data, text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
     if (rc != SQLITE_OK) fail(rc);
     return *this;
 }
@@ -198,23 +243,126 @@ std::size_t Statement::bytes(int column) const {
     return static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column));
 }
 
+int Statement::column(std::string_view name) const {
+    if (names_.empty()) {
+        const int n = sqlite3_column_count(stmt_);
+        names_.reserve(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) {
+            const char* c = sqlite3_column_name(stmt_, i);
+            names_.emplace_back(c != nullptr ? c : "");
+        }
+    }
+    for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i] == name) return static_cast<int>(i);
+    return -1;
+}
+
+// ---- Row --------------------------------------------------------------------------------
+
+int Row::at(std::string_view name) const {
+    const int c = st_.column(name);
+    if (c < 0)
+        throw StoreError("project store: no column " + std::string(name) + " [SQL: " + st_.sql() +
+                         "]");
+    return c;
+}
+
+bool Row::isNull(std::string_view name) const {
+    const int c = st_.column(name);
+    return c < 0 || st_.isNull(c);
+}
+
+int64_t Row::int64(std::string_view name) const {
+    return st_.int64(at(name));
+}
+
+double Row::real(std::string_view name) const {
+    return st_.real(at(name));
+}
+
+std::string_view Row::text(std::string_view name) const {
+    return st_.text(at(name));
+}
+
 // ---- Transaction ------------------------------------------------------------------------
 
-Transaction::Transaction(Database& db) : db_(db) {
-    db_.exec("BEGIN IMMEDIATE");
+Transaction::Transaction(Database& db, Kind kind) : db_(db) {
+    db_.exec(kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 
 Transaction::~Transaction() {
     if (open_) {
         // Errors are ignored: SQLite may already have rolled back on its own (e.g. after
         // SQLITE_FULL), and a destructor must not throw.
-        sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_exec(db_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
     }
 }
 
 void Transaction::commit() {
     db_.exec("COMMIT");
     open_ = false;
+}
+
+// ---- Savepoint --------------------------------------------------------------------------
+
+Savepoint::Savepoint(Database& db, std::string name) : db_(db), name_(std::move(name)) {
+    db_.exec("SAVEPOINT " + name_);
+}
+
+Savepoint::~Savepoint() {
+    if (open_) {
+        const std::string undo = "ROLLBACK TO " + name_ + "; RELEASE " + name_;
+        sqlite3_exec(db_.db_, undo.c_str(), nullptr, nullptr, nullptr);  // as ~Transaction
+    }
+}
+
+void Savepoint::release() {
+    db_.exec("RELEASE " + name_);
+    open_ = false;
+}
+
+// ---- Backup -----------------------------------------------------------------------------
+
+Backup::Backup(Database& to, const Database& from) {
+    backup_ = sqlite3_backup_init(to.db_, "main", from.db_, "main");
+    if (backup_ == nullptr)
+        throw StoreError("project store: cannot start copying the database: " + to.errorMessage());
+}
+
+Backup::~Backup() {
+    finish();
+}
+
+Backup::Step Backup::step(int pages) {
+    rc_ = sqlite3_backup_step(backup_, pages);
+    switch (rc_ & 0xff) {
+        case SQLITE_OK:
+            return Step::More;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            return Step::Busy;
+        case SQLITE_DONE:
+            return Step::Done;
+        default:
+            return Step::Failed;
+    }
+}
+
+int Backup::pageCount() const {
+    return sqlite3_backup_pagecount(backup_);
+}
+
+int Backup::remaining() const {
+    return sqlite3_backup_remaining(backup_);
+}
+
+void Backup::finish() {
+    if (backup_ != nullptr) sqlite3_backup_finish(backup_);
+    backup_ = nullptr;
+}
+
+std::string Backup::error() const {
+    return rc_ == SQLITE_OK || rc_ == SQLITE_DONE ? std::string() : sqlite3_errstr(rc_);
 }
 
 }  // namespace neardup::sql

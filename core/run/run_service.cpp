@@ -27,6 +27,9 @@ RunResult executeRun(const RunRequest& request, const RunHooks& hooks) {
     else if (hooks.observer)
         hooks.observer->info(reason);
     ProjectStore store(request.project);
+    // Runs of processes that died become "interrupted" (with a resume record) before this one
+    // starts beside them.
+    store.recoverStaleRuns();
     Pipeline pipeline(store, *backend, hooks.observer, hooks.cancel);
     RunResult result = pipeline.run(request.inputs, request.params, request.outputs);
     if (request.resumes != 0) forgetResumable(store, request.resumes);

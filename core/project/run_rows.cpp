@@ -1,32 +1,9 @@
-#include "store_rows.h"
+// The `runs` table's row mapper (run_rows.h): the column list, its writer and its decoder.
+#include "run_rows.h"
 
-#include <filesystem>
 #include <iterator>
 
 namespace neardup::store_rows {
-
-InputFile readFile(const sql::Statement& st, const std::string& projectPath) {
-    InputFile f;
-    f.path = st.string(0);
-    if (!f.path.empty() && f.path.front() != '/' && !projectPath.empty() &&
-        projectPath != ":memory:") {
-        std::error_code ec;
-        const std::filesystem::path dir = std::filesystem::absolute(projectPath, ec).parent_path();
-        if (!ec) f.path = (dir / f.path).lexically_normal().string();
-    }
-    f.size = st.u64(1);
-    f.mtimeNs = st.int64(2);
-    f.compression = enumFromName(
-        {InputFile::Compression::None, InputFile::Compression::Gzip, InputFile::Compression::Zstd},
-        st.text(3), "compression");
-    f.ctimeNs = st.isNull(4) ? 0 : st.int64(4);
-    f.device = st.isNull(5) ? 0 : st.u64(5);
-    f.inode = st.isNull(6) ? 0 : st.u64(6);
-    f.fingerprinted = !st.isNull(7) && !st.isNull(8);
-    f.contentBytes = f.fingerprinted ? st.u64(7) : 0;
-    f.fingerprint = f.fingerprinted ? st.u64(8) : 0;
-    return f;
-}
 
 namespace {
 
@@ -91,8 +68,6 @@ constexpr const char* kColumns[] = {
     "chained_removals",
 };
 constexpr int kColumnCount = static_cast<int>(std::size(kColumns));
-// selectRunSql() puts `id` first, hence the shift by one.
-static_assert(std::string_view(kColumns[kParamsJsonColumn - 1]) == "params_json");
 
 std::string keepPolicyText(const RunParams& p) {
     std::string s = toString(p.keep);
@@ -206,68 +181,82 @@ void writeRun(Statement& st, const RunResult& r) {
     st.run();
 }
 
-void readRun(const Statement& st, RunResult& r) {
+RunRow readRun(const Statement& st) {
+    const sql::Row row(st);
+    RunRow out;
+    RunResult& r = out.run;
     RunParams& p = r.params;
-    int i = 0;
-    r.runId = st.int64(i++);
-    r.datasetId = st.int64(i++);
-    r.startedAt = st.string(i++);
-    r.finishedAt = st.string(i++);  // NULL reads as ""
-    r.status = st.string(i++);
-    r.error = st.string(i++);
-    r.backend = st.string(i++);
-    r.threads = static_cast<int>(st.int64(i++));
-    i += 2;  // params_json, signature_key: derived from the columns below
-    p.reader.textField = st.string(i++);
-    p.reader.idField = st.string(i++);
-    p.reader.keepField = st.string(i++);
-    p.reader.chunkBytes = static_cast<std::size_t>(st.u64(i++));
-    p.signature.normalize.nfc = st.int64(i++) != 0;
-    p.signature.normalize.lowercase = st.int64(i++) != 0;
-    p.signature.normalize.collapseWhitespace = st.int64(i++) != 0;
-    p.signature.normalize.trim = st.int64(i++) != 0;
-    const std::string shingle = st.string(i++);
+    r.runId = row.int64("id");
+    r.datasetId = row.int64("dataset_id");
+    r.startedAt = row.string("started_at");
+    r.finishedAt = row.string("finished_at");  // NULL reads as ""
+    r.status = row.string("status");
+    r.error = row.string("error");
+    r.backend = row.string("backend");
+    r.threads = row.i32("threads");
+    // params_json and signature_key are derived from the columns below when written; they
+    // are kept as stored (an older version may have derived them differently).
+    out.paramsJson = row.string("params_json");
+    out.signatureKey = row.string("signature_key");
+    p.reader.textField = row.string("text_field");
+    p.reader.idField = row.string("id_field");
+    p.reader.keepField = row.string("keep_field");
+    p.reader.chunkBytes = static_cast<std::size_t>(row.u64("chunk_bytes"));
+    p.signature.normalize.nfc = row.flag("nfc");
+    p.signature.normalize.lowercase = row.flag("lowercase");
+    p.signature.normalize.collapseWhitespace = row.flag("collapse_whitespace");
+    p.signature.normalize.trim = row.flag("trim");
+    const std::string shingle = row.string("shingle");
     p.signature.shingle = parsed(parseShingleKind(shingle), shingle, "shingle kind");
-    p.signature.ngram = static_cast<int>(st.int64(i++));
-    p.signature.hashes = static_cast<int>(st.int64(i++));
-    const std::string family = st.string(i++);
+    p.signature.ngram = row.i32("ngram");
+    p.signature.hashes = row.i32("hashes");
+    const std::string family = row.string("hash_family");
     p.signature.family = parsed(parseHashFamily(family), family, "hash family");
-    const std::string sketch = st.string(i++);
+    const std::string sketch = row.string("sketch");
     p.signature.sketch = parsed(parseSketchKind(sketch), sketch, "sketch kind");
-    p.signature.seed = st.u64(i++);
-    p.lsh.bands = static_cast<int>(st.int64(i++));
-    p.lsh.rows = static_cast<int>(st.int64(i++));
-    const std::string scheme = st.string(i++);
+    p.signature.seed = row.u64("seed");
+    p.lsh.bands = row.i32("bands");
+    p.lsh.rows = row.i32("rows");
+    const std::string scheme = row.string("bucket_key");
     p.lsh.scheme = parsed(parseBandKeyScheme(scheme), scheme, "bucket key scheme");
-    const std::string buckets = st.string(i++);
+    const std::string buckets = row.string("buckets");
     uint64_t parsedBuckets = 0;
     if (!parseBuckets(buckets, p.lsh.bucketMode, parsedBuckets))
         throw StoreError("project store: invalid buckets '" + buckets + "'");
-    p.lsh.buckets = st.u64(i++);  // also holds a resolved K for the non-fixed modes
-    r.resolvedBuckets = st.u64(i++);
-    p.compare.threshold = st.real(i++);
-    p.compare.storeFloor = st.real(i++);
-    p.compare.verify = static_cast<VerifyMode>(st.int64(i++));
+    p.lsh.buckets = row.u64("lsh_buckets");  // also holds a resolved K for the non-fixed modes
+    r.resolvedBuckets = row.u64("resolved_buckets");
+    p.compare.threshold = row.real("threshold");
+    p.compare.storeFloor = row.real("store_floor");
+    p.compare.verify = static_cast<VerifyMode>(row.int64("verify"));
     // "max:FIELD" names the field for readers of the table; the field itself is keep_field.
-    const std::string_view keep = st.text(i++);
+    const std::string_view keep = row.text("keep_policy");
     p.keep = enumFromName({KeepPolicy::First, KeepPolicy::Longest, KeepPolicy::MaxField},
                           keep.substr(0, keep.find(':')), "keep policy");
-    p.threads = static_cast<int>(st.int64(i++));
-    p.backend = st.string(i++);
-    r.signaturesReused = st.int64(i++) != 0;
-    r.pairsReused = st.int64(i++) != 0;
+    p.threads = row.i32("requested_threads");
+    p.backend = row.string("requested_backend");
+    r.signaturesReused = row.flag("signatures_reused");
+    r.pairsReused = row.flag("pairs_reused");
     RunCounts& c = r.counts;
-    for (uint64_t* v :
-         {&c.linesRead, &c.blankLines, &c.rejected, &c.documents, &c.shortDocuments, &c.inputBytes,
-          &c.candidatePairs, &c.storedPairs, &c.duplicatePairs, &c.clusters, &c.kept, &c.removed})
-        *v = st.u64(i++);
-    r.memoryBudget = st.u64(i++);
-    r.spilled = st.int64(i++) != 0;
-    r.spillBytes = st.u64(i++);
-    r.peakRssBytes = st.u64(i++);
-    const std::string decide = st.string(i++);
+    c.linesRead = row.u64("lines_read");
+    c.blankLines = row.u64("blank_lines");
+    c.rejected = row.u64("rejected");
+    c.documents = row.u64("documents");
+    c.shortDocuments = row.u64("short_documents");
+    c.inputBytes = row.u64("input_bytes");
+    c.candidatePairs = row.u64("candidate_pairs");
+    c.storedPairs = row.u64("stored_pairs");
+    c.duplicatePairs = row.u64("duplicate_pairs");
+    c.clusters = row.u64("clusters");
+    c.kept = row.u64("kept");
+    c.removed = row.u64("removed");
+    r.memoryBudget = row.u64("memory_budget");
+    r.spilled = row.flag("spilled");
+    r.spillBytes = row.u64("spill_bytes");
+    r.peakRssBytes = row.u64("peak_rss_bytes");
+    const std::string decide = row.string("decide");
     p.decide = parsed(parseDecideRule(decide), decide, "decide rule");
-    c.chainedRemovals = st.u64(i++);
+    c.chainedRemovals = row.u64("chained_removals");
+    return out;
 }
 
 }  // namespace neardup::store_rows

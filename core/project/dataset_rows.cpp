@@ -1,0 +1,320 @@
+// A dataset's row mappers (dataset_rows.h): datasets, dataset_files, documents, rejections.
+#include "dataset_rows.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+namespace neardup::store_rows {
+
+// ---- datasets -----------------------------------------------------------------------------
+
+int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t documents) {
+    auto st = db.prepare(std::string("INSERT INTO datasets(created_at, reader_json, lines_read, "
+                                     "blank_lines, input_bytes, documents) VALUES(") +
+                         kNow +
+                         ", json_object('text_field', ?1, 'id_field', ?2, 'keep_field', ?3), "
+                         "?4, ?5, ?6, ?7)");
+    st.bind(1, std::string_view(dataset.reader.textField))
+        .bind(2, std::string_view(dataset.reader.idField))
+        .bind(3, std::string_view(dataset.reader.keepField))
+        .bindU64(4, dataset.linesRead)
+        .bindU64(5, dataset.blankLines)
+        .bindU64(6, dataset.inputBytes)
+        .bindU64(7, documents)
+        .run();
+    return db.lastInsertRowId();
+}
+
+std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
+                                    DatasetRecord& out) {
+    auto st = db.prepare(
+        "SELECT json_extract(reader_json, '$.text_field') AS text_field, "
+        "json_extract(reader_json, '$.id_field') AS id_field, "
+        "json_extract(reader_json, '$.keep_field') AS keep_field, "
+        "lines_read, blank_lines, input_bytes, documents FROM datasets WHERE id = ?1");
+    st.bind(1, datasetId);
+    if (!st.step()) return std::nullopt;
+    const sql::Row row(st);
+    out.id = datasetId;
+    out.reader.textField = row.string("text_field");
+    out.reader.idField = row.string("id_field");
+    out.reader.keepField = row.string("keep_field");
+    out.linesRead = row.u64("lines_read");
+    out.blankLines = row.u64("blank_lines");
+    out.inputBytes = row.u64("input_bytes");
+    return row.u64("documents");
+}
+
+uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId) {
+    auto st = db.prepare("SELECT documents FROM datasets WHERE id = ?1");
+    st.bind(1, datasetId);
+    if (!st.step()) throw StoreError("project store: no dataset " + std::to_string(datasetId));
+    const uint64_t documents = st.u64(0);
+    auto last = db.prepare(
+        "SELECT doc_index FROM documents WHERE dataset_id = ?1 ORDER BY doc_index DESC "
+        "LIMIT 1");
+    last.bind(1, datasetId);
+    const uint64_t rows = last.step() ? last.u64(0) + 1 : 0;
+    if (rows != documents)
+        throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                         " is damaged: it lists " + std::to_string(documents) +
+                         " documents, its last is #" + std::to_string(rows));
+    return documents;
+}
+
+// ---- dataset_files ------------------------------------------------------------------------
+
+void insertFiles(sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files) {
+    auto st = db.prepare(
+        "INSERT INTO dataset_files(dataset_id, file_index, path, size, mtime_ns, "
+        "compression, ctime_ns, device, inode, content_bytes, fingerprint) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+    st.bind(1, datasetId);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const InputFile& f = files[i];
+        st.bindU64(2, i)
+            .bind(3, std::string_view(f.path))
+            .bindU64(4, f.size)
+            .bind(5, int64_t{f.mtimeNs})
+            .bind(6, std::string_view(toString(f.compression)))
+            .bind(7, int64_t{f.ctimeNs})
+            .bindU64(8, f.device)
+            .bindU64(9, f.inode);
+        if (f.fingerprinted) {
+            st.bindU64(10, f.contentBytes).bindU64(11, f.fingerprint);
+        } else {
+            st.bindNull(10).bindNull(11);
+        }
+        st.run();
+    }
+}
+
+InputFile readFile(const sql::Statement& st, const std::string& projectPath) {
+    const sql::Row row(st);
+    InputFile f;
+    f.path = row.string("path");
+    if (!f.path.empty() && f.path.front() != '/' && !projectPath.empty() &&
+        projectPath != ":memory:") {
+        std::error_code ec;
+        const std::filesystem::path dir = std::filesystem::absolute(projectPath, ec).parent_path();
+        if (!ec) f.path = (dir / f.path).lexically_normal().string();
+    }
+    f.size = row.u64("size");
+    f.mtimeNs = row.int64("mtime_ns");
+    f.compression = enumFromName(
+        {InputFile::Compression::None, InputFile::Compression::Gzip, InputFile::Compression::Zstd},
+        row.text("compression"), "compression");
+    f.ctimeNs = row.isNull("ctime_ns") ? 0 : row.int64("ctime_ns");
+    f.device = row.isNull("device") ? 0 : row.u64("device");
+    f.inode = row.isNull("inode") ? 0 : row.u64("inode");
+    f.fingerprinted = !row.isNull("content_bytes") && !row.isNull("fingerprint");
+    f.contentBytes = f.fingerprinted ? row.u64("content_bytes") : 0;
+    f.fingerprint = f.fingerprinted ? row.u64("fingerprint") : 0;
+    return f;
+}
+
+std::vector<InputFile> loadFiles(const sql::Database& db, int64_t datasetId,
+                                 const std::string& projectPath) {
+    auto st = db.prepare(std::string("SELECT ") + kFileColumns +
+                         " FROM dataset_files WHERE dataset_id = ?1 ORDER BY file_index");
+    st.bind(1, datasetId);
+    std::vector<InputFile> files;
+    while (st.step())
+        files.push_back(readFile(st, projectPath));
+    return files;
+}
+
+std::vector<DatasetFile> loadAllFiles(const sql::Database& db) {
+    auto st = db.prepare(std::string("SELECT dataset_id, file_index, ") + kFileColumns +
+                         " FROM dataset_files ORDER BY dataset_id, file_index");
+    std::vector<DatasetFile> out;
+    while (st.step())
+        out.push_back({st.int64(0), st.int64(1), readFile(st, {})});
+    return out;
+}
+
+void updateFileLocations(sql::Database& db, const std::vector<DatasetFile>& files) {
+    auto update = db.prepare(
+        "UPDATE dataset_files SET path = ?3, mtime_ns = ?4, ctime_ns = ?5, device = ?6, "
+        "inode = ?7 WHERE dataset_id = ?1 AND file_index = ?2");
+    for (const DatasetFile& r : files) {
+        update.bind(1, r.datasetId)
+            .bind(2, r.index)
+            .bind(3, std::string_view(r.file.path))
+            .bind(4, int64_t{r.file.mtimeNs})
+            .bind(5, int64_t{r.file.ctimeNs})
+            .bindU64(6, r.file.device)
+            .bindU64(7, r.file.inode)
+            .run();
+    }
+}
+
+// ---- documents ----------------------------------------------------------------------------
+
+void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& docs,
+                     const std::function<void()>& interruptCheck) {
+    auto st = db.prepare(
+        "INSERT INTO documents(dataset_id, doc_index, file_index, line, offset, length, "
+        "chars, doc_id, keep_value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    st.bind(1, datasetId);
+    const std::size_t n = docs.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if ((i & 4095) == 4095 && interruptCheck) interruptCheck();
+        st.bindU64(2, i)
+            .bind(3, int64_t{docs.file[i]})
+            .bindU64(4, docs.line[i])
+            .bindU64(5, docs.offset[i])
+            .bind(6, int64_t{docs.length[i]})
+            .bind(7, int64_t{docs.chars[i]})
+            .bind(8, docs.id(i));
+        if (std::isnan(docs.keepValue[i])) {
+            st.bindNull(9);
+        } else {
+            st.bind(9, docs.keepValue[i]);
+        }
+        st.run();
+    }
+}
+
+void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
+                   uint64_t documents, DocumentTable& docs) {
+    docs.clear();
+    docs.reserve(static_cast<std::size_t>(datasetDocuments(db, datasetId)));
+    auto st = db.prepare(
+        "SELECT file_index, line, offset, length, chars, keep_value, doc_id "
+        "FROM documents WHERE dataset_id = ?1 ORDER BY doc_index");
+    st.bind(1, datasetId);
+    while (st.step()) {
+        const double keep = st.realOrNaN(5);
+        // Every location is checked against the pinned files before it can be used to
+        // read (or overwrite the reading of) anything.
+        const int64_t file = st.int64(0), offset = st.int64(2), length = st.int64(3),
+                      chars = st.int64(4);
+        const auto damaged = [&](const std::string& what) {
+            return StoreError("project store: dataset " + std::to_string(datasetId) +
+                              " is damaged: document #" + std::to_string(docs.size()) + " " + what);
+        };
+        if (file < 0 || static_cast<uint64_t>(file) >= files.size())
+            throw damaged("names input file #" + std::to_string(file) + " of " +
+                          std::to_string(files.size()));
+        if (offset < 0 || length < 0 || length > std::numeric_limits<uint32_t>::max() ||
+            chars < 0 || chars > std::numeric_limits<uint32_t>::max())
+            throw damaged("has offset " + std::to_string(offset) + ", length " +
+                          std::to_string(length) + ", characters " + std::to_string(chars));
+        const InputFile& f = files[static_cast<std::size_t>(file)];
+        const bool known = f.compression == InputFile::Compression::None || f.fingerprinted;
+        const uint64_t limit =
+            f.compression == InputFile::Compression::None ? f.size : f.contentBytes;
+        if (known && (static_cast<uint64_t>(offset) > limit ||
+                      static_cast<uint64_t>(length) > limit - static_cast<uint64_t>(offset)))
+            throw damaged("lies at bytes " + std::to_string(offset) + ".." +
+                          std::to_string(offset + length) + ", beyond the " +
+                          std::to_string(limit) + " bytes of '" + f.path + "'");
+        docs.append(static_cast<uint32_t>(file), st.u64(1), static_cast<uint64_t>(offset),
+                    static_cast<uint32_t>(length), static_cast<uint32_t>(chars), keep, st.text(6));
+    }
+    if (docs.size() != documents)
+        throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +
+                         std::to_string(documents) + " documents but stores " +
+                         std::to_string(docs.size()));
+}
+
+DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::size_t n) {
+    DocumentTable docs;
+    docs.file.assign(n, 0);
+    docs.chars.assign(n, 0);
+    docs.keepValue.assign(n, std::numeric_limits<double>::quiet_NaN());
+    auto st =
+        db.prepare("SELECT doc_index, chars, keep_value FROM documents WHERE dataset_id = ?1");
+    st.bind(1, datasetId);
+    while (st.step()) {
+        const uint64_t i = st.u64(0);
+        if (i >= n) continue;
+        docs.chars[i] = st.u32(1);
+        if (!st.isNull(2)) docs.keepValue[i] = st.real(2);
+    }
+    return docs;
+}
+
+// ---- dataset_rejections, rejection_samples ------------------------------------------------
+
+void insertRejections(sql::Database& db, int64_t datasetId,
+                      const std::vector<RejectionCount>& rejections) {
+    auto st = db.prepare(
+        "INSERT INTO dataset_rejections(dataset_id, ordinal, reason, count, first_file, "
+        "first_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+    st.bind(1, datasetId);
+    for (std::size_t i = 0; i < rejections.size(); ++i) {
+        const RejectionCount& r = rejections[i];
+        st.bindU64(2, i)
+            .bind(3, std::string_view(r.reason))
+            .bindU64(4, r.count)
+            .bind(5, std::string_view(r.firstFile))
+            .bindU64(6, r.firstLine)
+            .run();
+    }
+}
+
+std::vector<RejectionCount> loadRejections(const sql::Database& db, int64_t datasetId) {
+    auto st = db.prepare(
+        "SELECT reason, count, first_file, first_line FROM dataset_rejections "
+        "WHERE dataset_id = ?1 ORDER BY ordinal");
+    st.bind(1, datasetId);
+    std::vector<RejectionCount> out;
+    while (st.step()) {
+        RejectionCount r;
+        r.reason = st.string(0);
+        r.count = st.u64(1);
+        r.firstFile = st.string(2);
+        r.firstLine = st.u64(3);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void insertRejectionSamples(sql::Database& db, int64_t datasetId,
+                            const std::vector<Rejection>& samples) {
+    auto st = db.prepare(
+        "INSERT INTO rejection_samples(dataset_id, ordinal, reason, file_index, line, "
+        "detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+    st.bind(1, datasetId);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const Rejection& r = samples[i];
+        st.bindU64(2, i)
+            .bind(3, std::string_view(toString(r.reason)))
+            .bind(4, int64_t{r.file})
+            .bindU64(5, r.line)
+            .bind(6, std::string_view(r.detail))
+            .run();
+    }
+}
+
+std::vector<Rejection> loadRejectionSamples(const sql::Database& db, int64_t datasetId) {
+    auto st = db.prepare(
+        "SELECT reason, file_index, line, detail FROM rejection_samples "
+        "WHERE dataset_id = ?1 ORDER BY ordinal");
+    st.bind(1, datasetId);
+    std::vector<Rejection> out;
+    while (st.step()) {
+        Rejection r;
+        const std::string_view reason = st.text(0);
+        bool known = false;
+        for (int k = 0; k < kRejectReasonCount && !known; ++k) {
+            if (reason == toString(static_cast<RejectReason>(k))) {
+                r.reason = static_cast<RejectReason>(k);
+                known = true;
+            }
+        }
+        if (!known)
+            throw StoreError("project store: unknown rejection reason '" + std::string(reason) +
+                             "'");
+        r.file = static_cast<uint32_t>(st.int64(1));
+        r.line = st.u64(2);
+        r.detail = st.string(3);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+}  // namespace neardup::store_rows

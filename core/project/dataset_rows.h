@@ -1,0 +1,70 @@
+// The row mappers of a dataset's tables: `datasets`, `dataset_files` (inputs and their pins),
+// `documents`, `dataset_rejections` and `rejection_samples`. The store writes and reads
+// datasets through them, relocation re-points files with them, and the workbench's queries
+// decode files with the same readFile().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "document_table.h"
+#include "project_store.h"
+#include "sqlite_handle.h"
+#include "store_rows.h"
+
+namespace neardup::store_rows {
+
+// ---- datasets -----------------------------------------------------------------------------
+// Inserts the dataset's row (reader options, counts, `documents`); returns its id.
+int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t documents);
+// Fills id, reader and counts of `out` from the dataset's row and returns its document count;
+// nothing when there is no such dataset.
+std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId, DatasetRecord& out);
+// The dataset's document count, checked against its last document row (one index lookup),
+// so that a damaged count cannot size an allocation.
+uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId);
+
+// ---- dataset_files ------------------------------------------------------------------------
+// Columns of a dataset_files row as readFile() reads them (all but the key).
+inline constexpr const char* kFileColumns =
+    "path, size, mtime_ns, compression, ctime_ns, device, inode, content_bytes, fingerprint";
+// The columns a project of schema version < 3 has (no pins).
+inline constexpr const char* kUnpinnedFileColumns = "path, size, mtime_ns, compression";
+void insertFiles(sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files);
+// An input file (with its pin, input_pin.h) from a row holding kFileColumns (by name; missing
+// pin columns read as no pin). A relative path (stored by versions before 0.2) is taken
+// relative to the folder of `projectPath`; an empty `projectPath` keeps it as stored.
+InputFile readFile(const sql::Statement& st, const std::string& projectPath);
+std::vector<InputFile> loadFiles(const sql::Database& db, int64_t datasetId,
+                                 const std::string& projectPath);
+// Every file of every dataset, paths as stored, by dataset and position.
+std::vector<DatasetFile> loadAllFiles(const sql::Database& db);
+// Writes the location and identity (path, mtime, ctime, device, inode) of each file back.
+void updateFileLocations(sql::Database& db, const std::vector<DatasetFile>& files);
+
+// ---- documents ----------------------------------------------------------------------------
+// Inserts every document of `docs`, calling `interruptCheck` (when set) every 4096 rows.
+void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& docs,
+                     const std::function<void()>& interruptCheck);
+// Reads the dataset's documents into `docs` (cleared first), each location checked against
+// the pinned `files` before it can be used to read anything; `documents` is the count its row
+// lists. StoreError naming the damage otherwise.
+void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
+                   uint64_t documents, DocumentTable& docs);
+
+// What a keep policy reads of the first `n` documents: their lengths (chars) and keep values
+// (NaN when none), into a table of `n` documents otherwise empty (file 0).
+DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::size_t n);
+
+// ---- dataset_rejections, rejection_samples ------------------------------------------------
+void insertRejections(sql::Database& db, int64_t datasetId,
+                      const std::vector<RejectionCount>& rejections);
+std::vector<RejectionCount> loadRejections(const sql::Database& db, int64_t datasetId);
+void insertRejectionSamples(sql::Database& db, int64_t datasetId,
+                            const std::vector<Rejection>& samples);
+std::vector<Rejection> loadRejectionSamples(const sql::Database& db, int64_t datasetId);
+
+}  // namespace neardup::store_rows

@@ -1,0 +1,459 @@
+// The workbench's cluster listing (project_queries.h): a per-connection summary of a run's
+// clusters in the temp schema, audited pieces of the clusters a decision reaches, pages,
+// members and pairs.
+#include "project_queries.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string_view>
+
+#include "clustering.h"
+#include "dataset_rows.h"
+#include "decision_rows.h"
+#include "run_rows.h"
+#include "sqlite_handle.h"
+
+namespace neardup {
+
+namespace {
+
+const char* sortColumn(ClusterSort s) {
+    switch (s) {
+        case ClusterSort::Cluster:
+            return "cluster";
+        case ClusterSort::Size:
+            return "size";
+        case ClusterSort::Representative:
+            return "rep_id";
+        case ClusterSort::MinEstimated:
+            return "min_est";
+        case ClusterSort::MeanEstimated:
+            return "mean_est";
+        case ClusterSort::MinExact:
+            return "min_exact";
+        case ClusterSort::Decision:
+            return "decision";
+    }
+    return "cluster";
+}
+
+// LIKE pattern matching `needle` anywhere, with LIKE's wildcards escaped.
+std::string containsPattern(const std::string& needle) {
+    std::string p = "%";
+    for (const char c : needle) {
+        if (c == '%' || c == '_' || c == '\\') p += '\\';
+        p += c;
+    }
+    return p + "%";
+}
+
+// Where a cluster is read from: the stored tables, or the audited pieces in temp.
+struct Tables {
+    const char* clusters;
+    const char* members;
+};
+
+Tables tablesFor(bool adjusted) {
+    return adjusted ? Tables{"temp.adj_clusters", "temp.adj_members"}
+                    : Tables{"main.clusters", "main.cluster_members"};
+}
+
+// Clusters with a member matching `memberCond` (over m, and d when `withDocs`): stored clusters
+// not replaced by audited pieces, and the pieces.
+std::string memberMatch(const std::string& memberCond, bool withDocs) {
+    const std::string docs =
+        withDocs ? " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index" : "";
+    return " AND cluster IN (SELECT m.cluster FROM main.cluster_members m" + docs +
+           " WHERE m.run_id = ?1 AND " + memberCond +
+           " AND m.cluster NOT IN (SELECT cluster FROM temp.touched WHERE run_id = ?1)"
+           " UNION SELECT m.cluster FROM temp.adj_members m" +
+           docs + " WHERE m.run_id = ?1 AND " + memberCond + ")";
+}
+
+// WHERE clause over temp.cluster_summary; ?1 = run, ?2 = dataset, ?3 = pattern, ?4 = min size.
+std::string clusterWhere(const ClusterFilter& f) {
+    std::string w = " WHERE run_id = ?1";
+    if (f.minSize > 0) w += " AND size >= ?4";
+    if (f.decidedOnly) w += " AND decision != 0";
+    if (!f.idSearch.empty()) w += memberMatch("d.doc_id LIKE ?3 ESCAPE '\\'", true);
+    if (f.documents)
+        w += memberMatch("m.doc_index IN (SELECT doc_index FROM temp.filter_docs)", false);
+    return w;
+}
+
+std::string inList(const std::set<int64_t>& ids) {
+    std::string s = "(";
+    for (const int64_t id : ids) {
+        if (s.size() > 1) s += ',';
+        s += std::to_string(id);
+    }
+    return s + ")";
+}
+
+void bindFilter(sql::Statement& s, int64_t runId, int64_t datasetId, const ClusterFilter& f) {
+    s.bind(1, runId);
+    if (!f.idSearch.empty()) s.bind(2, datasetId).bindCopy(3, containsPattern(f.idSearch));
+    if (f.minSize > 0) s.bind(4, static_cast<int64_t>(f.minSize));
+}
+
+bool sameDecisions(const std::vector<Decision>& x, const std::vector<Decision>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (x[i].id != y[i].id || x[i].kind != y[i].kind || x[i].a != y[i].a || x[i].b != y[i].b)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+void ProjectQueries::insertSummary(const RunInfo& run, bool adjusted, const std::string& only) {
+    const Tables t = tablesFor(adjusted);
+    const std::string onlyA = only.empty() ? std::string() : " AND ma.cluster IN " + only;
+    const std::string onlyC = only.empty() ? std::string() : " AND c.cluster IN " + only;
+    // Statistics over the stored pairs whose two members ended in the same cluster; a cluster
+    // joined only through pairs below the store floor cannot exist, so every cluster has one.
+    auto s = db_->prepare(
+        std::string("INSERT OR REPLACE INTO temp.cluster_summary"
+                    " SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
+                    " coalesce(st.n, 0), st.min_m * 1.0 / ?3, st.mean_m / ?3,"
+                    " st.min_x, st.mean_x, ") +
+        (adjusted ? "c.decision" : "0") + " FROM " + t.clusters +
+        " c JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = c.representative"
+        " LEFT JOIN (SELECT ma.cluster AS cluster, count(*) AS n,"
+        "   min(p.matches) AS min_m, avg(p.matches) AS mean_m,"
+        "   min(p.exact) AS min_x, avg(p.exact) AS mean_x FROM " +
+        t.members + " ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index JOIN " +
+        t.members +
+        " mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
+        "   WHERE ma.run_id = ?1 AND ma.cluster = mb.cluster" +
+        onlyA + " GROUP BY ma.cluster) st ON st.cluster = c.cluster WHERE c.run_id = ?1" + onlyC);
+    s.bind(1, run.runId)
+        .bind(2, run.datasetId)
+        .bind(3, static_cast<double>(run.params.signature.hashes));
+    s.step();
+}
+
+void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t storedClusters,
+                                 const std::vector<Decision>& list) {
+    // The stored cluster's members and pairs, renumbered 0..k-1 in document order.
+    std::vector<uint32_t> doc;
+    DocumentTable local;
+    {
+        auto s = db_->prepare(
+            "SELECT m.doc_index, d.chars, d.keep_value FROM main.cluster_members m"
+            " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index"
+            " WHERE m.run_id = ?1 AND m.cluster = ?3 ORDER BY m.doc_index");
+        s.bind(1, run.runId).bind(2, run.datasetId).bind(3, cluster);
+        while (s.step()) {
+            doc.push_back(s.u32(0));
+            local.file.push_back(0);
+            local.chars.push_back(s.u32(1));
+            local.keepValue.push_back(s.realOrNaN(2));
+        }
+    }
+    auto localOf = [&doc](uint32_t d) -> std::optional<uint32_t> {
+        const auto it = std::lower_bound(doc.begin(), doc.end(), d);
+        if (it == doc.end() || *it != d) return std::nullopt;
+        return static_cast<uint32_t>(it - doc.begin());
+    };
+    std::vector<ScoredPair> pairs;
+    {
+        auto s = db_->prepare(
+            "SELECT p.a, p.b, p.matches, p.exact FROM main.cluster_members ma"
+            " JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index"
+            " JOIN main.cluster_members mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
+            " WHERE ma.run_id = ?1 AND ma.cluster = ?2 AND mb.cluster = ?2");
+        s.bind(1, run.runId).bind(2, cluster);
+        while (s.step()) {
+            const auto a = localOf(s.u32(0)), b = localOf(s.u32(1));
+            if (!a || !b) continue;
+            pairs.push_back(
+                {*a, *b, s.u32(2), s.isNull(3) ? -1.0f : static_cast<float>(s.realOrNaN(3))});
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<Decision> mine;
+    for (const Decision& d : list) {
+        const auto a = localOf(d.a);
+        if (!a) continue;
+        Decision m = d;
+        m.a = *a;
+        if (d.kind == DecisionKind::NotDuplicate) {
+            const auto b = localOf(d.b);
+            if (!b) continue;
+            m.b = *b;
+        }
+        mine.push_back(m);
+    }
+    RunResult r;
+    const AppliedDecisions applied =
+        clusterWithDecisions(pairs, run.params.signature.hashes, run.params.compare.threshold,
+                             run.params.keep, run.params.decide, local, mine, r);
+    // Pieces are numbered by their smallest member: the first keeps the stored number, the
+    // others get the run's cluster count plus their smallest member (unique, stable).
+    std::vector<int64_t> id(r.representative.size(), -1);
+    std::vector<uint64_t> size(r.representative.size(), 0);
+    auto m = db_->prepare("INSERT INTO temp.adj_members VALUES (?1, ?2, ?3, ?4)");
+    m.bind(1, run.runId);
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        const uint32_t k = r.clusterOf[i];
+        if (k == RunResult::kNoCluster) continue;
+        if (id[k] < 0) id[k] = k == 0 ? cluster : storedClusters + int64_t{doc[i]};
+        ++size[k];
+        m.bind(2, int64_t{doc[i]}).bind(3, id[k]);
+        if (r.removed(i))
+            m.bind(4, int64_t{doc[r.removedFor[i]]});
+        else
+            m.bindNull(4);
+        m.run();
+    }
+    auto c = db_->prepare("INSERT INTO temp.adj_clusters VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    c.bind(1, run.runId);
+    for (std::size_t k = 0; k < r.representative.size(); ++k) {
+        const bool whole = !r.keepAll.empty() && r.keepAll[k];
+        c.bind(2, id[k])
+            .bind(3, int64_t{doc[r.representative[k]]})
+            .bind(4, static_cast<int64_t>(size[k]))
+            .bind(5, int64_t{whole ? 1 : 0})
+            .bind(6, int64_t{applied.clusterMarks[k]});
+        c.run();
+    }
+}
+
+ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId) {
+    const RunInfo run = runInfo(runId);
+    std::vector<Decision> now = decisions(run.datasetId);
+    RunView& v = views_[runId];
+    if (v.built && sameDecisions(v.decisions, now)) return v;
+    try {
+        sql::Savepoint summary(*db_, "summary");
+        auto del = [&](const std::string& sql) {
+            auto d = db_->prepare(sql);
+            d.bind(1, runId);
+            d.step();
+        };
+        if (!v.built) {
+            // The first listing of the run: one pass over its stored clustering.
+            del("DELETE FROM temp.cluster_summary WHERE run_id = ?1");
+            insertSummary(run, false, {});
+            auto c = db_->prepare(
+                "SELECT coalesce(max(cluster) + 1, 0) FROM main.clusters WHERE run_id = ?1");
+            c.bind(1, runId);
+            v.storedClusters = c.step() ? c.int64(0) : 0;
+            v.touched.clear();
+        }
+        // Decisions reach only the stored clusters holding their documents (a not_duplicate
+        // pair only when both are in one): those are replaced by their audited pieces.
+        std::set<int64_t> touched;
+        {
+            auto s = db_->prepare(
+                "SELECT cluster FROM main.cluster_members WHERE run_id = ?1 AND doc_index = ?2");
+            s.bind(1, runId);
+            auto clusterOf = [&](uint32_t doc) {
+                s.bind(2, int64_t{doc});
+                const int64_t c = s.step() ? s.int64(0) : -1;
+                s.reset();
+                return c;
+            };
+            for (const Decision& d : now) {
+                const int64_t a = clusterOf(d.a);
+                if (a < 0) continue;
+                if (d.kind != DecisionKind::NotDuplicate || clusterOf(d.b) == a) touched.insert(a);
+            }
+        }
+        std::set<int64_t> dirty = v.touched;
+        dirty.insert(touched.begin(), touched.end());
+        {
+            auto d = db_->prepare(
+                "DELETE FROM temp.cluster_summary WHERE run_id = ?1 AND (cluster >= ?2"
+                " OR cluster IN " +
+                inList(dirty) + ")");
+            d.bind(1, runId).bind(2, v.storedClusters);
+            d.step();
+        }
+        del("DELETE FROM temp.adj_members WHERE run_id = ?1");
+        del("DELETE FROM temp.adj_clusters WHERE run_id = ?1");
+        del("DELETE FROM temp.touched WHERE run_id = ?1");
+        {
+            auto t = db_->prepare("INSERT INTO temp.touched VALUES (?1, ?2)");
+            t.bind(1, runId);
+            for (const int64_t c : touched) {
+                buildPieces(run, c, v.storedClusters, now);
+                t.bind(2, c);
+                t.run();
+            }
+        }
+        if (!touched.empty()) insertSummary(run, true, {});
+        std::set<int64_t> restored;
+        for (const int64_t c : v.touched)
+            if (!touched.count(c)) restored.insert(c);
+        if (!restored.empty()) insertSummary(run, false, inList(restored));
+        summary.release();
+        v.built = true;
+        v.decisions = std::move(now);
+        v.touched = std::move(touched);
+        return v;
+    } catch (...) {
+        views_.erase(runId);
+        throw;
+    }
+}
+
+void ProjectQueries::useDocumentFilter(const ClusterFilter& f) {
+    if (!f.documents || f.documents == filterDocuments_) return;
+    try {
+        sql::Savepoint filter(*db_, "filter");
+        db_->exec("DELETE FROM temp.filter_docs");
+        auto s = db_->prepare("INSERT OR IGNORE INTO temp.filter_docs VALUES (?1)");
+        for (const uint32_t d : *f.documents) {
+            s.bind(1, int64_t{d});
+            s.run();
+        }
+        filter.release();
+    } catch (...) {
+        filterDocuments_.reset();
+        throw;
+    }
+    filterDocuments_ = f.documents;
+}
+
+uint64_t ProjectQueries::clusterCount(int64_t runId, const ClusterFilter& filter) {
+    ensureClusterSummary(runId);
+    useDocumentFilter(filter);
+    const int64_t datasetId = filter.idSearch.empty() ? 0 : runInfo(runId).datasetId;
+    auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary" + clusterWhere(filter));
+    bindFilter(s, runId, datasetId, filter);
+    return s.step() ? s.u64(0) : 0;
+}
+
+std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFilter& filter,
+                                                 ClusterSort sort, bool descending, uint64_t offset,
+                                                 uint64_t limit) {
+    ensureClusterSummary(runId);
+    useDocumentFilter(filter);
+    const int64_t datasetId = filter.idSearch.empty() ? 0 : runInfo(runId).datasetId;
+    const char* dir = descending ? " DESC" : " ASC";
+    std::string sql =
+        "SELECT cluster, size, representative, rep_id, pairs, min_est, mean_est, min_exact,"
+        " mean_exact, decision FROM temp.cluster_summary" +
+        clusterWhere(filter) + " ORDER BY " + sortColumn(sort) + dir;
+    if (sort != ClusterSort::Cluster) sql += std::string(", cluster") + dir;
+    sql += " LIMIT ?5 OFFSET ?6";
+    auto s = db_->prepare(sql);
+    bindFilter(s, runId, datasetId, filter);
+    s.bind(5, static_cast<int64_t>(limit)).bind(6, static_cast<int64_t>(offset));
+    std::vector<ClusterRow> rows;
+    while (s.step()) {
+        ClusterRow r;
+        r.cluster = s.int64(0);
+        r.size = s.u64(1);
+        r.representative = s.u32(2);
+        r.representativeId = s.string(3);
+        r.pairs = s.u64(4);
+        r.minEstimated = s.realOrNaN(5);
+        r.meanEstimated = s.realOrNaN(6);
+        r.minExact = s.realOrNaN(7);
+        r.meanExact = s.realOrNaN(8);
+        r.decisions = static_cast<uint8_t>(s.int64(9));
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t cluster,
+                                                          uint64_t limit) {
+    const RunView& v = ensureClusterSummary(runId);
+    const bool adjusted = v.audited(cluster);
+    const Tables t = tablesFor(adjusted);
+    auto s =
+        db_->prepare(std::string("SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
+                                 " d.chars, d.file_index, d.line, d.offset, d.length, ") +
+                     (adjusted ? "c.keep_all" : "0") + ", m.removed_for FROM " + t.members +
+                     " m JOIN runs r ON r.id = m.run_id"
+                     " JOIN " +
+                     t.clusters +
+                     " c ON c.run_id = m.run_id AND c.cluster = m.cluster"
+                     " JOIN documents d ON d.dataset_id = r.dataset_id AND"
+                     " d.doc_index = m.doc_index"
+                     " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
+    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+    std::vector<ClusterMember> members;
+    while (s.step()) {
+        ClusterMember m;
+        m.docIndex = s.u32(0);
+        m.docId = s.string(1);
+        m.representative = s.int64(2) != 0;
+        m.chars = s.u32(3);
+        m.location = {s.u32(4), s.u64(5), s.u64(6), s.u32(7)};
+        m.keptWhole = s.int64(8) != 0;
+        if (!s.isNull(9) && !m.keptWhole) m.removedFor = s.int64(9);
+        m.kept = m.removedFor < 0;
+        members.push_back(std::move(m));
+    }
+    return members;
+}
+
+std::vector<PairRow> ProjectQueries::clusterPairs(int64_t runId, int64_t cluster, uint64_t limit) {
+    const RunView& v = ensureClusterSummary(runId);
+    const Tables t = tablesFor(v.audited(cluster));
+    auto s =
+        db_->prepare(std::string("SELECT p.a, p.b, p.matches, p.matches * 1.0 / r.hashes, p.exact"
+                                 " FROM ") +
+                     t.members +
+                     " ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index"
+                     " JOIN " +
+                     t.members +
+                     " mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
+                     " JOIN runs r ON r.id = p.run_id"
+                     " WHERE ma.run_id = ?1 AND ma.cluster = ?2 AND mb.cluster = ?2"
+                     " ORDER BY p.a, p.b LIMIT ?3");
+    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+    std::vector<PairRow> pairs;
+    std::vector<DocPair> cut;
+    for (const Decision& d : v.decisions)
+        if (d.kind == DecisionKind::NotDuplicate)
+            cut.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
+    std::sort(cut.begin(), cut.end());
+    while (s.step()) {
+        PairRow p{s.u32(0), s.u32(1), s.u32(2), s.realOrNaN(3), s.realOrNaN(4)};
+        p.notDuplicate = std::binary_search(cut.begin(), cut.end(), DocPair{p.a, p.b});
+        pairs.push_back(p);
+    }
+    return pairs;
+}
+
+int64_t ProjectQueries::clusterOfDocument(int64_t runId, uint32_t docIndex) {
+    const RunView& v = ensureClusterSummary(runId);
+    {
+        auto s = db_->prepare(
+            "SELECT cluster FROM temp.adj_members WHERE run_id = ?1 AND doc_index = ?2");
+        s.bind(1, runId).bind(2, int64_t{docIndex});
+        if (s.step()) return s.int64(0);
+    }
+    auto s = db_->prepare(
+        "SELECT cluster FROM main.cluster_members WHERE run_id = ?1 AND doc_index = ?2");
+    s.bind(1, runId).bind(2, int64_t{docIndex});
+    if (!s.step()) return -1;
+    const int64_t c = s.int64(0);
+    return v.touched.count(c) ? -1 : c;  // split off alone by a decision
+}
+
+std::vector<std::pair<uint32_t, DocumentLocation>> ProjectQueries::clusteredDocuments(
+    int64_t runId) {
+    const RunInfo run = runInfo(runId);
+    // Membership of the stored clustering: decisions only split clusters or change who is kept,
+    // so the audited clusters hold the same documents less those split off alone.
+    auto s = db_->prepare(
+        "SELECT m.doc_index, d.file_index, d.line, d.offset, d.length FROM cluster_members m"
+        " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index"
+        " WHERE m.run_id = ?1 ORDER BY m.doc_index");
+    s.bind(1, runId).bind(2, run.datasetId);
+    std::vector<std::pair<uint32_t, DocumentLocation>> out;
+    while (s.step())
+        out.emplace_back(s.u32(0), DocumentLocation{s.u32(1), s.u64(2), s.u64(3), s.u32(4)});
+    return out;
+}
+
+}  // namespace neardup

@@ -1,0 +1,42 @@
+// The row mappers of a run's details: `run_phases`, `worker_phases`, `band_stats` with its
+// `band_histogram` and `outlier_buckets`, `pairs`, `clusters` and `cluster_members`. The store
+// writes a finished run and loads it back through them, one named step per table.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "project_store.h"
+#include "run_result.h"
+#include "sqlite_handle.h"
+#include "store_rows.h"
+
+namespace neardup::store_rows {
+
+// ---- run_phases, worker_phases ------------------------------------------------------------
+void insertPhases(sql::Database& db, int64_t runId, const std::vector<PhaseTiming>& phases);
+std::vector<PhaseTiming> loadPhases(const sql::Database& db, int64_t runId);
+// Every run's phases, appended to the summary of the same run (`runs` ordered by id).
+void loadAllPhases(const sql::Database& db, std::vector<RunSummary>& runs);
+void insertWorkerPhases(sql::Database& db, int64_t runId, const std::vector<WorkerTiming>& w);
+// By phase (in pipeline order) then worker.
+std::vector<WorkerTiming> loadWorkerPhases(const sql::Database& db, int64_t runId);
+
+// ---- band_stats, band_histogram, outlier_buckets ------------------------------------------
+void insertBands(sql::Database& db, int64_t runId, const std::vector<BandStats>& bands);
+// Bands in band order, each with its histogram and outliers.
+std::vector<BandStats> loadBands(const sql::Database& db, int64_t runId);
+
+// ---- pairs --------------------------------------------------------------------------------
+void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>& pairs);
+// In (a, b) order; an unverified pair's exact similarity reads as -1.
+std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId);
+
+// ---- clusters, cluster_members ------------------------------------------------------------
+// The run's clustering (representative, clusterOf, removedFor, copyOf) with cluster sizes.
+void insertClusters(sql::Database& db, const RunResult& run);
+// Reads the clustering into `run` (sized for `documents`), every index checked against the
+// dataset; StoreError naming the damage otherwise.
+void loadClusters(const sql::Database& db, int64_t runId, uint64_t documents, RunResult& run);
+
+}  // namespace neardup::store_rows
