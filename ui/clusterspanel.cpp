@@ -1,3 +1,7 @@
+// The clusters panel of the workbench: the run's clusters (filtered, searched, sorted), a
+// cluster's members and pairs, and the side-by-side comparison of a removed document with its
+// witness. Audit decisions are in clusterspanel_decisions.cpp, the text search in
+// clusterspanel_search.cpp.
 #include "clusterspanel.h"
 
 #include <QCheckBox>
@@ -47,33 +51,28 @@ struct ClusterDetail {
     std::vector<PairRow> pairs;
 };
 
-struct DecisionOutcome {
-    QString message;
-    int64_t anchorCluster = -1;  // where the anchor document is now
-};
-
-// What a text search reads: the clustered documents and where the dataset's files are.
-struct SearchInput {
-    std::vector<std::pair<uint32_t, DocumentLocation>> documents;
-    DatasetSource source;
-};
-
-QString describe(const Decision& d) {
-    switch (d.kind) {
-        case DecisionKind::NotDuplicate:
-            return ClustersPanel::tr("not a duplicate %1 / %2").arg(d.a).arg(d.b);
-        case DecisionKind::KeepInstead:
-            return ClustersPanel::tr("keep %1 instead").arg(d.a);
-        case DecisionKind::KeepAll:
-            return ClustersPanel::tr("keep all with %1").arg(d.a);
-    }
-    return {};
-}
-
 }  // namespace
 
 ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     : QWidget(parent), jobs_(jobs), model_(new ClustersModel(jobs, this)) {
+    QWidget* leftBox = buildClusterList();
+    comparison_ = new ComparisonView;
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(leftBox);
+    split->addWidget(comparison_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({600, 800});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+
+    connectSignals();
+    addShortcuts();
+}
+
+// The left side: search and filters above the clusters table, the members table below it.
+QWidget* ClustersPanel::buildClusterList() {
     search_ = new QLineEdit;
     search_->setObjectName(QStringLiteral("clusterSearch"));
     search_->setPlaceholderText(tr("Search member ids\u2026"));
@@ -143,8 +142,6 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
         tr("Click a member to compare it with the kept document it is removed for (its "
            "witness), or with the representative"));
 
-    comparison_ = new ComparisonView;
-
     auto* leftBox = new QWidget;
     auto* lv = new QVBoxLayout(leftBox);
     lv->setContentsMargins(0, 0, 0, 0);
@@ -156,16 +153,11 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     leftSplit->setStretchFactor(0, 3);
     leftSplit->setStretchFactor(1, 1);
     lv->addWidget(leftSplit, 1);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(leftBox);
-    split->addWidget(comparison_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setSizes({600, 800});
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(split);
+    return leftBox;
+}
 
+// Filters and searches, selections, the comparison view's buttons.
+void ClustersPanel::connectSignals() {
     // Searching waits for a pause in typing: each search is a query over the cluster members.
     auto* debounce = new QTimer(this);
     debounce->setSingleShot(true);
@@ -218,6 +210,10 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     connect(comparison_, &ComparisonView::keepInsteadRequested, this, &ClustersPanel::keepInstead);
     connect(comparison_, &ComparisonView::keepAllRequested, this, &ClustersPanel::keepAll);
     connect(comparison_, &ComparisonView::undoRequested, this, &ClustersPanel::undoDecision);
+}
+
+// The audit keys work anywhere in the window while this panel is shown.
+void ClustersPanel::addShortcuts() {
     auto shortcut = [this](QKeySequence keys, auto slot) {
         auto* s = new QShortcut(keys, this);
         s->setContext(Qt::WindowShortcut);
@@ -465,259 +461,6 @@ void ClustersPanel::previousPair() {
     if (row <= 0) return;
     wantLastPair_ = true;
     selectClusterRow(row - 1);
-}
-
-}  // namespace neardup::ui
-
-namespace neardup::ui {
-
-// ---- Audit decisions ----------------------------------------------------------------------
-
-void ClustersPanel::markNotDuplicate() {
-    // The buttons' state says what makes sense for the pair shown (not already marked, not
-    // already the representative); the keyboard follows it.
-    if (!comparison_->hasComparison() || !comparison_->notDuplicateButton()->isEnabled()) return;
-    const uint32_t a = comparison_->leftDocument(), b = comparison_->rightDocument();
-    record(DecisionKind::NotDuplicate, a, b, a);
-}
-
-void ClustersPanel::keepInstead(bool right) {
-    const QPushButton* button =
-        right ? comparison_->keepRightButton() : comparison_->keepLeftButton();
-    if (!comparison_->hasComparison() || !button->isEnabled()) return;
-    const uint32_t doc = right ? comparison_->rightDocument() : comparison_->leftDocument();
-    record(DecisionKind::KeepInstead, doc, 0, doc);
-}
-
-void ClustersPanel::keepAll() {
-    if (!comparison_->hasComparison()) return;
-    const uint32_t doc = comparison_->leftDocument();
-    record(DecisionKind::KeepAll, doc, 0, doc);
-}
-
-void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor) {
-    if (!run_.runId || deciding_) return;
-    deciding_ = true;
-    // Come back to the same pair when it is still in a cluster.
-    wantPair_ = std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
-                               std::max(comparison_->leftDocument(), comparison_->rightDocument()));
-    const qint64 runId = run_.runId;
-    const int64_t datasetId = run_.datasetId;
-    comparison_->setDecisionMessage(tr("Recording\u2026"));
-    jobs_->submit<DecisionOutcome>(
-        this,
-        [=](JobContext& ctx) {
-            Decision d;
-            d.kind = kind;
-            d.a = std::min(a, kind == DecisionKind::NotDuplicate ? b : a);
-            d.b = kind == DecisionKind::NotDuplicate ? std::max(a, b) : 0;
-            d.id = recordDecision(ctx.store(), datasetId, kind, a, b);
-            DecisionOutcome out;
-            out.message = tr("Recorded: %1.").arg(describe(d));
-            // Rebuilds the audited listing with the new decision.
-            out.anchorCluster = ctx.queries().clusterOfDocument(runId, anchor);
-            return out;
-        },
-        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
-        [this](const QString& e) {
-            deciding_ = false;
-            wantPair_.reset();
-            comparison_->setDecisionMessage(tr("Cannot record the decision: %1").arg(e));
-        });
-}
-
-void ClustersPanel::undoDecision() {
-    if (!run_.runId || deciding_ || decisionCount_ == 0) return;
-    deciding_ = true;
-    const qint64 runId = run_.runId;
-    const int64_t datasetId = run_.datasetId;
-    if (comparison_->hasComparison())
-        wantPair_ =
-            std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
-                           std::max(comparison_->leftDocument(), comparison_->rightDocument()));
-    jobs_->submit<DecisionOutcome>(
-        this,
-        [=](JobContext& ctx) {
-            DecisionOutcome out;
-            const std::optional<Decision> d = neardup::undoDecision(ctx.store(), datasetId);
-            if (!d) {
-                out.message = tr("No decision to undo.");
-                return out;
-            }
-            out.message = tr("Undone: %1.").arg(describe(*d));
-            out.anchorCluster = ctx.queries().clusterOfDocument(runId, d->a);
-            return out;
-        },
-        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
-        [this](const QString& e) {
-            deciding_ = false;
-            wantPair_.reset();
-            comparison_->setDecisionMessage(tr("Cannot undo: %1").arg(e));
-        });
-}
-
-void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster) {
-    comparison_->setDecisionMessage(message);
-    refreshDecisionState();
-    // The rows loaded so far are re-read in place; then the cluster of the decision (or the
-    // row that was selected, when that cluster is gone) is shown again.
-    const QModelIndexList rows = view_->selectionModel()->selectedRows();
-    const int selectedRow = rows.isEmpty() ? 0 : rows.front().row();
-    auto connection = std::make_shared<QMetaObject::Connection>();
-    *connection = connect(
-        model_, &ClustersModel::refreshed, this, [this, connection, selectedRow, anchorCluster] {
-            disconnect(*connection);
-            deciding_ = false;
-            updateCount();
-            int row = anchorCluster >= 0 ? model_->rowOfCluster(anchorCluster) : -1;
-            if (row < 0) {
-                wantPair_.reset();
-                row = std::min(selectedRow, model_->rowCount() - 1);
-            }
-            if (row < 0) {
-                comparison_->clear(tr("No clusters match."));
-            } else {
-                selectClusterRow(row);
-                // The same row may hold another cluster now, or the same
-                // one with other members: load it either way.
-                loadCluster(model_->clusterAt(row)->cluster);
-            }
-            emit decisionsChanged();
-        });
-    model_->refresh();
-}
-
-void ClustersPanel::refreshDecisionState() {
-    if (!run_.runId) {
-        decisionCount_ = 0;
-        comparison_->setDecisionState(0, {});
-        return;
-    }
-    const int64_t datasetId = run_.datasetId;
-    const qint64 runId = run_.runId;
-    jobs_->submit<std::vector<Decision>>(
-        this, [datasetId](JobContext& ctx) { return ctx.queries().decisions(datasetId); },
-        [this, runId](std::vector<Decision> list) {
-            if (runId != run_.runId) return;
-            decisionCount_ = int(list.size());
-            comparison_->setDecisionState(decisionCount_,
-                                          list.empty() ? QString() : describe(list.back()));
-        });
-}
-
-// ---- Text search --------------------------------------------------------------------------
-
-void ClustersPanel::startTextSearch() {
-    abandonTextSearch();
-    const QString needle = search_->text().trimmed();
-    if (!run_.runId) return;
-    if (needle.isEmpty()) {
-        searchStatus_->clear();
-        model_->setDocumentFilter(nullptr);
-        return;
-    }
-    const int serial = ++searchSerial_;
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    searchCancel_ = cancel;
-    searchStatus_->setText(tr("Listing the clustered documents\u2026"));
-    searchProgress_->setRange(0, 0);
-    searchProgress_->show();
-    stopSearch_->show();
-    const qint64 runId = run_.runId;
-    const int64_t datasetId = run_.datasetId;
-    jobs_->submit<std::shared_ptr<SearchInput>>(
-        this,
-        [runId, datasetId](JobContext& ctx) {
-            auto in = std::make_shared<SearchInput>();
-            in->documents = ctx.queries().clusteredDocuments(runId);
-            in->source = ctx.queries().datasetSource(datasetId);
-            return in;
-        },
-        [this, serial, cancel, needle](std::shared_ptr<SearchInput> in) {
-            if (serial != searchSerial_) return;
-            if (cancel->load()) {
-                searchProgress_->hide();
-                stopSearch_->hide();
-                searchStatus_->setText(tr("Text search stopped."));
-                return;
-            }
-            const quint64 total = in->documents.size();
-            searchProgress_->setRange(0, 1000);
-            searchProgress_->setValue(0);
-            searchStatus_->setText(tr("Searching %1 documents\u2026").arg(total));
-            // Reading the texts back may take a while on a large run: a thread of its own, so
-            // that the queries behind the table keep flowing. It reports through queued calls.
-            QThread* thread = QThread::create([this, serial, cancel, in, needle] {
-                TextSearchResult r;
-                std::string error;
-                try {
-                    DocumentFetcher fetcher(in->source.files, in->source.reader);
-                    r = searchTexts(
-                        fetcher, in->documents, needle.toStdString(),
-                        [this, serial, cancel](uint64_t done, uint64_t all) {
-                            if (cancel->load()) return false;
-                            if (done % 4096 == 0 || done == all)
-                                QMetaObject::invokeMethod(
-                                    this,
-                                    [this, serial, done, all] {
-                                        if (serial == searchSerial_ && all > 0)
-                                            searchProgress_->setValue(int(done * 1000 / all));
-                                    },
-                                    Qt::QueuedConnection);
-                            return true;
-                        });
-                } catch (const std::exception& e) {
-                    error = e.what();
-                }
-                auto matches = std::make_shared<const std::vector<uint32_t>>(std::move(r.matches));
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, serial, matches, error, r] {
-                        if (serial != searchSerial_) return;
-                        searchProgress_->hide();
-                        stopSearch_->hide();
-                        if (!error.empty()) {
-                            searchStatus_->setText(
-                                tr("Text search failed: %1").arg(QString::fromStdString(error)));
-                            return;
-                        }
-                        QString text = r.cancelled
-                                           ? tr("Stopped after %1 documents: %2 match so far")
-                                                 .arg(r.searched)
-                                                 .arg(matches->size())
-                                           : tr("%1 of %2 clustered documents match")
-                                                 .arg(matches->size())
-                                                 .arg(r.searched);
-                        if (r.unreadable)
-                            text += tr(" (%1 could not be read back)").arg(r.unreadable);
-                        searchStatus_->setText(text);
-                        model_->setDocumentFilter(matches);
-                        emit textSearchFinished(matches->size());
-                    },
-                    Qt::QueuedConnection);
-            });
-            connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-            searchThread_ = thread;
-            thread->start(QThread::LowPriority);
-        },
-        [this, serial](const QString& e) {
-            if (serial != searchSerial_) return;
-            searchProgress_->hide();
-            stopSearch_->hide();
-            searchStatus_->setText(tr("Text search failed: %1").arg(e));
-        });
-}
-
-void ClustersPanel::stopTextSearch() {
-    // The search reports what it found so far; its thread ends at its next document.
-    if (searchCancel_) searchCancel_->store(true);
-}
-
-void ClustersPanel::abandonTextSearch() {
-    if (searchCancel_) searchCancel_->store(true);
-    ++searchSerial_;  // whatever it still reports is dropped
-    searchProgress_->hide();
-    stopSearch_->hide();
 }
 
 }  // namespace neardup::ui

@@ -100,6 +100,10 @@ class ClustersPanel : public QWidget {
     void showPair(int index);
     void compare(uint32_t a, uint32_t b, const PairRow* stored, const QString& position);
     void updateCount();
+    // The constructor's steps.
+    QWidget* buildClusterList();
+    void connectSignals();
+    void addShortcuts();
 
     JobQueue* jobs_;
     RunInfo run_;

@@ -1,0 +1,173 @@
+// The clusters panel's audit decisions: "not a duplicate", "keep this one instead", "keep all"
+// and undo, recorded in the project and followed by a refresh of the clusters they change.
+#include "clusterspanel.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableView>
+
+#include "clustersmodel.h"
+#include "comparisonview.h"
+#include "jobqueue.h"
+
+namespace neardup::ui {
+
+namespace {
+
+struct DecisionOutcome {
+    QString message;
+    int64_t anchorCluster = -1;  // where the anchor document is now
+};
+
+QString describe(const Decision& d) {
+    switch (d.kind) {
+        case DecisionKind::NotDuplicate:
+            return ClustersPanel::tr("not a duplicate %1 / %2").arg(d.a).arg(d.b);
+        case DecisionKind::KeepInstead:
+            return ClustersPanel::tr("keep %1 instead").arg(d.a);
+        case DecisionKind::KeepAll:
+            return ClustersPanel::tr("keep all with %1").arg(d.a);
+    }
+    return {};
+}
+
+}  // namespace
+
+// ---- Audit decisions ----------------------------------------------------------------------
+
+void ClustersPanel::markNotDuplicate() {
+    // The buttons' state says what makes sense for the pair shown (not already marked, not
+    // already the representative); the keyboard follows it.
+    if (!comparison_->hasComparison() || !comparison_->notDuplicateButton()->isEnabled()) return;
+    const uint32_t a = comparison_->leftDocument(), b = comparison_->rightDocument();
+    record(DecisionKind::NotDuplicate, a, b, a);
+}
+
+void ClustersPanel::keepInstead(bool right) {
+    const QPushButton* button =
+        right ? comparison_->keepRightButton() : comparison_->keepLeftButton();
+    if (!comparison_->hasComparison() || !button->isEnabled()) return;
+    const uint32_t doc = right ? comparison_->rightDocument() : comparison_->leftDocument();
+    record(DecisionKind::KeepInstead, doc, 0, doc);
+}
+
+void ClustersPanel::keepAll() {
+    if (!comparison_->hasComparison()) return;
+    const uint32_t doc = comparison_->leftDocument();
+    record(DecisionKind::KeepAll, doc, 0, doc);
+}
+
+void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor) {
+    if (!run_.runId || deciding_) return;
+    deciding_ = true;
+    // Come back to the same pair when it is still in a cluster.
+    wantPair_ = std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
+                               std::max(comparison_->leftDocument(), comparison_->rightDocument()));
+    const qint64 runId = run_.runId;
+    const int64_t datasetId = run_.datasetId;
+    comparison_->setDecisionMessage(tr("Recording\u2026"));
+    jobs_->submit<DecisionOutcome>(
+        this,
+        [=](JobContext& ctx) {
+            Decision d;
+            d.kind = kind;
+            d.a = std::min(a, kind == DecisionKind::NotDuplicate ? b : a);
+            d.b = kind == DecisionKind::NotDuplicate ? std::max(a, b) : 0;
+            d.id = recordDecision(ctx.store(), datasetId, kind, a, b);
+            DecisionOutcome out;
+            out.message = tr("Recorded: %1.").arg(describe(d));
+            // Rebuilds the audited listing with the new decision.
+            out.anchorCluster = ctx.queries().clusterOfDocument(runId, anchor);
+            return out;
+        },
+        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
+        [this](const QString& e) {
+            deciding_ = false;
+            wantPair_.reset();
+            comparison_->setDecisionMessage(tr("Cannot record the decision: %1").arg(e));
+        });
+}
+
+void ClustersPanel::undoDecision() {
+    if (!run_.runId || deciding_ || decisionCount_ == 0) return;
+    deciding_ = true;
+    const qint64 runId = run_.runId;
+    const int64_t datasetId = run_.datasetId;
+    if (comparison_->hasComparison())
+        wantPair_ =
+            std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
+                           std::max(comparison_->leftDocument(), comparison_->rightDocument()));
+    jobs_->submit<DecisionOutcome>(
+        this,
+        [=](JobContext& ctx) {
+            DecisionOutcome out;
+            const std::optional<Decision> d = neardup::undoDecision(ctx.store(), datasetId);
+            if (!d) {
+                out.message = tr("No decision to undo.");
+                return out;
+            }
+            out.message = tr("Undone: %1.").arg(describe(*d));
+            out.anchorCluster = ctx.queries().clusterOfDocument(runId, d->a);
+            return out;
+        },
+        [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
+        [this](const QString& e) {
+            deciding_ = false;
+            wantPair_.reset();
+            comparison_->setDecisionMessage(tr("Cannot undo: %1").arg(e));
+        });
+}
+
+void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster) {
+    comparison_->setDecisionMessage(message);
+    refreshDecisionState();
+    // The rows loaded so far are re-read in place; then the cluster of the decision (or the
+    // row that was selected, when that cluster is gone) is shown again.
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const int selectedRow = rows.isEmpty() ? 0 : rows.front().row();
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(
+        model_, &ClustersModel::refreshed, this, [this, connection, selectedRow, anchorCluster] {
+            disconnect(*connection);
+            deciding_ = false;
+            updateCount();
+            int row = anchorCluster >= 0 ? model_->rowOfCluster(anchorCluster) : -1;
+            if (row < 0) {
+                wantPair_.reset();
+                row = std::min(selectedRow, model_->rowCount() - 1);
+            }
+            if (row < 0) {
+                comparison_->clear(tr("No clusters match."));
+            } else {
+                selectClusterRow(row);
+                // The same row may hold another cluster now, or the same
+                // one with other members: load it either way.
+                loadCluster(model_->clusterAt(row)->cluster);
+            }
+            emit decisionsChanged();
+        });
+    model_->refresh();
+}
+
+void ClustersPanel::refreshDecisionState() {
+    if (!run_.runId) {
+        decisionCount_ = 0;
+        comparison_->setDecisionState(0, {});
+        return;
+    }
+    const int64_t datasetId = run_.datasetId;
+    const qint64 runId = run_.runId;
+    jobs_->submit<std::vector<Decision>>(
+        this, [datasetId](JobContext& ctx) { return ctx.queries().decisions(datasetId); },
+        [this, runId](std::vector<Decision> list) {
+            if (runId != run_.runId) return;
+            decisionCount_ = int(list.size());
+            comparison_->setDecisionState(decisionCount_,
+                                          list.empty() ? QString() : describe(list.back()));
+        });
+}
+
+}  // namespace neardup::ui
