@@ -21,7 +21,4 @@ struct Job::Impl {
     int size() const { return transport->size(); }
 };
 
-// Busy time of a request, as every rank reports it, is neardup::secondsSince (elapsed.h).
-using Clock = SteadyClock;
-
 }  // namespace neardup::mpi

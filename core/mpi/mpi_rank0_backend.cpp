@@ -121,7 +121,7 @@ void MpiBackend::computeSignatures(const SymbolBatch& batch, const HashConstants
     };
     auto local = [&] {
         const std::size_t count = bounds[1];
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         uint64_t symbols = 0;
         if (count == n) {
             s.local->computeSignatures(batch, c, out);
@@ -150,7 +150,7 @@ void MpiBackend::computeBandKeys(const SignatureMatrix& signatures, const LshPar
     State& s = *state_;
     s.throwIfNotStarted();
     if (s.chunkMode) {  // a spill block while chunks are read: rank 0 computes its keys
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         std::unique_lock<std::mutex> lock(s.localMutex, std::defer_lock);
         if (!s.local->signsConcurrently()) lock.lock();
         s.local->computeBandKeys(signatures, lsh, modulus, keys);
@@ -174,7 +174,7 @@ void MpiBackend::computeBandKeys(const SignatureMatrix& signatures, const LshPar
     };
     auto local = [&] {
         const std::size_t count = bounds[1];
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         if (count == n)
             s.local->computeBandKeys(signatures, lsh, modulus, keys);
         else if (count > 0)
@@ -247,7 +247,7 @@ uint64_t MpiBackend::compareBuckets(const BucketBatch& buckets, const CompareReq
     };
     auto local = [&] {
         const std::size_t mine = bounds[1];
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         uint64_t d = 0;
         if (mine == count) {
             d = s.local->compareBuckets(buckets, req, out);

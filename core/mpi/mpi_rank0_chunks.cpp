@@ -155,7 +155,7 @@ void MpiBackend::processChunk(const LineChunk& chunk, ChunkWork& work) {
         if (!processor)
             processor =
                 std::make_unique<ChunkProcessor>(s.files, s.setup.reader, s.setup.signature);
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         processor->process(chunk, work, *s.local, s.constants,
                            s.local->signsConcurrently() ? nullptr : &s.localMutex);
         s.account(0, 0, secondsSince(t0), work.parsed.docs.size(), chunk.data.size());

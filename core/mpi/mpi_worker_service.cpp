@@ -62,7 +62,7 @@ struct FailureHook {
 
 // Answers one request of the backend calls with the local backend.
 std::vector<char> execute(Op op, const std::vector<char>& bytes, Backend& local) {
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     switch (op) {
         case Op::Signatures: {
             const auto request = decodeRequest<SignaturesRequest>(bytes);
@@ -220,7 +220,7 @@ class ChunkService {
             }
             std::vector<char> bytes;
             try {
-                const auto t0 = Clock::now();
+                const auto t0 = SteadyClock::now();
                 processor.process(task.chunk, reply.work, local_, setup_.constants,
                                   local_.signsConcurrently() ? nullptr : &localMutex_);
                 reply.done = {secondsSince(t0), reply.work.parsed.docs.size(),

@@ -7,7 +7,7 @@ namespace neardup {
 
 void ClusterPhase::run() {
     s_.report.started("union");
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     const RunParams& p = s_.params;
     clusterDocuments(s_.pairs, p.signature.hashes, p.compare.threshold, p.keep, p.decide, s_.docs,
                      s_.run);

@@ -44,7 +44,7 @@ void BucketComparePhase::inMemory() {
     std::vector<ScoredPair>& pairs = s_.pairs;
     std::vector<uint64_t> keys(n * static_cast<std::size_t>(lsh.bands));
     s_.report.started("buckets");
-    auto t0 = Clock::now();
+    auto t0 = SteadyClock::now();
     s_.backend.computeBandKeys(sigs, lsh, s_.run.resolvedBuckets, keys.data());
     double bucketSeconds = secondsSince(t0), compareSeconds = 0;
     uint64_t entries = 0;
@@ -56,13 +56,13 @@ void BucketComparePhase::inMemory() {
     s_.report.started("compare");
     for (int band = 0; band < lsh.bands; ++band) {
         s_.report.checkCancel();
-        t0 = Clock::now();
+        t0 = SteadyClock::now();
         BandStats stats;
         buildBuckets(keys.data(), n, lsh.bands, band, sigs.eligible, threads, scratch, batch,
                      stats);
         entries += scratch.size();
         s_.run.bands.push_back(std::move(stats));
-        const auto t1 = Clock::now();
+        const auto t1 = SteadyClock::now();
         bucketSeconds += std::chrono::duration<double>(t1 - t0).count();
         decided += s_.backend.compareBuckets(batch, req, pairs);
         compareSeconds += secondsSince(t1);
@@ -71,7 +71,7 @@ void BucketComparePhase::inMemory() {
     }
     // Each pair is decided in exactly one band (its first collision), so sorting is all that is
     // needed for a canonical order.
-    t0 = Clock::now();
+    t0 = SteadyClock::now();
     tbb::task_arena arena(threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
     compareSeconds += secondsSince(t0);
@@ -101,7 +101,7 @@ void BucketComparePhase::spilled() {
         s_.report.progress("compare", static_cast<uint64_t>(band + 1),
                            static_cast<uint64_t>(lsh.bands));
     }
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     tbb::task_arena arena(threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
     const double sortSeconds = secondsSince(t0);

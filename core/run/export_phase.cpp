@@ -45,7 +45,7 @@ void ExportPhase::run() {
     outputs.project = s_.store.path();
     if (outputs.any()) {
         s_.report.started("export");
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         try {
             exportAudited(s_, decisions, outputs, pending);
         } catch (const ExportCancelled&) {

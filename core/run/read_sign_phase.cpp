@@ -168,7 +168,7 @@ class ChunkStream {
     }
 
     // After the pipeline: what the read leaves in the dataset, and the two phases' timings.
-    void finish(Clock::time_point start) {
+    void finish(SteadyClock::time_point start) {
         s_.memory.setReadBuffers(0);
         // The document table kept growing after the matrix last grew: check once more.
         if (!s_.memory.spilled() && !s_.memory.fitsInMemory(s_.docs, s_.docs.size()))
@@ -197,9 +197,9 @@ class ChunkStream {
             fc.stop();
             return nullptr;
         }
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         const bool more = source_.next(token->chunk);
-        readNs_ += (Clock::now() - t0).count();
+        readNs_ += (SteadyClock::now() - t0).count();
         if (!more) {
             freeTokens_.push(token);
             fc.stop();
@@ -221,14 +221,14 @@ class ChunkStream {
             return token;
         }
         ChunkProcessor& w = workers_.local();
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         w.prepare(token->chunk, *token);
-        const auto t1 = Clock::now();
+        const auto t1 = SteadyClock::now();
         if (layout_.signInParallel) {
             token->rows.resize(token->symbols.size() * h_);
             s_.backend.computeSignatures(token->symbols, constants_, token->rows.data());
         }
-        const auto t2 = Clock::now();
+        const auto t2 = SteadyClock::now();
         readNs_ += (t1 - t0).count();
         signNs_ += (t2 - t1).count();
         return token;
@@ -239,11 +239,11 @@ class ChunkStream {
     void take(ChunkToken* token) {
         if (s_.report.cancelled()) return freeTokens_.push(token);
         failOnRejection(s_.params.reader.onError, token->parsed.rejections, s_.files);
-        const auto t0 = Clock::now();
+        const auto t0 = SteadyClock::now();
         appendRows(*token);
         countChunk(*token);
         checkpointChunk(*token);
-        signNs_ += (Clock::now() - t0).count();
+        signNs_ += (SteadyClock::now() - t0).count();
         s_.report.progress("read", source_.bytesRead(), sizesKnown_ ? totalBytes_ : 0);
         freeTokens_.push(token);
     }
@@ -365,7 +365,7 @@ void ReadSignPhase::run() {
     ChunkStream stream(s_, reader, layout);
     stream.clearOutputs();
     if (resume_) stream.resumeFromCheckpoint();
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     s_.report.started("read");
     s_.report.started("signatures");
     stream.pump();

@@ -26,9 +26,6 @@
 
 namespace neardup {
 
-// The phases' clock (secondsSince comes with it from elapsed.h).
-using Clock = SteadyClock;
-
 struct RunState {
     // Starts the run's result: its memory budget, parameters, backend, threads and start time.
     RunState(ProjectStore& store, Backend& backend, PipelineObserver* observer,

@@ -8,7 +8,7 @@ namespace neardup {
 
 void VerifyPhase::run() {
     s_.report.started("verify");
-    const auto t0 = Clock::now();
+    const auto t0 = SteadyClock::now();
     const uint64_t working = s_.memory.workingBytes(s_.docs, s_.sigs, s_.pairs);
     const std::size_t verified = verifyWithinBudget(
         s_.pairs, s_.files, s_.docs, s_.params, s_.run.threads,

@@ -2,13 +2,14 @@
 #include "clustering_benchmark.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 #include <random>
 
+#include <fmt/format.h>
+
 #include "clustering.h"
+#include "elapsed.h"
 
 namespace neardup {
 
@@ -71,10 +72,9 @@ template <typename Step>
 double medianSeconds(int repeat, Step step) {
     std::vector<double> seconds;
     for (int r = 0; r < repeat; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = SteadyClock::now();
         step();
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        seconds.push_back(secondsSince(t0));
     }
     std::sort(seconds.begin(), seconds.end());
     return seconds[seconds.size() / 2];
@@ -123,14 +123,10 @@ std::string clusteringBenchmarkTable(const std::vector<ClusteringBenchmarkRow>& 
     double unionFind = 0;
     for (const ClusteringBenchmarkRow& r : rows) {
         if (r.step == "union-find") unionFind = r.medianSeconds;
-        char line[256];
-        std::snprintf(line, sizeof line, "| %s | %s | %s | %llu | %llu | %s | %.3f | %.2f |\n",
-                      r.keep.c_str(), r.copies ? "yes" : "no", r.step.c_str(),
-                      static_cast<unsigned long long>(r.documents),
-                      static_cast<unsigned long long>(r.pairs),
-                      r.step == "union-find" ? "" : std::to_string(r.removed).c_str(),
-                      r.medianSeconds, unionFind > 0 ? r.medianSeconds / unionFind : 0.0);
-        out += line;
+        const std::string removed = r.step == "union-find" ? "" : std::to_string(r.removed);
+        out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.3f} | {:.2f} |\n", r.keep,
+                           r.copies ? "yes" : "no", r.step, r.documents, r.pairs, removed,
+                           r.medianSeconds, unionFind > 0 ? r.medianSeconds / unionFind : 0.0);
     }
     return out;
 }
