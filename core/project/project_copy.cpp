@@ -14,6 +14,7 @@
 
 #include "project_store.h"
 #include "sqlite_handle.h"
+#include "unique_fd.h"
 
 namespace neardup {
 
@@ -24,25 +25,6 @@ namespace {
 std::string errnoText(const std::string& what, const std::string& path) {
     return what + " '" + path + "': " + std::strerror(errno);
 }
-
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    int release() {
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-
-  private:
-    int fd_;
-};
 
 // A connection to `path` that waits for another connection's lock (five seconds).
 std::unique_ptr<sql::Database> connect(const std::string& path, sql::OpenMode mode) {
@@ -76,21 +58,21 @@ std::vector<std::string> textColumn(const sql::Database& db, const char* sql,
 }
 
 void syncFile(const std::string& path) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0 || ::fsync(fd.get()) != 0) throw StoreError(errnoText("cannot sync", path));
 }
 
 void syncDirectory(const fs::path& dir) {
-    Fd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() >= 0) ::fsync(fd.get());  // failure loses nothing already visible
 }
 
 // Copies a file in 1 MiB blocks (reporting progress), then syncs it.
 void copyFile(const std::string& from, const std::string& to, uint64_t& done, uint64_t total,
               const std::function<void(uint64_t, uint64_t)>& progress) {
-    Fd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
     if (in.get() < 0) throw StoreError(errnoText("cannot read", from));
-    Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (out.get() < 0) throw StoreError(errnoText("cannot create", to));
     std::vector<char> buffer(std::size_t{1} << 20);
     for (;;) {

@@ -20,6 +20,7 @@
 #include "json_text.h"
 #include "project_store.h"
 #include "run_failures.h"
+#include "unique_fd.h"
 
 namespace neardup {
 
@@ -36,38 +37,13 @@ std::string sidecarOf(const ProjectStore& store) {
     return store.path() + ".d";
 }
 
-// An open file descriptor, closed (and its flock released) on destruction.
-class Fd {
-  public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() { reset(); }
-    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    Fd& operator=(Fd&& o) noexcept {
-        if (this != &o) {
-            reset();
-            fd_ = std::exchange(o.fd_, -1);
-        }
-        return *this;
-    }
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-
-  private:
-    int fd_ = -1;
-};
-
 // The project-wide lock that serializes creating, naming and recovering run locks. Blocking:
 // every holder keeps it for one small SQLite write at most.
-Fd lockSweep(const std::string& dir) {
-    Fd fd(::open((dir + "/" + kSweepLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+UniqueFd lockSweep(const std::string& dir) {
+    UniqueFd fd(::open((dir + "/" + kSweepLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (fd.get() < 0) return fd;
     while (::flock(fd.get(), LOCK_EX) != 0) {
-        if (errno != EINTR) return Fd();
+        if (errno != EINTR) return UniqueFd();
     }
     return fd;
 }
@@ -101,7 +77,7 @@ std::string readWhole(int fd) {
 
 bool writeFileAtomically(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0 || !writeWhole(fd.get(), text)) {
         ::unlink(tmp.c_str());
         return false;
@@ -296,7 +272,7 @@ RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
     dir_ = sidecarOf(store);
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
-    Fd sweep = lockSweep(dir_);
+    UniqueFd sweep = lockSweep(dir_);
     if (sweep.get() < 0) return;
     LockContent c;
     c.pid = ::getpid();
@@ -310,7 +286,7 @@ RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
     c.params = params;
     const std::string name = kPendingPrefix + std::to_string(::getpid()) + "-" +
                              std::to_string(gSequence.fetch_add(1)) + ".lock";
-    Fd fd(::open((dir_ + "/" + name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    UniqueFd fd(::open((dir_ + "/" + name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) return;
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 || !writeWhole(fd.get(), encode(c))) {
         ::unlink((dir_ + "/" + name).c_str());
@@ -350,7 +326,7 @@ void RunLock::nameAfter(int64_t runId) {
 
 int64_t RunLock::beginRun(const RunResult& run) {
     if (fd_ < 0) return store_.beginRun(run);
-    Fd sweep = lockSweep(dir_);
+    UniqueFd sweep = lockSweep(dir_);
     const int64_t id = store_.beginRun(run);
     nameAfter(id);
     return id;
@@ -361,7 +337,7 @@ void RunLock::noteRecorded(ProjectStore& store, int64_t runId) noexcept {
     for (auto& [owner, lock] : gRegistry) {
         if (owner != &store || lock->runId_ != 0) continue;
         try {
-            Fd sweep = lockSweep(lock->dir_);
+            UniqueFd sweep = lockSweep(lock->dir_);
             lock->nameAfter(runId);
         } catch (...) {
         }
@@ -383,15 +359,15 @@ void recoverStaleRuns(ProjectStore& store) noexcept {
                    n.rfind("checkpoint-", 0) == 0;
         });
         if (!anything) return;
-        Fd sweep = lockSweep(dir);
+        UniqueFd sweep = lockSweep(dir);
         if (sweep.get() < 0) return;
 
         std::set<int64_t> livePids;
         std::set<int64_t> liveRuns;
-        std::vector<std::pair<std::string, Fd>> dead;  // lock files whose owner is gone
+        std::vector<std::pair<std::string, UniqueFd>> dead;  // lock files whose owner is gone
         for (const std::string& name : listDir(dir)) {
             if (!name.ends_with(".lock") || name.rfind("run-", 0) != 0) continue;
-            Fd fd(::open((dir + "/" + name).c_str(), O_RDWR | O_CLOEXEC));
+            UniqueFd fd(::open((dir + "/" + name).c_str(), O_RDWR | O_CLOEXEC));
             if (fd.get() < 0) continue;
             if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
                 LockContent c;
@@ -496,7 +472,7 @@ std::optional<ResumeRecord> findResumable(ProjectStore& store) {
                                     [id](const ProjectStore::RunState& s) { return s.id == id; });
         if (r == runs.end() || (r->status != "interrupted" && r->status != "failed")) continue;
         const std::string path = dir + "/run-" + std::to_string(id) + ".resume";
-        Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
         LockContent c;
         if (fd.get() < 0 || !decode(readWhole(fd.get()), c))
             throw StoreError("project store: cannot read the resume record " + path);

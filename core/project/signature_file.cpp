@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <utility>
 
 #include "project_store.h"
+#include "unique_fd.h"
 
 namespace neardup::sigfile {
 
@@ -120,21 +120,6 @@ bool readAll(int fd, void* data, std::size_t bytes) {
     return true;
 }
 
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-  private:
-    int fd_;
-};
-
 }  // namespace
 
 std::string fileName(int64_t datasetId, const std::string& cacheKey) {
@@ -155,7 +140,7 @@ void write(const std::string& path, const std::string& cacheKey, const Signature
     checkShape(sig);
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     try {
-        Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
         if (fd.get() < 0) throw StoreError(errnoText("cannot create", tmp));
         const std::string h = header(cacheKey, sig);
         writeAll(fd.get(), h.data(), h.size(), tmp);
@@ -174,7 +159,7 @@ void write(const std::string& path, const std::string& cacheKey, const Signature
     // Persist the directory entry too; failure here loses nothing already visible.
     std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (dir.empty()) dir = std::filesystem::current_path();
-    Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (dfd.get() >= 0) ::fsync(dfd.get());
 }
 
@@ -196,7 +181,7 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
           SignatureMatrix& out) {
     out = SignatureMatrix{};
     if (hashes <= 0) return false;
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) return false;
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) return false;
