@@ -6,10 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -246,10 +247,7 @@ ReadCheckpoint::ReadCheckpoint(std::string sidecarDir, const std::vector<InputFi
     }
     key_ += reader.textField + '\0' + reader.idField + '\0' + reader.keepField + '\0';
     key_ += cacheKey + '\0' + std::to_string(hashes);
-    char name[64];
-    std::snprintf(name, sizeof name, "checkpoint-%016llx.bin",
-                  static_cast<unsigned long long>(fnv1a(key_.data(), key_.size())));
-    path_ = sidecarDir + "/" + name;
+    path_ = sidecarDir + "/" + fmt::format("checkpoint-{:016x}.bin", fnv1a(key_));
     enabled_ = true;
 }
 

@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
+#include "digest.h"
 #include "project_store.h"
 #include "unique_fd.h"
 
@@ -123,17 +126,8 @@ bool readAll(int fd, void* data, std::size_t bytes) {
 }  // namespace
 
 std::string fileName(int64_t datasetId, const std::string& cacheKey) {
-    // FNV-1a: stable across builds and platforms, unlike std::hash.
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : cacheKey) {
-        h ^= c;
-        h *= 0x100000001b3ull;
-    }
-    char hex[17];
-    for (int i = 0; i < 16; ++i)
-        hex[i] = "0123456789abcdef"[(h >> (60 - 4 * i)) & 0xF];
-    hex[16] = '\0';
-    return "signatures-" + std::to_string(datasetId) + "-" + hex + ".bin";
+    // A digest that is stable across builds and platforms, unlike std::hash.
+    return fmt::format("signatures-{}-{:016x}.bin", datasetId, fnv1a(cacheKey));
 }
 
 void write(const std::string& path, const std::string& cacheKey, const SignatureMatrix& sig) {
