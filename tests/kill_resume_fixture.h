@@ -212,7 +212,7 @@ class KillResumeFixture : public QObject {
             QCOMPARE(store.loadRun(killed).error, std::string(neardup::kStaleRunError));
             QCOMPARE(runs.front().status, std::string("ok"));
         }
-        QCOMPARE(matching(sidecar, R"(run-.*\.lock|.*\.tmp\..*|work-.*)"), QStringList{});
+        QCOMPARE(matching(sidecar, R"(run-.*\.lock|.*\.tmp[.-].*|work-.*)"), QStringList{});
         QCOMPARE(matching(sidecar, R"(run-.*\.resume)"),
                  QStringList{QStringLiteral("run-%1.resume").arg(killed)});
         QCOMPARE(sqlRows(project, kEarlierSql), earlier);

@@ -59,7 +59,11 @@ class TestKillResumeRecovery : public KillResumeFixture {
         QVERIFY(live >= 0);
         QCOMPARE(::flock(live, LOCK_EX | LOCK_NB), 0);
         // Leftovers of dead processes, and a signature cache no row refers to.
+        // (The temporaries as older versions named them, and as AtomicFile names them.)
         std::ofstream(sidecar + "/signatures-9-0123456789abcdef.bin.tmp.999999") << "x";
+        std::ofstream(sidecar + "/.signatures-9-0123456789abcdef.bin.tmp-999999") << "x";
+        std::ofstream(sidecar + "/.rejections-9.bin.tmp-999999") << "x";
+        std::ofstream(sidecar + "/.run-4243.resume.tmp-999999") << "x";
         fs::create_directories(sidecar + "/work-999999-abcdef");
         std::ofstream(sidecar + "/work-999999-abcdef/spill") << "x";
         std::ofstream(sidecar + "/signatures-42-0123456789abcdef.bin") << "x";

@@ -1,5 +1,7 @@
+// AtomicFile (atomic_file.h): the temporary beside the target, its sync and its rename.
 #include "atomic_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+
+#include "unique_fd.h"
 
 namespace neardup {
 
@@ -77,6 +81,29 @@ void AtomicFile::commit() {
     finish();
     if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
     committed_ = true;
+}
+
+void AtomicFile::commitDurably() {
+    commit();
+    if (temp_.empty()) return;
+    const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+    const UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.valid()) ::fsync(fd.get());
+}
+
+long tempFileOwner(std::string_view fileName) {
+    static constexpr std::string_view kTemp = ".tmp-";
+    if (!fileName.starts_with('.')) return 0;
+    const auto at = fileName.rfind(kTemp);
+    if (at == std::string_view::npos || at == 0) return 0;
+    const std::string_view digits = fileName.substr(at + kTemp.size());
+    if (digits.empty() || digits.size() > 9) return 0;
+    long pid = 0;
+    for (const char c : digits) {
+        if (c < '0' || c > '9') return 0;
+        pid = pid * 10 + (c - '0');
+    }
+    return pid;
 }
 
 AtomicFileStream::AtomicFileStream(std::string path)

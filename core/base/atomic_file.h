@@ -1,5 +1,7 @@
 // An output file that appears complete or not at all: written to a temporary file in the
-// target directory, flushed to disk, then renamed over the target.
+// target directory, flushed to disk, then renamed over the target. The temporary is named
+// ".<name>.tmp-<pid>" (hidden, one per process); a process killed while writing leaves it, and
+// whoever sweeps up after dead processes recognises it by that name (tempFileOwner below).
 #pragma once
 
 #include <cstdio>
@@ -20,11 +22,18 @@ class AtomicFile {
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::string_view bytes);
+    void write(const void* data, std::size_t size) {
+        write(std::string_view(static_cast<const char*>(data), size));
+    }
     // Flushes, syncs and closes the temporary, leaving it to commit(); throws
     // std::runtime_error on any failure (e.g. disk full). Optional: commit() finishes first.
     void finish();
     // finish() when not done yet, then renames; throws std::runtime_error on any failure.
     void commit();
+    // commit(), then syncs the target's directory so that the new name itself survives a power
+    // loss (files whose name a database row refers to). A failed directory sync is ignored: it
+    // loses nothing already visible.
+    void commitDurably();
 
   private:
     void fail(const char* what);
@@ -35,6 +44,10 @@ class AtomicFile {
     bool committed_ = false;
 };
 
+// The process id in the name of an AtomicFile's temporary (".<name>.tmp-<pid>"), else 0; for
+// removing what dead processes left.
+long tempFileOwner(std::string_view fileName);
+
 // An AtomicFile as a std::ostream, for writers that stream (the corpus generator). A failed
 // write throws AtomicFile's std::runtime_error out of the stream operation.
 class AtomicFileStream : public std::ostream {
@@ -42,6 +55,10 @@ class AtomicFileStream : public std::ostream {
     explicit AtomicFileStream(std::string path);
     // Flushes the stream, then AtomicFile::commit().
     void commit();
+    // commit(), then syncs the target's directory so that the new name itself survives a power
+    // loss (files whose name a database row refers to). A failed directory sync is ignored: it
+    // loses nothing already visible.
+    void commitDurably();
 
   private:
     // Hands every byte straight to the AtomicFile, which buffers.

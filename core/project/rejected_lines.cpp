@@ -9,6 +9,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include "atomic_file.h"
 #include "json_text.h"
@@ -43,34 +44,16 @@ std::string fileName(int64_t datasetId) {
 }
 
 void write(const std::string& path, const std::vector<RejectedLine>& lines) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw StoreError("cannot create '" + tmp + "': " + std::strerror(errno));
-    std::string header(kMagic, sizeof kMagic);
-    const uint64_t n = lines.size();
-    header.append(reinterpret_cast<const char*>(&n), sizeof n);
-    bool ok = true;
-    auto put = [&](const void* data, std::size_t bytes) {
-        const auto* p = static_cast<const char*>(data);
-        while (ok && bytes > 0) {
-            const ssize_t w = ::write(fd, p, bytes);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {
-                ok = false;
-                break;
-            }
-            p += w;
-            bytes -= static_cast<std::size_t>(w);
-        }
-    };
-    put(header.data(), header.size());
-    put(lines.data(), lines.size() * sizeof(RejectedLine));
-    const int err = errno;
-    ok = ok && ::fsync(fd) == 0;
-    ok = ::close(fd) == 0 && ok;
-    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        throw StoreError("cannot write '" + path + "': " + std::strerror(err ? err : errno));
+    try {
+        AtomicFile file(path);
+        std::string header(kMagic, sizeof kMagic);
+        const uint64_t n = lines.size();
+        header.append(reinterpret_cast<const char*>(&n), sizeof n);
+        file.write(header);
+        file.write(lines.data(), lines.size() * sizeof(RejectedLine));
+        file.commit();
+    } catch (const std::runtime_error& e) {
+        throw StoreError(e.what());
     }
 }
 

@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "atomic_file.h"
 #include "json_text.h"
 #include "project_store.h"
 #include "run_failures.h"
@@ -76,18 +77,14 @@ std::string readWhole(int fd) {
 }
 
 bool writeFileAtomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0 || !writeWhole(fd.get(), text)) {
-        ::unlink(tmp.c_str());
-        return false;
+    try {
+        AtomicFile file(path);
+        file.write(text);
+        file.commit();
+        return true;
+    } catch (const std::exception&) {
+        return false;  // the temporary is gone with `file`
     }
-    fd.reset();
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        return false;
-    }
-    return true;
 }
 
 // The lock file's content; it becomes the resume record.
@@ -218,8 +215,10 @@ int64_t runIdOf(const std::string& name, const std::string& suffix) {
     return std::stoll(digits);
 }
 
-// The pid in "<anything>.tmp.<pid>" or "work-<pid>-<anything>", else 0.
+// The pid in the name of a temporary ("<anything>.tmp.<pid>" as older versions named them,
+// AtomicFile's ".<name>.tmp-<pid>") or of a spill directory ("work-<pid>-<anything>"), else 0.
 int64_t tempOwner(const std::string& name) {
+    if (const long pid = tempFileOwner(name)) return pid;
     std::string digits;
     if (const auto at = name.rfind(".tmp."); at != std::string::npos) {
         digits = name.substr(at + 5);

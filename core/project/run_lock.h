@@ -12,10 +12,11 @@
 // findResumable(), takes every such dead lock: a run it names that is still "running" becomes
 // "interrupted"; a process killed before its run had a row gets an interrupted row (on an
 // empty dataset, as a run interrupted while reading gets). The lock then becomes the run's
-// resume record "run-<id>.resume". Temporary files of dead processes (signature cache
-// "*.tmp.<pid>", spill directories "work-<pid>-*") and signature caches no row refers to are
-// removed. Creating a lock, naming it after its run and the recovery all happen under a
-// second flock ("sweep.lock"), so a live run is never mistaken for a dead one.
+// resume record "run-<id>.resume". Temporary files of dead processes (AtomicFile's
+// ".<name>.tmp-<pid>", and "*.tmp.<pid>" as older versions named them; spill directories
+// "work-<pid>-*") and signature caches no row refers to are removed. Creating a lock, naming it
+// after its run and the recovery all happen under a second flock ("sweep.lock"), so a live run is
+// never mistaken for a dead one.
 #pragma once
 
 #include <cstdint>

@@ -10,8 +10,9 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
+#include <stdexcept>
 
+#include "atomic_file.h"
 #include "digest.h"
 #include "project_store.h"
 #include "unique_fd.h"
@@ -92,24 +93,6 @@ std::size_t checkHeader(const unsigned char* p, std::size_t available, const std
     return kFixedHeader + key.size();
 }
 
-std::string errnoText(const std::string& what, const std::string& path) {
-    return "project store: " + what + " " + path + ": " + std::strerror(errno);
-}
-
-void writeAll(int fd, const void* data, std::size_t bytes, const std::string& path) {
-    const auto* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-        const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
-        const ssize_t n = ::write(fd, p, chunk);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw StoreError(errnoText("cannot write", path));
-        }
-        p += n;
-        bytes -= static_cast<std::size_t>(n);
-    }
-}
-
 bool readAll(int fd, void* data, std::size_t bytes) {
     auto* p = static_cast<char*>(data);
     while (bytes > 0) {
@@ -132,29 +115,17 @@ std::string fileName(int64_t datasetId, const std::string& cacheKey) {
 
 void write(const std::string& path, const std::string& cacheKey, const SignatureMatrix& sig) {
     checkShape(sig);
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     try {
-        UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-        if (fd.get() < 0) throw StoreError(errnoText("cannot create", tmp));
-        const std::string h = header(cacheKey, sig);
-        writeAll(fd.get(), h.data(), h.size(), tmp);
-        writeAll(fd.get(), sig.values.data(), valueBytes(sig.size(), sig.hashes), tmp);
-        writeAll(fd.get(), sig.digests.data(), digestBytes(sig.size()), tmp);
-        writeAll(fd.get(), sig.eligible.data(), sig.size(), tmp);
-        // Data must be on disk before the rename makes it visible under the final name.
-        if (::fsync(fd.get()) != 0) throw StoreError(errnoText("cannot sync", tmp));
-        if (::close(fd.release()) != 0) throw StoreError(errnoText("cannot close", tmp));
-        if (::rename(tmp.c_str(), path.c_str()) != 0)
-            throw StoreError(errnoText("cannot rename to", path));
-    } catch (...) {
-        ::unlink(tmp.c_str());
-        throw;
+        AtomicFile file(path);
+        file.write(header(cacheKey, sig));
+        file.write(sig.values.data(), valueBytes(sig.size(), sig.hashes));
+        file.write(sig.digests.data(), digestBytes(sig.size()));
+        file.write(sig.eligible.data(), sig.size());
+        // A row refers to the file by name: the name must survive a power loss too.
+        file.commitDurably();
+    } catch (const std::runtime_error& e) {
+        throw StoreError(std::string("project store: ") + e.what());
     }
-    // Persist the directory entry too; failure here loses nothing already visible.
-    std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    if (dir.empty()) dir = std::filesystem::current_path();
-    UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dfd.get() >= 0) ::fsync(dfd.get());
 }
 
 std::string encode(const std::string& cacheKey, const SignatureMatrix& sig) {
