@@ -1,8 +1,10 @@
 // `neardup run`: the whole pipeline on inputs, recorded in a project.
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "backend_factory.h"
 #include "commands.h"
@@ -32,45 +34,33 @@ void printSummary(const RunResult& r) {
     double total = 0;
     for (const auto& p : r.phases)
         total += p.seconds;
-    std::fprintf(
-        stderr,
-        "run %lld: %llu documents, %llu kept, %llu removed in %llu clusters; %llu rejected, "
-        "%llu blank lines; %llu candidate pairs, %llu duplicate pairs; %.2f s on %s\n",
-        static_cast<long long>(r.runId), static_cast<unsigned long long>(c.documents),
-        static_cast<unsigned long long>(c.kept), static_cast<unsigned long long>(c.removed),
-        static_cast<unsigned long long>(c.clusters), static_cast<unsigned long long>(c.rejected),
-        static_cast<unsigned long long>(c.blankLines),
-        static_cast<unsigned long long>(c.candidatePairs),
-        static_cast<unsigned long long>(c.duplicatePairs), total, r.backend.c_str());
-    std::fprintf(
-        stderr,
-        "  accounting: %llu lines read = %llu documents + %llu rejected + %llu blank; "
-        "%llu documents = %llu kept + %llu removed\n",
-        static_cast<unsigned long long>(c.linesRead), static_cast<unsigned long long>(c.documents),
-        static_cast<unsigned long long>(c.rejected), static_cast<unsigned long long>(c.blankLines),
-        static_cast<unsigned long long>(c.documents), static_cast<unsigned long long>(c.kept),
-        static_cast<unsigned long long>(c.removed));
+    fmt::print(stderr,
+               "run {}: {} documents, {} kept, {} removed in {} clusters; {} rejected, {} blank "
+               "lines; {} candidate pairs, {} duplicate pairs; {:.2f} s on {}\n",
+               r.runId, c.documents, c.kept, c.removed, c.clusters, c.rejected, c.blankLines,
+               c.candidatePairs, c.duplicatePairs, total, r.backend);
+    fmt::print(stderr,
+               "  accounting: {} lines read = {} documents + {} rejected + {} blank; {} documents "
+               "= {} kept + {} removed\n",
+               c.linesRead, c.documents, c.rejected, c.blankLines, c.documents, c.kept, c.removed);
     if (r.params.decide == DecideRule::Witness)
-        std::fprintf(
-            stderr,
-            "  decided by witness: every removed document is a duplicate of a kept one; the "
-            "components rule would have made %llu chained removal(s) without a witness\n",
-            static_cast<unsigned long long>(c.chainedRemovals));
+        fmt::print(stderr,
+                   "  decided by witness: every removed document is a duplicate of a kept one; "
+                   "the components rule would have made {} chained removal(s) without a "
+                   "witness\n",
+                   c.chainedRemovals);
     else
-        std::fprintf(
-            stderr,
-            "  decided by components: %llu chained removal(s) without a witness (documents "
-            "that are no duplicate of the document kept in their cluster)\n",
-            static_cast<unsigned long long>(c.chainedRemovals));
+        fmt::print(stderr,
+                   "  decided by components: {} chained removal(s) without a witness (documents "
+                   "that are no duplicate of the document kept in their cluster)\n",
+                   c.chainedRemovals);
     for (const auto& rej : r.rejections)
-        std::fprintf(stderr, "  rejected %llu line(s): %s (first at %s:%llu)\n",
-                     static_cast<unsigned long long>(rej.count), rej.reason.c_str(),
-                     rej.firstFile.c_str(), static_cast<unsigned long long>(rej.firstLine));
+        fmt::print(stderr, "  rejected {} line(s): {} (first at {}:{})\n", rej.count, rej.reason,
+                   rej.firstFile, rej.firstLine);
     if (r.spilled)
-        std::fprintf(stderr,
-                     "  out of core: %s written to spill files (memory budget %s, peak RSS %s)\n",
-                     formatBytes(r.spillBytes).c_str(), formatBytes(r.memoryBudget).c_str(),
-                     formatBytes(r.peakRssBytes).c_str());
+        fmt::print(
+            stderr, "  out of core: {} written to spill files (memory budget {}, peak RSS {})\n",
+            formatBytes(r.spillBytes), formatBytes(r.memoryBudget), formatBytes(r.peakRssBytes));
 }
 
 // The run the options ask for, through the run service, with progress and the summary on
@@ -86,7 +76,7 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
         if (const int code = prepareResume(cmd, opt.project, opt.inputs, params, resumedRun))
             return code;
     } else if (opt.inputs.empty()) {
-        std::fprintf(stderr, "neardup run: no inputs given (or --resume)\n");
+        fmt::print(stderr, "neardup run: no inputs given (or --resume)\n");
         return kExitUsage;
     }
     const RunRequest request{opt.project, opt.inputs, params, opt.outputs, resumedRun};
@@ -95,7 +85,7 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     hooks.observer = &printer;
     hooks.cancel = &gCancel;
     hooks.backendChosen = [quiet = opt.quiet](const std::string& reason) {
-        if (!quiet) std::fprintf(stderr, "backend: %s\n", reason.c_str());
+        if (!quiet) fmt::print(stderr, "backend: {}\n", reason);
     };
     hooks.adjustBackend = [&mpi](BackendOptions& choice) { mpi.pickDevice(choice); };
     hooks.wrapBackend = [&mpi](std::unique_ptr<Backend> local, std::string& reason) {
@@ -112,14 +102,14 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
             mpi.printRanks();
         }
     } catch (const Cancelled&) {
-        std::fprintf(stderr, "neardup run: interrupted; the run is marked interrupted in %s\n",
-                     opt.project.c_str());
+        fmt::print(stderr, "neardup run: interrupted; the run is marked interrupted in {}\n",
+                   opt.project);
         return kExitInterrupted;
     } catch (const RunRefused& e) {
-        std::fprintf(stderr, "neardup run: %s\n", e.what());
+        fmt::print(stderr, "neardup run: {}\n", e.what());
         return e.problem().kind == RunProblem::Kind::Parameters ? kExitUsage : kExitError;
     } catch (const std::invalid_argument& e) {
-        std::fprintf(stderr, "neardup run: %s\n", e.what());
+        fmt::print(stderr, "neardup run: {}\n", e.what());
         return kExitUsage;
     }
     return kExitOk;

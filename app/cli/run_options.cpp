@@ -2,7 +2,7 @@
 // (run_options.h).
 #include "run_options.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "memory_budget.h"
@@ -194,7 +194,7 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
     params.compare.verify = *parseVerifyMode(opt.verify);
     params.reader.onError = opt.onError == "fail" ? OnError::Fail : OnError::Skip;
     if (!parseBuckets(opt.buckets, params.lsh.bucketMode, params.lsh.buckets)) {
-        std::fprintf(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
+        fmt::print(stderr, "neardup run: --buckets must be exact, auto or a positive integer\n");
         return kExitUsage;
     }
     // A byte size with K/M/G/T suffixes, when given; false (after saying so) when invalid.
@@ -203,7 +203,7 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
         if (text.empty()) return true;
         const auto size = parseByteSize(text);
         if (!size || *size == 0) {
-            std::fprintf(stderr, "neardup run: %s must be a size such as %s\n", name, examples);
+            fmt::print(stderr, "neardup run: {} must be a size such as {}\n", name, examples);
             return false;
         }
         out = *size;
@@ -214,7 +214,7 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
         return kExitUsage;
     params.decide = parseDecideRule(opt.decide).value_or(DecideRule::Witness);
     if (!parseKeepPolicy(opt.keep, params.keep, params.reader.keepField)) {
-        std::fprintf(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
+        fmt::print(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");
         return kExitUsage;
     }
     return std::nullopt;
