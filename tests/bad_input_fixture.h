@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include <sqlite3.h>
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -23,8 +23,6 @@
 #include <sstream>
 #include <string>
 
-#include <sqlite3.h>
-
 #include "checkpoint.h"
 #include "corpus_generator.h"
 #include "project_store.h"

@@ -6,8 +6,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sqlite3.h>
-
 #include "test_support.h"
 
 namespace {
@@ -16,18 +14,9 @@ using Result = testsupport::CliResult;
 using testsupport::neardup;
 using testsupport::readFile;
 
+// The first row of a one-column query (empty when it has none).
 QString sqlValue(const QString& db, const char* sql) {
-    sqlite3* h = nullptr;
-    QString value;
-    if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            value = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return value;
+    return testsupport::sqlRows(db.toStdString(), sql).value(0);
 }
 
 }  // namespace

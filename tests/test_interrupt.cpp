@@ -18,8 +18,6 @@
 #include <sstream>
 #include <string>
 
-#include <sqlite3.h>
-
 #include "corpus_generator.h"
 #include "test_support.h"
 

@@ -15,8 +15,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sqlite3.h>
-
 #include "mpi_job.h"
 #include "project_store.h"
 #include "test_support.h"
@@ -64,28 +62,11 @@ Result execute(const QString& program, const QStringList& args, const QProcessEn
 
 using testsupport::readFile;
 
-// Every row of a query, one line each, columns separated by tabs.
+// Every row of a query, one line each, columns separated by '|' (testsupport::sqlRows).
 QString sqlRows(const QString& db, const char* sql) {
-    sqlite3* h = nullptr;
     QString rows;
-    if (sqlite3_open_v2(db.toUtf8().constData(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, sql, -1, &st, nullptr) == SQLITE_OK) {
-            while (sqlite3_step(st) == SQLITE_ROW) {
-                for (int c = 0; c < sqlite3_column_count(st); ++c) {
-                    if (c) rows += QLatin1Char('\t');
-                    const auto* text = sqlite3_column_text(st, c);
-                    rows += text ? QString::fromUtf8(reinterpret_cast<const char*>(text))
-                                 : QStringLiteral("NULL");
-                }
-                rows += QLatin1Char('\n');
-            }
-        } else {
-            rows = QStringLiteral("error: ") + QString::fromUtf8(sqlite3_errmsg(h));
-        }
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
+    for (const QString& row : testsupport::sqlRows(db.toStdString(), sql))
+        rows += row + QLatin1Char('\n');
     return rows;
 }
 
@@ -258,7 +239,7 @@ class TestMpi : public QObject {
                  qPrintable(r.err));
         QCOMPARE(sqlRows(d(QStringLiteral("nostart.ndw")),
                          "SELECT status, error LIKE 'rank 1 (%' FROM runs"),
-                 QStringLiteral("failed\t1\n"));
+                 QStringLiteral("failed|1\n"));
 #else
         // What mpirun -np 2 sets for rank 0.
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -402,7 +383,7 @@ class TestMpi : public QObject {
             QVERIFY2(reasons.contains(QLatin1String(reason)), qPrintable(reasons));
         QCOMPARE(sqlRows(d(QStringLiteral("mixed3.ndw")),
                          "SELECT COUNT(*) > 30, MIN(length(detail)) > 0 FROM rejection_samples"),
-                 QStringLiteral("1\t1\n"));
+                 QStringLiteral("1|1\n"));
         QCOMPARE(projectResults(d(QStringLiteral("mixed3.ndw"))),
                  projectResults(d(QStringLiteral("mixed1.ndw"))));
     }
@@ -486,7 +467,7 @@ class TestMpi : public QObject {
         const QString db = d(name + QStringLiteral(".ndw"));
         QCOMPARE(sqlRows(db, "PRAGMA integrity_check"), QStringLiteral("ok\n"));
         QCOMPARE(sqlRows(db, "SELECT status, error LIKE '%rank 2 (%injected failure%' FROM runs"),
-                 QStringLiteral("failed\t1\n"));
+                 QStringLiteral("failed|1\n"));
         QVERIFY(!QFile::exists(d(name + QStringLiteral("/kept.txt"))));
     }
 

@@ -55,6 +55,14 @@ QStringList sqlRows(const std::string& db, const char* sql) {
     return rows;
 }
 
+bool sqlExec(const std::string& db, const char* sql) {
+    sqlite3* h = nullptr;
+    const bool ok = sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+                    sqlite3_exec(h, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(h);
+    return ok;
+}
+
 bool noRunRecorded(const std::string& project) {
     return !std::filesystem::exists(project) || sqlRows(project, "SELECT id FROM runs").isEmpty();
 }

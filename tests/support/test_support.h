@@ -28,6 +28,10 @@ void writeFile(const std::string& path, const std::string& bytes);
 // matches: a missing file never passes for "no rows".
 QStringList sqlRows(const std::string& db, const char* sql);
 
+// Runs SQL statements on a project (for tests that plant faults or old formats); false when
+// the project cannot be opened or a statement fails.
+bool sqlExec(const std::string& db, const char* sql);
+
 // True when no run was recorded in `project`: the file was never created, or it holds no run.
 bool noRunRecorded(const std::string& project);
 

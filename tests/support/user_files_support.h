@@ -2,8 +2,6 @@
 // generated corpus in a private folder and the CLI run in it, small SQL and folder helpers.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -26,14 +24,7 @@ inline Result runCli(const QStringList& args, const std::string& cwd) {
     return testsupport::neardup(args, CliOptions().inFolder(q(cwd)));
 }
 
-// Runs one SQL statement on a project (for tests that plant faults).
-inline bool sqlExec(const std::string& db, const char* sql) {
-    sqlite3* h = nullptr;
-    bool ok = sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
-              sqlite3_exec(h, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
-    sqlite3_close(h);
-    return ok;
-}
+using testsupport::sqlExec;
 
 // Names in `dir` that look like an output's temporary (".NAME.tmp-PID").
 inline QStringList temporaries(const std::string& dir) {
