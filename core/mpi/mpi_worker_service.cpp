@@ -117,7 +117,10 @@ std::vector<char> execute(Op op, const std::vector<char>& bytes, Backend& local)
 }  // namespace
 
 // Reads chunks between BeginChunks and EndChunks: the main thread receives requests and sends
-// replies (every MPI call of this rank), `threads` threads parse, normalize and sign.
+// replies (every MPI call of this rank), `threads` threads parse, normalize and sign. Not a
+// tbb::task_group: this is no fork/join. Chunks arrive one by one while the threads work, the
+// main thread must keep polling MPI the whole time (a task_group's wait() would hold it), and
+// each thread keeps its ChunkProcessor (buffers, normalizer) from one chunk to the next.
 class ChunkService {
   public:
     ChunkService(Transport& transport, BeginChunksRequest setup, Backend& local, FailureHook& hook,
