@@ -1,6 +1,6 @@
 // The workbench's project tools, offscreen: Save As (copy, switch, refusal during a run), the
 // diff of two runs from the run history, listing an outlier bucket's documents, and cancelling
-// an export (no file left).
+// an export (no file left); the job queue's "latest request wins" tickets and progress reports.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -21,6 +21,8 @@
 #include <QTest>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 
 #include "bucket_members.h"
 #include "bucketspanel.h"
@@ -176,6 +178,61 @@ class TestUiTools : public QObject {
         QCOMPARE(d.progressBar()->value(), d.progressBar()->maximum());
         QCOMPARE(QDir(out.path()).entryList(QDir::Files | QDir::Hidden).size(),
                  d.plannedFiles().size());
+    }
+
+    // The workbench's one way of dropping stale results: only the latest request's result (or
+    // failure) is delivered, and the further pages of it; forget() drops what is in flight; a
+    // failure without a handler of its own still reaches jobFailed.
+    void latestRequestWins() {
+        JobQueue jobs(QStringLiteral("test-latest"));
+        LatestRequest latest;
+        QStringList got;
+        QSignalSpy unhandled(&jobs, &JobQueue::jobFailed);
+        const auto submit = [&](LatestRequest::Ticket ticket, const QString& name, bool fail) {
+            jobs.submit<QString>(
+                this, ticket,
+                [name, fail](JobContext&) {
+                    if (fail) throw std::runtime_error("refused");
+                    return name;
+                },
+                [&got](QString r) { got << r; },
+                [&got, name](const QString& e) { got << name + QStringLiteral(": ") + e; });
+        };
+        // Every result arrives after the last request was made.
+        submit(latest.next(), QStringLiteral("first"), false);
+        submit(latest.next(), QStringLiteral("second"), true);
+        submit(latest.next(), QStringLiteral("third"), false);
+        submit(latest.current(), QStringLiteral("third, page 2"), true);
+        QTRY_COMPARE(jobs.pending(), 0);
+        QCOMPARE(got,
+                 (QStringList{QStringLiteral("third"), QStringLiteral("third, page 2: refused")}));
+        got.clear();
+        submit(latest.next(), QStringLiteral("forgotten"), false);
+        latest.forget();
+        jobs.submit<int>(
+            this, latest.next(), [](JobContext&) -> int { throw std::runtime_error("no handler"); },
+            [](int) {});
+        QTRY_COMPARE(jobs.pending(), 0);
+        QCOMPARE(got, QStringList());
+        QCOMPARE(unhandled.size(), 1);
+        QCOMPARE(unhandled.front().at(0).toString(), QStringLiteral("no handler"));
+        // Progress reports reach a receiver that still exists, and no other.
+        auto gone = std::make_unique<QObject>();
+        int reports = 0;
+        QSemaphore reported;
+        jobs.submit<bool>(
+            this,
+            [&](JobContext&) {
+                jobs.report(this, [&reports] { ++reports; });
+                jobs.report(gone.get(), [&reports] { reports += 100; });
+                reported.release();
+                return true;
+            },
+            [](bool) {});
+        QVERIFY(reported.tryAcquire(1, 20000));
+        gone.reset();
+        QTRY_COMPARE(jobs.pending(), 0);
+        QCOMPARE(reports, 1);
     }
 
     void saveAsCopiesAndSwitches() {

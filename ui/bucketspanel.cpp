@@ -195,7 +195,7 @@ int BucketsPanel::band() const {
 
 void BucketsPanel::setRun(const RunInfo& run) {
     if (run.runId != runId_) {
-        ++membersSerial_;  // a listing still coming is for the previous run
+        latestMembers_.forget();  // a listing still coming is for the previous run
         members_->removeRows(0, members_->rowCount());
         membersLabel_->setText(tr("Click an outlier bucket to list its documents."));
     }
@@ -212,7 +212,7 @@ void BucketsPanel::setRun(const RunInfo& run) {
 }
 
 void BucketsPanel::reload() {
-    const int serial = ++serial_;
+    const LatestRequest::Ticket ticket = latestBuckets_.next();
     const qint64 runId = runId_;
     const int band = this->band();
     if (!runId) {
@@ -224,7 +224,7 @@ void BucketsPanel::reload() {
         return;
     }
     jobs_->submit<BucketData>(
-        this,
+        this, ticket,
         [runId, band](JobContext& c) {
             BucketData d;
             ProjectQueries& q = c.queries();
@@ -234,8 +234,7 @@ void BucketsPanel::reload() {
             d.moments = q.bucketSizeMoments(runId, band);
             return d;
         },
-        [this, serial, band](BucketData d) {
-            if (serial != serial_) return;
+        [this, band](BucketData d) {
             uint64_t buckets = 0, multi = 0, maxSize = 0, comparisons = 0, outlierCount = 0;
             for (const BandRow& b : d.bands) {
                 if (band >= 0 && b.band != band) continue;
@@ -306,7 +305,7 @@ void BucketsPanel::reload() {
 void BucketsPanel::showBucket(int band, quint64 key) {
     const qint64 runId = runId_;
     if (!runId) return;
-    const int serial = ++membersSerial_;
+    const LatestRequest::Ticket ticket = latestMembers_.next();
     if (!membersState_) membersState_ = std::make_shared<BucketMembersState>();
     membersLabel_->setText(tr("Listing the documents of bucket %1 of band %2\u2026")
                                .arg(key, 16, 16, QLatin1Char('0'))
@@ -314,7 +313,7 @@ void BucketsPanel::showBucket(int band, quint64 key) {
     members_->removeRows(0, members_->rowCount());
     auto state = membersState_;
     jobs_->submit<BucketMembersResult>(
-        this,
+        this, ticket,
         [state, runId, band, key](JobContext& c) {
             QElapsedTimer clock;
             clock.start();
@@ -369,12 +368,8 @@ void BucketsPanel::showBucket(int band, quint64 key) {
             r.milliseconds = double(clock.nsecsElapsed()) / 1e6;
             return r;
         },
-        [this, serial](BucketMembersResult r) {
-            if (serial != membersSerial_) return;
-            showMembers(r);
-        },
-        [this, serial](const QString& e) {
-            if (serial != membersSerial_) return;
+        [this](BucketMembersResult r) { showMembers(r); },
+        [this](const QString& e) {
             membersLabel_->setText(tr("Cannot list the bucket: %1").arg(e));
             emit membersListed(false);
         });

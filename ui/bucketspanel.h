@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "jobqueue.h"
 #include "project_queries.h"
 
 class QComboBox;
@@ -69,8 +70,8 @@ class BucketsPanel : public QWidget {
     QTableView* membersTable_;
     QLabel* membersLabel_;
     std::shared_ptr<BucketMembersState> membersState_;  // touched by jobs only
-    int serial_ = 0;
-    int membersSerial_ = 0;
+    LatestRequest latestBuckets_;                       // the histogram and outliers shown
+    LatestRequest latestMembers_;                       // the bucket whose documents are listed
     int drawnBins_ = 0;
     double marker_ = 0;
 };

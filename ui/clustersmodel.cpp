@@ -78,9 +78,8 @@ void ClustersModel::setDocumentFilter(std::shared_ptr<const std::vector<uint32_t
 void ClustersModel::refresh() {
     if (runId_ == 0) return;
     // Pages requested before the refresh would append rows of the old listing.
-    ++generation_;
+    const LatestRequest::Ticket ticket = latestListing_.next();
     loading_ = false;
-    const int generation = generation_;
     const qint64 run = runId_;
     const ClusterFilter filter = filter_;
     const ClusterSort sort = sort_;
@@ -88,7 +87,7 @@ void ClustersModel::refresh() {
     // Re-read what is loaded, capped: beyond it, scrolling fetches pages again.
     const uint64_t limit = std::clamp<uint64_t>(rows_.size(), kPageSize, 20000);
     jobs_->submit<Page>(
-        this,
+        this, ticket,
         [=](JobContext& c) {
             Page p;
             ProjectQueries& q = c.queries();
@@ -96,8 +95,7 @@ void ClustersModel::refresh() {
             p.rows = q.clusters(run, filter, sort, desc, 0, limit);
             return p;
         },
-        [this, generation](Page p) {
-            if (generation != generation_) return;
+        [this](Page p) {
             total_ = p.total;
             const int old = int(rows_.size()), now = int(p.rows.size());
             if (now < old) {
@@ -117,10 +115,7 @@ void ClustersModel::refresh() {
             }
             emit refreshed();
         },
-        [this, generation](const QString& error) {
-            if (generation != generation_) return;
-            emit failed(error);
-        });
+        [this](const QString& error) { emit failed(error); });
 }
 
 void ClustersModel::sort(int column, Qt::SortOrder order) {
@@ -133,7 +128,7 @@ void ClustersModel::sort(int column, Qt::SortOrder order) {
 }
 
 void ClustersModel::reload() {
-    ++generation_;
+    latestListing_.forget();  // pages still coming are of the old listing
     beginResetModel();
     rows_.clear();
     total_ = 0;
@@ -144,7 +139,7 @@ void ClustersModel::reload() {
 
 void ClustersModel::requestPage() {
     loading_ = true;
-    const int generation = generation_;
+    const LatestRequest::Ticket ticket = latestListing_.current();  // a page of the same listing
     const qint64 run = runId_;
     const ClusterFilter filter = filter_;
     const ClusterSort sort = sort_;
@@ -152,7 +147,7 @@ void ClustersModel::requestPage() {
     const uint64_t offset = rows_.size();
     const bool first = offset == 0;
     jobs_->submit<Page>(
-        this,
+        this, ticket,
         [=](JobContext& c) {
             Page p;
             ProjectQueries& q = c.queries();
@@ -160,8 +155,7 @@ void ClustersModel::requestPage() {
             p.rows = q.clusters(run, filter, sort, desc, offset, kPageSize);
             return p;
         },
-        [this, generation, first](Page p) {
-            if (generation != generation_) return;
+        [this, first](Page p) {
             loading_ = false;
             if (first) total_ = p.total;
             if (!p.rows.empty()) {
@@ -175,8 +169,7 @@ void ClustersModel::requestPage() {
             }
             if (first) emit reloaded();
         },
-        [this, generation](const QString& error) {
-            if (generation != generation_) return;
+        [this](const QString& error) {
             loading_ = false;
             total_ = rows_.size();
             emit failed(error);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "jobqueue.h"
 #include "project_queries.h"
 
 namespace neardup::ui {
@@ -77,7 +78,7 @@ class ClustersModel : public QAbstractTableModel {
     std::vector<ClusterRow> rows_;
     quint64 total_ = 0;
     bool loading_ = false;
-    int generation_ = 0;  // results of an older listing are dropped
+    LatestRequest latestListing_;  // pages of an older listing are dropped
 };
 
 }  // namespace neardup::ui

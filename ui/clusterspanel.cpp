@@ -54,7 +54,10 @@ struct ClusterDetail {
 }  // namespace
 
 ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
-    : QWidget(parent), jobs_(jobs), model_(new ClustersModel(jobs, this)) {
+    : QWidget(parent),
+      jobs_(jobs),
+      searches_(new JobQueue(QStringLiteral("neardup-text-search"), this, QThread::LowPriority)),
+      model_(new ClustersModel(jobs, this)) {
     QWidget* leftBox = buildClusterList();
     comparison_ = new ComparisonView;
     auto* split = new QSplitter(Qt::Horizontal);
@@ -229,9 +232,8 @@ void ClustersPanel::addShortcuts() {
 }
 
 ClustersPanel::~ClustersPanel() {
-    // The search thread posts to this object: stop it and wait before going away.
+    // A text search still reading stops at its next document; searches_, a child, waits for it.
     if (searchCancel_) searchCancel_->store(true);
-    if (searchThread_) searchThread_->wait();
 }
 
 void ClustersPanel::applyFilter() {
@@ -296,7 +298,8 @@ void ClustersPanel::onClusterSelected() {
 
 void ClustersPanel::loadCluster(qint64 clusterId) {
     cluster_ = clusterId;
-    const int serial = ++serial_;
+    // Checked in `done` only: a failure clears the comparison even for a replaced selection.
+    const LatestRequest::Ticket ticket = latestShown_.next();
     const qint64 runId = run_.runId, cluster = clusterId;
     jobs_->submit<ClusterDetail>(
         this,
@@ -306,8 +309,8 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
             d.pairs = ctx.queries().clusterPairs(runId, cluster, kMaxPairsBrowsed);
             return d;
         },
-        [this, serial](ClusterDetail d) {
-            if (serial != serial_) return;
+        [this, ticket](ClusterDetail d) {
+            if (!ticket.current()) return;
             memberList_ = std::move(d.members);
             pairs_ = std::move(d.pairs);
             members_->setRowCount(int(memberList_.size()));
@@ -386,7 +389,7 @@ void ClustersPanel::showPair(int index) {
 
 void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
                             const QString& position) {
-    const int serial = ++serial_;
+    const LatestRequest::Ticket ticket = latestShown_.next();  // checked as in loadCluster()
     const RunInfo run = run_;
     const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan(""), false};
     const bool haveStored = stored != nullptr;
@@ -438,8 +441,8 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
             d.diff = diffWords(d.textA, d.textB);
             return d;
         },
-        [this, serial](ComparisonData d) {
-            if (serial != serial_) return;
+        [this, ticket](ComparisonData d) {
+            if (!ticket.current()) return;
             comparison_->setComparison(d);
             emit comparisonShown();
         },

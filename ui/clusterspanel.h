@@ -4,17 +4,18 @@
 // shown are recorded in the project (core/project/decisions.h) and the table follows them at once.
 //
 // Search: by id (SQL LIKE over the members' ids, as you type) or by text (on Enter: the texts
-// of the run's clustered documents are read back from the input files on a thread of their own,
-// with progress and Stop; the table then lists the clusters holding a match).
+// of the run's clustered documents are read back from the input files on the panel's own
+// JobQueue, with progress and Stop; the table then lists the clusters holding a match).
 #pragma once
 
-#include <QPointer>
 #include <QWidget>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "jobqueue.h"
 #include "project_queries.h"
 
 class QCheckBox;
@@ -26,13 +27,11 @@ class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
-class QThread;
 
 namespace neardup::ui {
 
 class ClustersModel;
 class ComparisonView;
-class JobQueue;
 struct ComparisonData;
 
 class ClustersPanel : public QWidget {
@@ -56,7 +55,7 @@ class ClustersPanel : public QWidget {
     QSpinBox* minSizeBox() const { return minSize_; }
     QPushButton* stopSearchButton() const { return stopSearch_; }
     QString searchStatus() const;
-    bool isSearchingText() const { return bool(searchThread_); }
+    bool isSearchingText() const { return searches_->pending() > 0; }
     void setSearchMode(SearchMode mode);
     // Decisions of the current run's dataset, as last read.
     int decisionCount() const { return decisionCount_; }
@@ -92,6 +91,12 @@ class ClustersPanel : public QWidget {
     void record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor);
     void afterDecision(const QString& message, int64_t anchorCluster);
     void refreshDecisionState();
+    struct SearchInput;
+    // The text search's second step: reading the listed documents back, on searches_.
+    void searchTextsOf(std::shared_ptr<const SearchInput> in, const QString& needle,
+                       const LatestRequest::Ticket& ticket,
+                       std::shared_ptr<std::atomic<bool>> cancel,
+                       std::function<void(const QString&)> failed);
     void abandonTextSearch();
     void onMemberActivated(int row);
     // The first stored pair of a removed member and its witness (0 when there is none): shown
@@ -106,6 +111,7 @@ class ClustersPanel : public QWidget {
     void addShortcuts();
 
     JobQueue* jobs_;
+    JobQueue* searches_;  // the text search's reading, so that jobs_ keeps serving the table
     RunInfo run_;
     ClustersModel* model_;
     QLineEdit* search_;
@@ -125,14 +131,13 @@ class ClustersPanel : public QWidget {
     int pairIndex_ = 0;
     bool wantLastPair_ = false;
     std::optional<std::pair<uint32_t, uint32_t>> wantPair_;  // show this pair once loaded
-    int serial_ = 0;  // drops results of an earlier selection
+    LatestRequest latestShown_;  // the cluster or pair shown: an earlier selection's is dropped
     int decisionCount_ = 0;
     bool deciding_ = false;  // a decision is being recorded: ignore more until it shows
-    // The running text search: its thread, its stop flag, and a serial that drops results of
-    // an earlier one.
-    QPointer<QThread> searchThread_;
+    // The running text search: its stop flag, and the latest search (an earlier one's results
+    // are dropped).
     std::shared_ptr<std::atomic<bool>> searchCancel_;
-    int searchSerial_ = 0;
+    LatestRequest latestSearch_;
 };
 
 }  // namespace neardup::ui

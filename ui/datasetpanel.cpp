@@ -211,12 +211,9 @@ void DatasetPanel::refreshPreview() {
     std::vector<std::string> paths;
     for (const QString& p : inputs())
         paths.push_back(p.toStdString());
-    const int serial = ++previewSerial_;
     jobs_->submit<RecordPreview>(
-        this, [paths](JobContext&) { return previewRecords(paths, 20); },
-        [this, serial](RecordPreview p) {
-            if (serial == previewSerial_) showPreview(p);
-        });
+        this, latestPreview_.next(), [paths](JobContext&) { return previewRecords(paths, 20); },
+        [this](RecordPreview p) { showPreview(p); });
 }
 
 void DatasetPanel::showPreview(const RecordPreview& p) {

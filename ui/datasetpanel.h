@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "jobqueue.h"
+
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -72,7 +74,7 @@ class DatasetPanel : public QWidget {
     QLabel* datasetInfo_;
     QPushButton* run_;
     RecordPreview lastPreview_;
-    int previewSerial_ = 0;
+    LatestRequest latestPreview_;
 };
 
 }  // namespace neardup::ui

@@ -1,3 +1,4 @@
+// JobQueue and JobContext (jobqueue.h): the worker thread, the project's connections, delivery.
 #include "jobqueue.h"
 
 #include <exception>
@@ -52,11 +53,12 @@ DocumentFetcher& JobContext::fetcher(int64_t datasetId) {
     return *fetcher_;
 }
 
-JobQueue::JobQueue(const QString& name, QObject* parent) : QObject(parent) {
+JobQueue::JobQueue(const QString& name, QObject* parent, QThread::Priority priority)
+    : QObject(parent) {
     thread_.setObjectName(name);
     worker_ = new QObject;
     worker_->moveToThread(&thread_);
-    thread_.start();
+    thread_.start(priority);
 }
 
 JobQueue::~JobQueue() {
@@ -102,6 +104,16 @@ void JobQueue::post(QObject* receiver, std::function<void(JobContext&)> work,
                     delivered();
                 },
                 Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
+void JobQueue::report(QObject* receiver, std::function<void()> update) {
+    // Through this object, which lives on the GUI thread; the receiver is checked there.
+    QMetaObject::invokeMethod(
+        this,
+        [target = QPointer<QObject>(receiver), update = std::move(update)] {
+            if (target) update();
         },
         Qt::QueuedConnection);
 }

@@ -1,8 +1,11 @@
-// Runs jobs one after another on a worker thread and delivers their results on the GUI thread.
-// A job gets a JobContext with lazily opened connections to the current project: ProjectQueries
-// (read-only) for the views, a read-only ProjectStore for whole-run loads and exports, and a
-// writable one for what the workbench records (decisions) and for stale-run recovery. Results go
-// back to a receiver object; a receiver deleted in the meantime simply never hears back.
+// The one way the workbench works in the background. A JobQueue runs jobs one after another on
+// a worker thread and delivers their results on the GUI thread. A job gets a JobContext with
+// lazily opened connections to the current project: ProjectQueries (read-only) for the views, a
+// read-only ProjectStore for whole-run loads and exports, and a writable one for what the
+// workbench records (decisions) and for stale-run recovery. Results go back to a receiver
+// object; a receiver deleted in the meantime simply never hears back. A view whose newer request
+// replaces an older one (another selection, another page of a new listing) takes a ticket from
+// its LatestRequest and submits with it: results of a replaced request are dropped.
 #pragma once
 
 #include <QObject>
@@ -46,10 +49,38 @@ class JobContext {
     int64_t fetcherDataset_ = -1;
 };
 
+// "Latest request wins" for one kind of request of one view (GUI thread only). next() starts a
+// request and replaces every earlier one; a Ticket stays current until then.
+class LatestRequest {
+  public:
+    class Ticket {
+      public:
+        bool current() const { return counter_ && *counter_ == number_; }
+
+      private:
+        friend class LatestRequest;
+        Ticket(std::shared_ptr<const quint64> counter, quint64 number)
+            : counter_(std::move(counter)), number_(number) {}
+        std::shared_ptr<const quint64> counter_;  // outlives the LatestRequest if need be
+        quint64 number_ = 0;
+    };
+
+    // A new request: every earlier ticket stops being current.
+    Ticket next() { return {counter_, ++*counter_}; }
+    // The current request again, for a further part of it (the next page of the same listing).
+    Ticket current() const { return {counter_, *counter_}; }
+    // No request is current any more: what the earlier ones still deliver is dropped.
+    void forget() { ++*counter_; }
+
+  private:
+    std::shared_ptr<quint64> counter_ = std::make_shared<quint64>(0);
+};
+
 class JobQueue : public QObject {
     Q_OBJECT
   public:
-    explicit JobQueue(const QString& name, QObject* parent = nullptr);
+    explicit JobQueue(const QString& name, QObject* parent = nullptr,
+                      QThread::Priority priority = QThread::InheritPriority);
     ~JobQueue() override;
 
     // Later jobs use `path` (empty: no project).
@@ -65,6 +96,27 @@ class JobQueue : public QObject {
             receiver, [job = std::move(job), result](JobContext& c) { *result = job(c); },
             [done = std::move(done), result] { done(std::move(*result)); }, std::move(failed));
     }
+
+    // submit() for a request that a newer one may replace: done (and failed, when given) only
+    // while `ticket` is still current when the result arrives.
+    template <class R>
+    void submit(QObject* receiver, LatestRequest::Ticket ticket, std::function<R(JobContext&)> job,
+                std::function<void(R)> done, std::function<void(const QString&)> failed = nullptr) {
+        std::function<void(const QString&)> failedIfCurrent;
+        if (failed)
+            failedIfCurrent = [ticket, failed = std::move(failed)](const QString& e) {
+                if (ticket.current()) failed(e);
+            };
+        submit<R>(
+            receiver, std::move(job),
+            [ticket, done = std::move(done)](R r) {
+                if (ticket.current()) done(std::move(r));
+            },
+            std::move(failedIfCurrent));
+    }
+
+    // From a running job: calls update() on the GUI thread if `receiver` still exists (progress).
+    void report(QObject* receiver, std::function<void()> update);
 
     // Jobs submitted and not yet delivered.
     int pending() const { return pending_.load(); }

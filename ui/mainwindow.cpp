@@ -404,7 +404,7 @@ void MainWindow::refreshRuns(qint64 select) {
 }
 
 void MainWindow::onCurrentRunChanged(qint64 runId) {
-    const int serial = ++runSerial_;
+    const LatestRequest::Ticket ticket = latestRun_.next();
     if (!runId) {
         runInfo_ = RunInfo{};
         clusters_->clearRun();
@@ -413,15 +413,14 @@ void MainWindow::onCurrentRunChanged(qint64 runId) {
         return;
     }
     queries_->submit<RunView>(
-        this,
+        this, ticket,
         [runId](JobContext& c) {
             RunView v;
             v.info = c.queries().runInfo(runId);
             v.dataset = c.reader().loadDataset(v.info.datasetId, nullptr);
             return v;
         },
-        [this, serial](RunView v) {
-            if (serial != runSerial_) return;
+        [this](RunView v) {
             runInfo_ = v.info;
             clusters_->setRun(v.info);
             buckets_->setRun(v.info);

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <functional>
 
+#include "jobqueue.h"
 #include "project_queries.h"
 
 class QAction;
@@ -96,7 +97,7 @@ class MainWindow : public QMainWindow {
     QString project_;
     RunInfo runInfo_;
     bool loadParamsFromNextRun_ = false;
-    int runSerial_ = 0;
+    LatestRequest latestRun_;
 
     DatasetPanel* dataset_;
     ParametersPanel* parameters_;
