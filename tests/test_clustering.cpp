@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "clustering.h"
@@ -67,6 +68,59 @@ void checkWitnesses(const RunResult& r, const std::vector<ScoredPair>& pairs, Ke
         if (!isDuplicate(p, 128, 0.8)) continue;
         QVERIFY2(r.removed(p.a) || r.removed(p.b), "two kept documents form a duplicate pair");
     }
+}
+
+// The witness rule written the slow, obvious way, to check the fast paths against: per
+// cluster, the members in visiting order (the representative, then keep order); signature
+// copies (linked by duplicate pairs of identical signatures) decided as one class whose first
+// visited member carries the class's pairs; a class is removed for the first kept class it has
+// a duplicate pair with, its other members follow its first.
+std::vector<uint32_t> referenceWitnesses(const std::vector<ScoredPair>& pairs, const RunResult& run,
+                                         KeepPolicy policy, const DocumentTable& docs,
+                                         const std::vector<DocPair>& excluded) {
+    constexpr uint32_t kNone = RunResult::kNoDocument;
+    const std::size_t n = run.clusterOf.size();
+    auto duplicate = [&](const ScoredPair& p) {
+        return isDuplicate(p, 128, 0.8) &&
+               !std::binary_search(excluded.begin(), excluded.end(), DocPair{p.a, p.b});
+    };
+    UnionFind classes(n);
+    for (const ScoredPair& p : pairs)
+        if (p.matches == 128 && duplicate(p)) classes.unite(p.a, p.b);
+    std::vector<uint32_t> cls(n);
+    for (std::size_t i = 0; i < n; ++i)
+        cls[i] = classes.find(static_cast<uint32_t>(i));
+    std::vector<std::vector<uint8_t>> linked(n, std::vector<uint8_t>(n, 0));  // class x class
+    for (const ScoredPair& p : pairs)
+        if (duplicate(p) && cls[p.a] != cls[p.b])
+            linked[cls[p.a]][cls[p.b]] = linked[cls[p.b]][cls[p.a]] = 1;
+    std::vector<uint32_t> witness(n, kNone);
+    for (std::size_t c = 0; c < run.representative.size(); ++c) {
+        std::vector<uint32_t> members;
+        for (std::size_t i = 0; i < n; ++i)
+            if (run.clusterOf[i] == c) members.push_back(static_cast<uint32_t>(i));
+        const uint32_t rep = run.representative[c];
+        std::sort(members.begin(), members.end(), [&](uint32_t x, uint32_t y) {
+            if (x == rep || y == rep) return x == rep && y != rep;
+            return keepRather(policy, docs, x, y);
+        });
+        std::vector<uint32_t> headOfClass(n, kNone), keptHeads;
+        for (const uint32_t d : members) {
+            uint32_t& head = headOfClass[cls[d]];
+            if (head != kNone) {  // a later member of a class: follows its head
+                witness[d] = witness[head] == kNone ? head : witness[head];
+                continue;
+            }
+            head = d;
+            for (const uint32_t k : keptHeads)
+                if (linked[cls[k]][cls[d]]) {
+                    witness[d] = k;
+                    break;
+                }
+            if (witness[d] == kNone) keptHeads.push_back(d);
+        }
+    }
+    return witness;
 }
 
 }  // namespace
@@ -296,6 +350,76 @@ class TestClustering : public QObject {
         QCOMPARE(r.removedFor[0], 3u);
         QCOMPARE(r.removedFor[1], 3u);
         QCOMPARE(r.counts.chainedRemovals, uint64_t(0));
+    }
+
+    // The fast paths (input order in the union's pass; the representative's own pairs; ranks,
+    // a radix sort and a visit for chained clusters) against the obvious algorithm, on random
+    // stars, chains and cliques, with ties in length and field, missing field values, signature
+    // copies, "not a duplicate" exclusions and pairs in any order.
+    void witnessesMatchTheObviousAlgorithm() {
+        std::mt19937 rng(11);
+        const KeepPolicy policies[] = {KeepPolicy::First, KeepPolicy::Longest,
+                                       KeepPolicy::MaxField};
+        for (int round = 0; round < 300; ++round) {
+            const uint32_t n = 8 + static_cast<uint32_t>(rng() % 50);
+            DocumentTable docs = table(n);
+            for (uint32_t i = 0; i < n; ++i) {
+                docs.chars[i] = 1 + static_cast<uint32_t>(rng() % 4);
+                docs.keepValue[i] = rng() % 4 == 0 ? std::nan("") : static_cast<double>(rng() % 3);
+            }
+            const bool copies = round % 2 == 1;
+            const uint32_t levels[] = {kNear, kFar, kBelow, 128};
+            std::vector<uint32_t> perm(n);
+            std::iota(perm.begin(), perm.end(), 0u);
+            std::shuffle(perm.begin(), perm.end(), rng);
+            std::vector<ScoredPair> pairs;
+            auto add = [&](uint32_t x, uint32_t y) {
+                const uint32_t m = levels[rng() % (copies ? 4 : 3)];
+                pairs.push_back({std::min(x, y), std::max(x, y), m, -1.0f});
+            };
+            for (uint32_t at = 0; at + 2 <= n;) {
+                const uint32_t size = std::min<uint32_t>(n - at, 2 + rng() % 8);
+                const uint32_t* m = perm.data() + at;
+                switch (rng() % 4) {
+                    case 0:
+                        for (uint32_t j = 1; j < size; ++j)
+                            add(m[0], m[j]);
+                        break;
+                    case 1:
+                        for (uint32_t j = 1; j < size; ++j) {
+                            add(m[j - 1], m[j]);
+                            if (j >= 2 && rng() % 2) add(m[j - 2], m[j]);
+                        }
+                        break;
+                    case 2:
+                        for (uint32_t x = 0; x < size; ++x)
+                            for (uint32_t y = x + 1; y < size; ++y)
+                                if (rng() % 3) add(m[x], m[y]);
+                        break;
+                    default:
+                        break;  // singletons
+                }
+                at += size;
+            }
+            std::sort(pairs.begin(), pairs.end());
+            std::vector<DocPair> excluded;
+            if (round % 3 == 0)
+                for (const ScoredPair& p : pairs)
+                    if (rng() % 6 == 0) excluded.emplace_back(p.a, p.b);
+            if (round % 5 == 4) std::shuffle(pairs.begin(), pairs.end(), rng);
+            std::vector<ScoredPair> sorted = pairs;
+            std::sort(sorted.begin(), sorted.end());
+            for (const KeepPolicy policy : policies) {
+                RunResult r;
+                clusterDocuments(pairs, 128, 0.8, policy, DecideRule::Witness, docs, r, excluded);
+                const std::vector<uint32_t> expected =
+                    referenceWitnesses(sorted, r, policy, docs, excluded);
+                QVERIFY2(r.removedFor == expected, qPrintable(QStringLiteral("round %1, policy %2")
+                                                                  .arg(round)
+                                                                  .arg(static_cast<int>(policy))));
+                if (!copies && excluded.empty()) checkWitnesses(r, sorted, policy, docs);
+            }
+        }
     }
 
     void orderOfPairsDoesNotMatter() {
