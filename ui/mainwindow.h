@@ -4,8 +4,10 @@
 
 #include <QMainWindow>
 #include <functional>
+#include <optional>
 
 #include "project_queries.h"
+#include "run_lock.h"
 
 class QAction;
 class QDockWidget;
@@ -18,6 +20,7 @@ namespace neardup::ui {
 class BucketsPanel;
 class ClustersPanel;
 class DatasetPanel;
+class ElidedLabel;
 class ExportDialog;
 class JobQueue;
 class ParametersPanel;
@@ -33,9 +36,12 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens an existing project; false (with a message box unless quiet) when it cannot.
+    // Opens an existing project; false (with a message box unless quiet) when it cannot. A
+    // file that turns out not to be a project once read goes back to the project open before
+    // (message box unless quiet); only projects that opened go into Open Recent.
     bool openProject(const QString& path, bool quiet = false);
-    // Creates (or opens, when it exists) a project file and opens it.
+    // Creates (or opens, when it exists) a project file and opens it, keeping the inputs
+    // already added; a project without runs starts from the default parameters.
     void newProject(const QString& path);
     // Save As: copies the open project (database and signature cache) to `path` on a worker,
     // then opens the copy. Refused (false, with a message unless quiet) while a run is going,
@@ -51,6 +57,11 @@ class MainWindow : public QMainWindow {
     bool startRun();
     // Non-modal export dialog for the selected run (nullptr when none is selected).
     ExportDialog* openExportDialog();
+    // Runs the project's latest unfinished run again with its inputs and parameters (as
+    // `neardup run --resume`); false when there is none or a run is going.
+    bool resumeRun();
+    // "Resume run N", enabled while the project has an unfinished run to resume.
+    QAction* resumeAction() const { return resumeAction_; }
 
     // Calls `then` once no job is pending, no run is going and a first run (if any) has been
     // shown, or after `timeoutMs`.
@@ -74,8 +85,15 @@ class MainWindow : public QMainWindow {
     // After Save As: ok and the new path, or not ok and why.
     void projectSaved(bool ok, const QString& pathOrError);
 
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+
   private:
     void buildMenus();
+    QWidget* buildResumeBar();
+    void setResumable(const std::optional<ResumeRecord>& record);
+    void openFailed(const QString& path, const QString& why);
+    void forgetRecent(const QString& path);
     void newProjectDialog();
     void openProjectDialog();
     void saveAsDialog();
@@ -118,9 +136,19 @@ class MainWindow : public QMainWindow {
     QAction* saveAsAction_ = nullptr;
     bool saving_ = false;
     qint64 reselectRun_ = 0;
-    QLabel* statusProject_ = nullptr;
+    ElidedLabel* statusProject_ = nullptr;
     QLabel* statusBusy_ = nullptr;
     bool runShownOnce_ = false;
+    // While a project's first listing of runs is pending: where to go back if it fails.
+    bool opening_ = false;
+    bool openingQuiet_ = false;
+    QString openedBefore_;
+    qint64 shownBefore_ = 0;
+    // The unfinished run that Resume runs again (0: none).
+    qint64 resumableRun_ = 0;
+    QAction* resumeAction_ = nullptr;
+    QWidget* resumeBar_ = nullptr;
+    ElidedLabel* resumeText_ = nullptr;
 };
 
 }  // namespace neardup::ui
