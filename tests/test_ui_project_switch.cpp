@@ -9,9 +9,11 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
@@ -30,6 +32,7 @@
 #include "runcontroller.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
+#include "startpage.h"
 #include "ui_window_fixture.h"
 
 using namespace neardup;
@@ -272,6 +275,38 @@ class TestUiProjectSwitch : public QObject {
         QVERIFY(!resume->isEnabled());
         ProjectStore store(gamma_.toStdString());
         QVERIFY(!findResumable(store));
+    }
+
+    // The start page: recent projects, and the bundled sample made a project and run.
+    void startPageOpensTheSample() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        StartPage* start = w.startPage();
+        QVERIFY(start && start->isVisible());
+        QVERIFY(!w.tabs()->isVisible());
+        QStringList listed;
+        for (int i = 0; i < start->recentList()->count(); ++i)
+            listed << start->recentList()->item(i)->data(Qt::UserRole).toString();
+        QCOMPARE(listed, w.recentProjects());
+        QVERIFY(listed.contains(QFileInfo(gamma_).absoluteFilePath()));
+
+        QSignalSpy finished(w.runController(), &RunController::finished);
+        const QString folder = path("sample-folder");
+        QVERIFY(w.openSample(folder));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QCOMPARE(finished.front().at(0).toString(), QStringLiteral("ok"));
+        QVERIFY(settle(w));
+        QCOMPARE(w.projectPath(), QDir(folder).absoluteFilePath(QStringLiteral("sample.ndw")));
+        QVERIFY(!start->isVisible());
+        QVERIFY(w.tabs()->isVisible());
+        const QString corpus = QDir(folder).filePath(QStringLiteral("sample.jsonl"));
+        QCOMPARE(w.dataset()->inputs(), QStringList{corpus});
+        QCOMPARE(
+            QFileInfo(corpus).size(),
+            QFileInfo(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl")).size());
+        QCOMPARE(w.currentRun().params.compare.threshold, RunParams{}.compare.threshold);
+        QVERIFY(w.currentRun().clusters > 0);
     }
 };
 

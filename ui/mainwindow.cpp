@@ -117,7 +117,7 @@ MainWindow::MainWindow(QWidget* parent)
     centralLayout->setSpacing(0);
     centralLayout->addWidget(buildResumeBar());
     centralLayout->addWidget(scrollable(tabs_), 1);
-    setCentralWidget(central);
+    setCentralWidget(buildStartPage(central));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
     parametersDock_ = dock(tr("Parameters"), QStringLiteral("parametersDock"), parameters_,
@@ -482,6 +482,7 @@ void MainWindow::updateTitle() {
                        ? tr("NearDup Workbench")
                        : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project_).fileName()));
     setWindowFilePath(project_);
+    showStartPageWhenNoProject();
 }
 
 ExportDialog* MainWindow::openExportDialog() {

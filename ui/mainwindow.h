@@ -13,6 +13,7 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QStackedWidget;
 class QTabWidget;
 
 namespace neardup::ui {
@@ -24,6 +25,7 @@ class ElidedLabel;
 class ExportDialog;
 class JobQueue;
 class ParametersPanel;
+class StartPage;
 class RunController;
 class RunDiffDialog;
 class RunHistoryPanel;
@@ -60,6 +62,10 @@ class MainWindow : public QMainWindow {
     // Runs the project's latest unfinished run again with its inputs and parameters (as
     // `neardup run --resume`); false when there is none or a run is going.
     bool resumeRun();
+    // Makes a project of the bundled sample in `folder` (default: the user's application data)
+    // and runs it with the default parameters; opens it when it exists already.
+    bool openSample(const QString& folder = {});
+    StartPage* startPage() const { return startPage_; }
     // "Resume run N", enabled while the project has an unfinished run to resume.
     QAction* resumeAction() const { return resumeAction_; }
 
@@ -91,6 +97,8 @@ class MainWindow : public QMainWindow {
   private:
     void buildMenus();
     QWidget* buildResumeBar();
+    QWidget* buildStartPage(QWidget* workArea);
+    void showStartPageWhenNoProject();
     void setResumable(const std::optional<ResumeRecord>& record);
     void openFailed(const QString& path, const QString& why);
     void forgetRecent(const QString& path);
@@ -149,6 +157,8 @@ class MainWindow : public QMainWindow {
     QAction* resumeAction_ = nullptr;
     QWidget* resumeBar_ = nullptr;
     ElidedLabel* resumeText_ = nullptr;
+    StartPage* startPage_ = nullptr;
+    QStackedWidget* pages_ = nullptr;
 };
 
 }  // namespace neardup::ui

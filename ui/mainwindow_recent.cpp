@@ -7,6 +7,7 @@
 #include <QSettings>
 
 #include "mainwindow.h"
+#include "startpage.h"
 
 namespace neardup::ui {
 
@@ -55,6 +56,7 @@ void MainWindow::rebuildRecentMenu() {
         a->setToolTip(p);
     }
     recentMenu_->setEnabled(!list.isEmpty());
+    if (startPage_) startPage_->setRecentProjects(list);
 }
 
 }  // namespace neardup::ui
