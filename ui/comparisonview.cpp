@@ -11,6 +11,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "elidedlabel.h"
+
 namespace neardup::ui {
 
 namespace {
@@ -54,8 +56,17 @@ void renderSide(QTextEdit* edit, const std::string& text, const WordDiff& diff, 
     edit->moveCursor(QTextCursor::Start);
 }
 
+// Ids of a few hundred characters (URLs, paths) are shortened in the middle; the header's
+// tooltip has the whole id.
+QString shortId(const QString& id) {
+    constexpr int kMaxChars = 72;
+    if (id.size() <= kMaxChars) return id;
+    return id.left(kMaxChars / 2 - 1) + QStringLiteral("\u2026") + id.right(kMaxChars / 2);
+}
+
 QString header(uint32_t doc, const QString& id, bool representative, bool kept, bool shortened) {
-    QString h = QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(id.toHtmlEscaped()).arg(doc);
+    QString h =
+        QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(shortId(id).toHtmlEscaped()).arg(doc);
     h += representative ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept</span>")
          : kept         ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept (keep all)</span>")
                         : QObject::tr(" &nbsp;<span style='color:#b71c1c'>removed</span>");
@@ -68,6 +79,12 @@ QString header(uint32_t doc, const QString& id, bool representative, bool kept, 
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     headerA_ = new QLabel;
     headerB_ = new QLabel;
+    headerA_->setObjectName(QStringLiteral("leftHeader"));
+    headerB_->setObjectName(QStringLiteral("rightHeader"));
+    // Never wider than the half they head: what does not fit is clipped (the id is shortened
+    // and whole in the tooltip).
+    for (QLabel* h : {headerA_, headerB_})
+        h->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("comparisonSummary"));
     summary_->setWordWrap(true);
@@ -104,7 +121,8 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     undo_->setObjectName(QStringLiteral("undoDecisionButton"));
     undo_->setToolTip(tr("Take back the latest decision about this dataset (Ctrl+Z)"));
     undo_->setEnabled(false);
-    decisionState_ = new QLabel;
+    decisionState_ = new ElidedLabel;
+    decisionState_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     decisionState_->setObjectName(QStringLiteral("decisionState"));
     decisionMessage_ = new QLabel;
     decisionMessage_->setObjectName(QStringLiteral("decisionMessage"));
@@ -138,8 +156,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     decide->addWidget(notDuplicate_);
     decide->addWidget(keepAll_);
     decide->addWidget(keepRight_);
-    decide->addStretch(1);
-    decide->addWidget(decisionState_);
+    decide->addWidget(decisionState_, 1);
     decide->addWidget(undo_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -169,6 +186,8 @@ void ComparisonView::syncScroll(QTextEdit* from, QTextEdit* to) {
 void ComparisonView::setComparison(const ComparisonData& d) {
     headerA_->setText(header(d.docA, d.idA, d.representativeA, d.keptA, d.shortenedA));
     headerB_->setText(header(d.docB, d.idB, d.representativeB, d.keptB, d.shortenedB));
+    headerA_->setToolTip(d.idA);
+    headerB_->setToolTip(d.idB);
     shown_ = true;
     docA_ = d.docA;
     docB_ = d.docB;
@@ -234,6 +253,8 @@ void ComparisonView::clear(const QString& message) {
         b->setEnabled(false);
     headerA_->clear();
     headerB_->clear();
+    headerA_->setToolTip(QString());
+    headerB_->setToolTip(QString());
     left_->clear();
     right_->clear();
     summary_->setText(message);

@@ -14,6 +14,8 @@ class QTextEdit;
 
 namespace neardup::ui {
 
+class ElidedLabel;
+
 struct ComparisonData {
     uint32_t docA = 0, docB = 0;
     QString idA, idB;
@@ -86,7 +88,7 @@ class ComparisonView : public QWidget {
     QPushButton* keepRight_;
     QPushButton* keepAll_;
     QPushButton* undo_;
-    QLabel* decisionState_;
+    ElidedLabel* decisionState_;
     QLabel* decisionMessage_;
     bool syncing_ = false;
     bool shown_ = false;

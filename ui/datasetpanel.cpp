@@ -128,6 +128,7 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     preview_->verticalHeader()->setDefaultSectionSize(20);
     preview_->horizontalHeader()->setStretchLastSection(true);
     datasetInfo_ = new QLabel;
+    datasetInfo_->setObjectName(QStringLiteral("datasetInfo"));
     datasetInfo_->setWordWrap(true);
     datasetInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     run_ = new QPushButton(tr("Run"));

@@ -6,10 +6,12 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -74,6 +76,11 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
 void ExportDialog::setOutputDirectory(const QString& dir) {
     dir_->setText(dir);
 }
+
+void ExportDialog::setProjectName(const QString& name) {
+    prefix_->setText(name.isEmpty() ? QStringLiteral("run-%1").arg(runId_)
+                                    : QStringLiteral("%1-run-%2").arg(name).arg(runId_));
+}
 QString ExportDialog::outputDirectory() const {
     return dir_->text();
 }
@@ -100,12 +107,49 @@ QString ExportDialog::resultText() const {
 }
 
 void ExportDialog::startExport() {
-    if (exporting_) return;
+    if (exporting_ || asking_) return;
     const QDir dir(dir_->text());
     if (!dir.exists()) {
         result_->setText(tr("The folder %1 does not exist.").arg(dir_->text()));
         return;
     }
+    QStringList existing;
+    for (const QString& f : plannedFiles())
+        if (QFileInfo::exists(f)) existing << f;
+    if (existing.isEmpty())
+        runExport();
+    else
+        askBeforeReplacing(existing);
+}
+
+void ExportDialog::askBeforeReplacing(const QStringList& existing) {
+    asking_ = true;
+    QStringList names;
+    for (const QString& f : existing)
+        names << QFileInfo(f).fileName();
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Replace files?"),
+        tr("%n file(s) of this export already exist in %1. Replace them?", "", int(existing.size()))
+            .arg(QDir::toNativeSeparators(dir_->text())),
+        QMessageBox::Yes | QMessageBox::No, this);
+    box->setObjectName(QStringLiteral("confirmOverwrite"));
+    box->setInformativeText(names.join(QLatin1Char('\n')));
+    box->setDefaultButton(QMessageBox::No);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box] {
+        asking_ = false;
+        if (box->clickedButton() == box->button(QMessageBox::Yes))
+            runExport();
+        else
+            result_->setText(
+                tr("Not exported: the existing files are left as they are. "
+                   "Choose another folder or prefix."));
+    });
+    box->open();
+}
+
+void ExportDialog::runExport() {
+    const QDir dir(dir_->text());
     const QString p = prefix_->text();
     ExportOptions o;
     auto path = [&](QCheckBox* box, const char* suffix) {

@@ -1,7 +1,9 @@
 // Writes a stored run's outputs with neardup::exportRun (each file written to a temporary name
 // and renamed into place once all are complete): kept ids, removed ids, clusters JSONL,
 // deduplicated JSONL, summary. The export runs on a job queue with a progress bar; Cancel (or
-// closing the dialog) stops it and leaves none of its files.
+// closing the dialog) stops it and leaves none of its files. Files are named after the project
+// and run ("<project>-run-<N>-kept.txt", ...), and files that exist already are replaced only
+// after the user says so (a question box, "confirmOverwrite").
 #pragma once
 
 #include <QDialog>
@@ -24,6 +26,8 @@ class ExportDialog : public QDialog {
     ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent = nullptr);
 
     void setOutputDirectory(const QString& dir);
+    // Names the files after the project (its file name without .ndw) and the run.
+    void setProjectName(const QString& name);
     QString outputDirectory() const;
     // The files the current choices produce.
     QStringList plannedFiles() const;
@@ -34,6 +38,7 @@ class ExportDialog : public QDialog {
     QPushButton* cancelButton() const { return cancel_; }
 
   public slots:
+    // Asks first when any planned file exists (the export starts on Yes).
     void startExport();
     // Stops an export in progress; exported(false, …) follows once the worker has stopped.
     void cancelExport();
@@ -51,6 +56,8 @@ class ExportDialog : public QDialog {
   private:
     void browse();
     void finish(bool ok, const QString& message);
+    void askBeforeReplacing(const QStringList& existing);
+    void runExport();
 
     JobQueue* jobs_;
     qint64 runId_;
@@ -68,6 +75,7 @@ class ExportDialog : public QDialog {
     std::shared_ptr<std::atomic<bool>> cancelFlag_;
     bool exporting_ = false;
     bool cancelled_ = false;
+    bool asking_ = false;
 };
 
 }  // namespace neardup::ui

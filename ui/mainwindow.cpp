@@ -2,46 +2,73 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPointer>
-#include <QSettings>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <utility>
 
 #include "backend_factory.h"
 #include "bucketspanel.h"
 #include "clusterspanel.h"
 #include "datasetpanel.h"
+#include "elidedlabel.h"
 #include "exportdialog.h"
 #include "jobqueue.h"
 #include "parameterspanel.h"
-#include "project_copy.h"
 #include "runcontroller.h"
 #include "runhistorydiff.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
 #include "runmonitor.h"
 #include "thresholdpanel.h"
+#include "windowlayout.h"
 
 namespace neardup::ui {
 
 namespace {
 
-const QString kRecentKey = QStringLiteral("recentProjects");
-constexpr int kMaxRecent = 8;
-
 struct RunView {
     RunInfo info;
     DatasetRecord dataset;
 };
+
+// A project's runs and the unfinished one Resume would run again.
+struct RunListing {
+    std::vector<RunSummary> runs;
+    std::optional<ResumeRecord> resumable;
+};
+
+// The run a project opens on: the latest that finished, else the latest (0: none). An
+// interrupted latest run has no clusters or timings to show.
+qint64 runToShowFirst(const std::vector<RunSummary>& runs) {
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+        if (it->status == "ok") return it->runId;
+    return runs.empty() ? 0 : runs.back().runId;
+}
+
+// Why `path` cannot be a project, before anything opens it: missing, unreadable, or not a
+// SQLite database (its header).
+QString projectFileProblem(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isFile()) return QObject::tr("%1 does not exist.").arg(path);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QObject::tr("Cannot read %1: %2").arg(path, file.errorString());
+    if (file.read(16) != QByteArray("SQLite format 3", 16))
+        return QObject::tr("%1 is not a NearDup project.").arg(path);
+    return {};
+}
 
 QString rejectionText(const DatasetRecord& d) {
     uint64_t rejected = 0;
@@ -83,7 +110,14 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_ = new QTabWidget;
     tabs_->addTab(clusters_, tr("Clusters"));
     tabs_->addTab(buckets_, tr("Buckets"));
-    setCentralWidget(tabs_);
+    // Long ids and messages never widen the window: the tabs scroll when they cannot shrink.
+    auto* central = new QWidget;
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(buildResumeBar());
+    centralLayout->addWidget(scrollable(tabs_), 1);
+    setCentralWidget(buildStartPage(central));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
     parametersDock_ = dock(tr("Parameters"), QStringLiteral("parametersDock"), parameters_,
@@ -105,7 +139,8 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({historyDock_}, {250}, Qt::Vertical);
     resizeDocks({historyDock_, thresholdDock}, {1200, 300}, Qt::Horizontal);
 
-    statusProject_ = new QLabel(tr("No project open"));
+    statusProject_ = new ElidedLabel(tr("No project open"));
+    statusProject_->setObjectName(QStringLiteral("projectStatus"));
     statusBusy_ = new QLabel;
     statusBar()->addWidget(statusProject_, 1);
     statusBar()->addPermanentWidget(statusBusy_);
@@ -144,7 +179,14 @@ MainWindow::MainWindow(QWidget* parent)
         });
     updateTitle();
     updateRunEnabled();
-    resize(1600, 1000);
+    // The size the user left, else a generous one that the screen bounds.
+    placeOnScreen(this, {1600, 1000});
+    restoreWindowLayout(*this);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveWindowLayout(*this);
+    QMainWindow::closeEvent(event);
 }
 
 MainWindow::~MainWindow() {
@@ -157,7 +199,7 @@ QDockWidget* MainWindow::dock(const QString& title, const QString& name, QWidget
                               Qt::DockWidgetArea area) {
     auto* d = new QDockWidget(title, this);
     d->setObjectName(name);
-    d->setWidget(widget);
+    d->setWidget(scrollable(widget));
     addDockWidget(area, d);
     return d;
 }
@@ -171,6 +213,7 @@ void MainWindow::buildMenus() {
         file->addAction(tr("&Open Project\u2026"), this, &MainWindow::openProjectDialog);
     openAction->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    recentMenu_->setToolTipsVisible(true);
     saveAsAction_ = file->addAction(tr("Save Project &As\u2026"), this, &MainWindow::saveAsDialog);
     saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     file->addSeparator();
@@ -185,6 +228,7 @@ void MainWindow::buildMenus() {
     runAction_->setShortcut(QKeySequence(Qt::Key_F5));
     cancelAction_ = run->addAction(tr("&Cancel"), run_, &RunController::cancel);
     cancelAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    run->addAction(resumeAction_);
     run->addSeparator();
     run->addAction(tr("Use the Selected Run's &Parameters"), this, &MainWindow::useRunParameters)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
@@ -211,31 +255,6 @@ void MainWindow::buildMenus() {
     rebuildRecentMenu();
 }
 
-QStringList MainWindow::recentProjects() const {
-    return QSettings().value(kRecentKey).toStringList();
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-    QSettings settings;
-    QStringList list = settings.value(kRecentKey).toStringList();
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    list.removeAll(abs);
-    list.prepend(abs);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
-    settings.setValue(kRecentKey, list);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    const QStringList list = recentProjects();
-    for (const QString& p : list)
-        recentMenu_->addAction(QFileInfo(p).fileName() + QStringLiteral("  \u2014  ") + p, this,
-                               [this, p] { openProject(p); });
-    recentMenu_->setEnabled(!list.isEmpty());
-}
-
 void MainWindow::newProjectDialog() {
     QString path = QFileDialog::getSaveFileName(this, tr("New project"), QString(),
                                                 tr("NearDup projects (*.ndw)"));
@@ -248,81 +267,6 @@ void MainWindow::openProjectDialog() {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open project"), QString(), tr("NearDup projects (*.ndw);;All files (*)"));
     if (!path.isEmpty()) openProject(path);
-}
-
-void MainWindow::saveAsDialog() {
-    if (project_.isEmpty()) return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
-                                                QFileInfo(project_).absolutePath(),
-                                                tr("NearDup projects (*.ndw)"));
-    if (path.isEmpty()) return;
-    if (!path.endsWith(QLatin1String(".ndw"))) path += QStringLiteral(".ndw");
-    saveProjectAs(path);
-}
-
-bool MainWindow::saveProjectAs(const QString& path, bool quiet) {
-    QString refusal;
-    if (project_.isEmpty())
-        refusal = tr("No project is open.");
-    else if (run_->isRunning())
-        refusal = tr("A run is in progress: wait for it to finish or cancel it first.");
-    else if (saving_)
-        refusal = tr("A copy of the project is already being saved.");
-    else if (QFileInfo(path).absoluteFilePath() == project_)
-        refusal = tr("That is the open project itself.");
-    if (!refusal.isEmpty()) {
-        if (!quiet) QMessageBox::information(this, tr("Save project as"), refusal);
-        emit projectSaved(false, refusal);
-        return false;
-    }
-    saving_ = true;
-    updateRunEnabled();
-    const std::string from = project_.toStdString();
-    const std::string to = QFileInfo(path).absoluteFilePath().toStdString();
-    QPointer<MainWindow> self(this);
-    auto lastShown = std::make_shared<QElapsedTimer>();
-    lastShown->start();
-    statusBar()->showMessage(tr("Saving a copy to %1\u2026").arg(path));
-    background_->submit<ProjectCopyResult>(
-        this,
-        [from, to, self, lastShown](JobContext&) {
-            return copyProject(from, to, [&](uint64_t done, uint64_t total) {
-                if (lastShown->elapsed() < 200 || total == 0) return;
-                lastShown->restart();
-                const int percent = int(100.0 * double(done) / double(total));
-                QMetaObject::invokeMethod(
-                    qApp,
-                    [self, percent] {
-                        if (self)
-                            self->statusBar()->showMessage(
-                                tr("Saving a copy\u2026 %1%").arg(percent));
-                    },
-                    Qt::QueuedConnection);
-            });
-        },
-        [this, path](ProjectCopyResult r) {
-            saving_ = false;
-            reselectRun_ = runInfo_.runId;  // the copy shows the run that was shown
-            statusBar()->showMessage(tr("Saved as %1 (%2 MB database, %n cached signature file(s))",
-                                        "", int(r.sidecarFiles))
-                                         .arg(path)
-                                         .arg(double(r.databaseBytes) / 1e6, 0, 'f', 1),
-                                     15000);
-            if (openProject(path, true))
-                emit projectSaved(true, project_);
-            else
-                emit projectSaved(false, tr("Saved as %1, but cannot open it.").arg(path));
-        },
-        [this, quiet](const QString& e) {
-            saving_ = false;
-            updateRunEnabled();
-            statusBar()->clearMessage();
-            if (!quiet)
-                QMessageBox::warning(this, tr("Save project as"),
-                                     tr("Cannot save the project: %1").arg(e));
-            emit projectSaved(false, e);
-        });
-    return true;
 }
 
 RunDiffDialog* MainWindow::compareRuns(qint64 a, qint64 b) {
@@ -341,7 +285,15 @@ void MainWindow::newProject(const QString& path) {
             ProjectStore store(p);  // creates the schema
             return true;
         },
-        [this, path](bool) { openProject(path); },
+        [this, path](bool) {
+            // The inputs already added are for this project; its parameters are the defaults
+            // (set once its runs are listed, when it has none).
+            const QStringList inputs = dataset_->inputs();
+            const QString text = dataset_->textField(), id = dataset_->idField();
+            if (!openProject(path) || inputs.isEmpty()) return;
+            dataset_->setInputs(inputs);
+            dataset_->setFields(text, id);
+        },
         [this](const QString& e) {
             QMessageBox::warning(this, tr("New project"),
                                  tr("Cannot create the project: %1").arg(e));
@@ -350,9 +302,9 @@ void MainWindow::newProject(const QString& path) {
 
 bool MainWindow::openProject(const QString& path, bool quiet) {
     const QFileInfo info(path);
-    if (!info.isFile()) {
-        if (!quiet)
-            QMessageBox::warning(this, tr("Open project"), tr("%1 does not exist.").arg(path));
+    if (const QString problem = projectFileProblem(path); !problem.isEmpty()) {
+        forgetRecent(path);
+        if (!quiet) QMessageBox::warning(this, tr("Open project"), problem);
         return false;
     }
     if (run_->isRunning() || saving_) {
@@ -363,10 +315,16 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
                                          : tr("Wait for the run to finish or cancel it first."));
         return false;
     }
+    if (!opening_) {  // the project to go back to if this one fails to list its runs
+        openedBefore_ = project_;
+        shownBefore_ = runInfo_.runId;
+    }
+    opening_ = true;
+    openingQuiet_ = quiet;
     project_ = info.absoluteFilePath();
     queries_->setProject(project_);
     background_->setProject(project_);
-    rememberRecent(project_);
+    setResumable(std::nullopt);
     runInfo_ = RunInfo{};
     runShownOnce_ = false;
     loadParamsFromNextRun_ = true;
@@ -374,6 +332,7 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     threshold_->setRun(RunInfo{});
     buckets_->setRun(RunInfo{});
     dataset_->setInputs({});
+    dataset_->setDatasetInfo(QString());
     updateTitle();
     updateRunEnabled();
     refreshRuns(std::exchange(reselectRun_, 0));
@@ -382,22 +341,42 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
 
 void MainWindow::refreshRuns(qint64 select) {
     const QString project = project_;
-    queries_->submit<std::vector<RunSummary>>(
+    queries_->submit<RunListing>(
         this,
         [](JobContext& c) {
             // Runs of processes that died since the last look show as interrupted.
             c.store().recoverStaleRuns();
-            return c.reader().listRuns();
+            RunListing listing;
+            listing.runs = c.reader().listRuns();
+            listing.resumable = findResumable(c.store());
+            return listing;
         },
-        [this, select, project](std::vector<RunSummary> runs) {
+        [this, select, project](RunListing listing) {
             if (project != project_) return;
-            const auto n = runs.size();
-            history_->setRuns(std::move(runs), select);
+            const auto n = listing.runs.size();
+            qint64 target = select;
+            if (std::exchange(opening_, false)) {
+                rememberRecent(project_);
+                if (n == 0 && loadParamsFromNextRun_) {
+                    // No run to take them from: the documented defaults, never the
+                    // previous project's.
+                    loadParamsFromNextRun_ = false;
+                    parameters_->setParams(RunParams{});
+                }
+                if (!target) target = runToShowFirst(listing.runs);
+            }
+            setResumable(listing.resumable);
+            history_->setRuns(std::move(listing.runs), target);
             statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
             if (n == 0) runShownOnce_ = true;  // nothing to wait for
             emit runsLoaded();
         },
-        [this](const QString& e) {
+        [this, project](const QString& e) {
+            if (project != project_) return;
+            if (opening_) {
+                openFailed(project, e);
+                return;
+            }
             QMessageBox::warning(this, tr("Open project"),
                                  tr("Cannot read the project: %1").arg(e));
         });
@@ -490,6 +469,9 @@ void MainWindow::updateRunEnabled() {
     if (runAction_) runAction_->setEnabled(why.isEmpty());
     if (cancelAction_) cancelAction_->setEnabled(run_ && run_->isRunning());
     if (exportAction_) exportAction_->setEnabled(runInfo_.runId != 0);
+    if (resumeAction_)
+        resumeAction_->setEnabled(resumableRun_ != 0 && !project_.isEmpty() && !saving_ &&
+                                  !(run_ && run_->isRunning()));
     if (saveAsAction_)
         saveAsAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
 }
@@ -499,6 +481,7 @@ void MainWindow::updateTitle() {
                        ? tr("NearDup Workbench")
                        : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project_).fileName()));
     setWindowFilePath(project_);
+    showStartPageWhenNoProject();
 }
 
 ExportDialog* MainWindow::openExportDialog() {
@@ -506,6 +489,7 @@ ExportDialog* MainWindow::openExportDialog() {
     auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
+    dialog->setProjectName(QFileInfo(project_).completeBaseName());
     dialog->show();
     return dialog;
 }

@@ -4,14 +4,17 @@
 
 #include <QMainWindow>
 #include <functional>
+#include <optional>
 
 #include "jobqueue.h"
 #include "project_queries.h"
+#include "run_lock.h"
 
 class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QStackedWidget;
 class QTabWidget;
 
 namespace neardup::ui {
@@ -19,9 +22,11 @@ namespace neardup::ui {
 class BucketsPanel;
 class ClustersPanel;
 class DatasetPanel;
+class ElidedLabel;
 class ExportDialog;
 class JobQueue;
 class ParametersPanel;
+class StartPage;
 class RunController;
 class RunDiffDialog;
 class RunHistoryPanel;
@@ -34,9 +39,12 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens an existing project; false (with a message box unless quiet) when it cannot.
+    // Opens an existing project; false (with a message box unless quiet) when it cannot. A
+    // file that turns out not to be a project once read goes back to the project open before
+    // (message box unless quiet); only projects that opened go into Open Recent.
     bool openProject(const QString& path, bool quiet = false);
-    // Creates (or opens, when it exists) a project file and opens it.
+    // Creates (or opens, when it exists) a project file and opens it, keeping the inputs
+    // already added; a project without runs starts from the default parameters.
     void newProject(const QString& path);
     // Save As: copies the open project (database and signature cache) to `path` on a worker,
     // then opens the copy. Refused (false, with a message unless quiet) while a run is going,
@@ -52,6 +60,15 @@ class MainWindow : public QMainWindow {
     bool startRun();
     // Non-modal export dialog for the selected run (nullptr when none is selected).
     ExportDialog* openExportDialog();
+    // Runs the project's latest unfinished run again with its inputs and parameters (as
+    // `neardup run --resume`); false when there is none or a run is going.
+    bool resumeRun();
+    // Makes a project of the bundled sample in `folder` (default: the user's application data)
+    // and runs it with the default parameters; opens it when it exists already.
+    bool openSample(const QString& folder = {});
+    StartPage* startPage() const { return startPage_; }
+    // "Resume run N", enabled while the project has an unfinished run to resume.
+    QAction* resumeAction() const { return resumeAction_; }
 
     // Calls `then` once no job is pending, no run is going and a first run (if any) has been
     // shown, or after `timeoutMs`.
@@ -75,8 +92,17 @@ class MainWindow : public QMainWindow {
     // After Save As: ok and the new path, or not ok and why.
     void projectSaved(bool ok, const QString& pathOrError);
 
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+
   private:
     void buildMenus();
+    QWidget* buildResumeBar();
+    QWidget* buildStartPage(QWidget* workArea);
+    void showStartPageWhenNoProject();
+    void setResumable(const std::optional<ResumeRecord>& record);
+    void openFailed(const QString& path, const QString& why);
+    void forgetRecent(const QString& path);
     void newProjectDialog();
     void openProjectDialog();
     void saveAsDialog();
@@ -119,9 +145,21 @@ class MainWindow : public QMainWindow {
     QAction* saveAsAction_ = nullptr;
     bool saving_ = false;
     qint64 reselectRun_ = 0;
-    QLabel* statusProject_ = nullptr;
+    ElidedLabel* statusProject_ = nullptr;
     QLabel* statusBusy_ = nullptr;
     bool runShownOnce_ = false;
+    // While a project's first listing of runs is pending: where to go back if it fails.
+    bool opening_ = false;
+    bool openingQuiet_ = false;
+    QString openedBefore_;
+    qint64 shownBefore_ = 0;
+    // The unfinished run that Resume runs again (0: none).
+    qint64 resumableRun_ = 0;
+    QAction* resumeAction_ = nullptr;
+    QWidget* resumeBar_ = nullptr;
+    ElidedLabel* resumeText_ = nullptr;
+    StartPage* startPage_ = nullptr;
+    QStackedWidget* pages_ = nullptr;
 };
 
 }  // namespace neardup::ui

@@ -76,6 +76,7 @@ bool RunController::start(const RunRequest& request) {
                 run.project = request.project.toStdString();
                 run.inputs = request.inputs;
                 run.params = request.params;  // execution options included
+                run.resumes = request.resumes;
                 RunHooks hooks;
                 hooks.observer = &observer;
                 hooks.cancel = &cancel_;

@@ -18,6 +18,7 @@ struct RunRequest {
     QString project;
     std::vector<std::string> inputs;
     RunParams params;
+    qint64 resumes = 0;  // the unfinished run this one runs again (Resume), else 0
 };
 
 class RunController : public QObject {

@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "elidedlabel.h"
 #include "runcontroller.h"
 
 namespace neardup::ui {
@@ -35,7 +36,8 @@ QString formatRate(const QString& phase, double perSecond) {
 }  // namespace
 
 RunMonitor::RunMonitor(RunController* run, QWidget* parent) : QWidget(parent), run_(run) {
-    status_ = new QLabel(tr("No run in progress."));
+    // One line, elided: a failed run's message can be long (paths); the tooltip has it whole.
+    status_ = new ElidedLabel(tr("No run in progress."));
     status_->setObjectName(QStringLiteral("runStatus"));
     cancel_ = new QPushButton(tr("Cancel run"));
     cancel_->setObjectName(QStringLiteral("cancelButton"));

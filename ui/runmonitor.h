@@ -15,6 +15,8 @@ class QTimer;
 
 namespace neardup::ui {
 
+class ElidedLabel;
+
 class RunController;
 
 class RunMonitor : public QWidget {
@@ -54,7 +56,7 @@ class RunMonitor : public QWidget {
     QGridLayout* grid_;
     QMap<QString, Row> rows_;
     QStringList order_;
-    QLabel* status_;
+    ElidedLabel* status_;
     QPlainTextEdit* log_;
     QPushButton* cancel_;
     QTimer* timer_;

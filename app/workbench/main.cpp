@@ -57,8 +57,13 @@ int main(int argc, char** argv) {
     parser.addOption(bucket);
     parser.addOption(compare);
     parser.process(app);
+    // Screenshots are reproducible: settings of their own (never the user's saved window
+    // layout) and the size the README's images have.
+    if (parser.isSet(screenshot))
+        QApplication::setApplicationName(QStringLiteral("neardup-workbench-screenshot"));
 
     neardup::ui::MainWindow window;
+    if (parser.isSet(screenshot)) window.resize(1600, 1000);
     window.show();
     // With --screenshot, say how long opening took (the measure quoted for large projects).
     QElapsedTimer opening;
