@@ -3,7 +3,8 @@
 # when everything is already installed. The CUDA toolkit is optional and not installed here:
 # when nvcc is on PATH the CUDA backend is built too.
 # Open MPI is optional for the build too (NEARDUP_MPI=AUTO) but installed here, so that MPI
-# support is built and its tests (mpirun -np 1..3) run.
+# support is built and its tests (mpirun -np 1..3) run. debootstrap is for
+# scripts/fresh-root-check.sh (the package installed into a fresh Debian 12 root).
 set -euo pipefail
 
 packages=(
@@ -15,6 +16,7 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   xvfb xauth dpkg-dev
   patchelf zsh help2man lintian appstream desktop-file-utils libxml2-utils librsvg2-bin
+  debootstrap
 )
 
 missing=()

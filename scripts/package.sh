@@ -3,7 +3,8 @@
 # $BUILD_DIR): a hardened Release build without tests (CUDA on, MPI off), the desktop metadata
 # validated, `cpack -G DEB`, a check that the package holds the executables, man pages,
 # completions, copyright and changelog, that `neardup --version` runs from the unpacked files,
-# and `lintian --pedantic` without errors or warnings. Extra arguments go to CMake.
+# and `lintian --pedantic` without errors or warnings. Extra arguments go to CMake; JOBS sets
+# the build's parallelism (default: every core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build-package}"
@@ -33,7 +34,7 @@ export CFLAGS CXXFLAGS LDFLAGS
 # later -D options win).
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF \
   -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF "$@"
-cmake --build "$build_dir" --parallel "$(nproc)"
+cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}"
 (cd "$build_dir" && cpack -G DEB)
 
 deb="$(ls -t "$build_dir"/neardup_*.deb | head -n 1)"
