@@ -161,6 +161,7 @@ void ExportDialog::startExport() {
                     Qt::QueuedConnection);
             };
             try {
+                o.reader = dataset.reader;
                 exportRun(run, dataset.files, docs, o);
             } catch (const ExportCancelled&) {
                 return QString();  // empty: cancelled
