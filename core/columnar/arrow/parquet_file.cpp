@@ -18,6 +18,17 @@ namespace neardup::columnar {
 
 namespace {
 
+// The system allocator, not the jemalloc or mimalloc the wheel's default pool may use: decoded
+// row groups are short-lived, and one allocator in the process keeps sanitizers and memory
+// accounting simple.
+arrow::MemoryPool* pool() {
+    return arrow::system_memory_pool();
+}
+
+parquet::ReaderProperties pageProperties() {
+    return parquet::ReaderProperties(pool());
+}
+
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
     throw ColumnarError("cannot read Parquet file '" + path + "': " + why);
 }
@@ -78,7 +89,7 @@ class WindowedFile : public arrow::io::RandomAccessFile {
         if (inWindow(position, nbytes)) {
             // A copy: the decoded arrays may outlive the window.
             ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buffer,
-                                  arrow::AllocateBuffer(nbytes));
+                                  arrow::AllocateBuffer(nbytes, pool()));
             std::memcpy(buffer->mutable_data(), window_.data() + (position - windowOffset_),
                         static_cast<std::size_t>(nbytes));
             return buffer;
@@ -259,7 +270,7 @@ bool parquetCompiledIn() {
 std::vector<RowGroupSpan> parquetRowGroups(const std::string& path, uint64_t fileSize) {
     std::shared_ptr<parquet::FileMetaData> meta;
     try {
-        meta = parquet::ParquetFileReader::OpenFile(path, false)->metadata();
+        meta = parquet::ParquetFileReader::OpenFile(path, false, pageProperties())->metadata();
     } catch (const std::exception& e) {
         fail(path, e.what());
     }
@@ -316,10 +327,10 @@ struct ParquetRowReader::Impl {
             parquet::ArrowReaderProperties properties;
             properties.set_pre_buffer(false);
             properties.set_use_threads(false);
-            reader = orFail(parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
-                                                             parquet::ParquetFileReader::Open(file),
-                                                             properties),
-                            p);
+            reader = orFail(
+                parquet::arrow::FileReader::Make(
+                    pool(), parquet::ParquetFileReader::Open(file, pageProperties()), properties),
+                p);
         } catch (const ColumnarError&) {
             throw;
         } catch (const std::exception& e) {
