@@ -188,12 +188,16 @@ class TestUserFilesInputs : public CorpusFixture {
         QVERIFY(QString::fromUtf8(rejected).toUtf8() == rejected);
     }
 
-    // A Parquet or Arrow file is never read as text.
+    // A Parquet or Arrow file is never read as text: a Parquet file not named *.parquet and an
+    // Arrow file are refused by name; a damaged *.parquet is a rejection (or the error with
+    // --on-error fail) naming it, or refused by name where Parquet is not compiled in.
     void columnarFilesAreRefusedByName() {
         fs::create_directories(path("col"));
-        writeFile(path("col/data.parquet"), std::string("PAR1\x15\x04\x15\x80\n", 9) + "PAR1");
+        const std::string damagedParquet = std::string("PAR1\x15\x04\x15\x80\n", 9) + "PAR1";
+        writeFile(path("col/data.parquet"), damagedParquet);
+        writeFile(path("col/data.bin"), damagedParquet);
         writeFile(path("col/data.arrow"), std::string("ARROW1\0\0\xff\xff\xff\xff", 12));
-        for (const char* file : {"col/data.parquet", "col/data.arrow"}) {
+        for (const char* file : {"col/data.bin", "col/data.arrow"}) {
             for (const char* onError : {"skip", "fail"}) {
                 const Result r =
                     runCli({QStringLiteral("run"), q(path(file)), q(path("corpus.jsonl")),
@@ -207,9 +211,13 @@ class TestUserFilesInputs : public CorpusFixture {
             }
         }
         const Result r = runCli({QStringLiteral("run"), q(path("col/data.parquet")),
-                                 QStringLiteral("-p"), q(path("col/p.ndw")), QStringLiteral("-q")},
+                                 QStringLiteral("-p"), q(path("col/p.ndw")), QStringLiteral("-q"),
+                                 QStringLiteral("--on-error"), QStringLiteral("fail")},
                                 dir_);
-        QVERIFY2(r.err.contains(QStringLiteral("Parquet")), qPrintable(r.err));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("Parquet")) &&
+                     r.err.contains(q(path("col/data.parquet"))),
+                 qPrintable(r.err));
     }
 
     // Item 9: failing to write the (optional) signature cache, as on a full disk, failed the

@@ -205,6 +205,7 @@ void ExportDialog::runExport() {
                     Qt::QueuedConnection);
             };
             try {
+                o.reader = dataset.reader;
                 exportRun(run, dataset.files, docs, o);
             } catch (const ExportCancelled&) {
                 return QString();  // empty: cancelled

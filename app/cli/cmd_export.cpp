@@ -99,6 +99,7 @@ Command addExportCommand(CLI::App& app) {
         all.cancel = &gExportCancel;
         try {
             if (opt->outputs.any()) {
+                all.reader = dataset.reader;
                 exportRun(run, dataset.files, docs, all);
                 fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId, run.counts.kept,
                            run.counts.removed);

@@ -7,6 +7,7 @@
 #include "backend_factory.h"
 #include "commands.h"
 #include "mpi_job.h"
+#include "parquet_file.h"
 
 namespace neardup::cli {
 
@@ -36,6 +37,8 @@ Command addInfoCommand(CLI::App& app) {
         fmt::print("cuda backend: {}\n", gpus.compiledIn ? "compiled in" : "not compiled in");
         fmt::print("gpus: {}\n", gpus.status);
         fmt::print("mpi: {}\n", mpi::describeSupport());
+        fmt::print("parquet input: {}\n",
+                   columnar::parquetCompiledIn() ? "compiled in" : "not compiled in");
         for (const GpuDevice& d : gpus.devices)
             fmt::print("  [{}] {}, {:.1f} GiB ({:.1f} GiB free), compute capability {}.{}\n",
                        d.index, d.name, static_cast<double>(d.totalMemory) / (1u << 30),

@@ -30,7 +30,8 @@ const char* toString(InputFile::Compression c);
 
 struct DocumentTable {
     // Where each document's input line lives: file index, 1-based line number, byte offset of
-    // the line in the (decompressed) file and its length without the line terminator.
+    // the line in the (decompressed) file and its length without the line terminator. For a
+    // Parquet input: file index, 1-based row of the file, row group, and row within the group.
     std::vector<uint32_t> file;
     std::vector<uint64_t> line;
     std::vector<uint64_t> offset;

@@ -8,15 +8,18 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <system_error>
 
 #include "jsonl_reader.h"
+#include "parquet_rows.h"
 
 namespace neardup {
 
@@ -182,8 +185,10 @@ void ParsedChunk::clear() {
 }
 
 struct ChunkParser::Impl {
-    std::vector<std::string> paths;           // of the input files
-    std::vector<std::string> defaultIdPaths;  // the same, as default ids show them
+    std::vector<std::string> paths;  // of the input files
+    std::vector<uint64_t> sizes;     // and their sizes (Parquet footers are at the end)
+    std::unique_ptr<columnar::ParquetRowReader> parquet;  // made for the first Parquet chunk
+    std::vector<std::string> defaultIdPaths;              // the same, as default ids show them
     ReaderOptions options;
     std::vector<std::string> textPath, idPath, keepPath;
     simdjson::dom::parser parser;
@@ -193,6 +198,7 @@ struct ChunkParser::Impl {
     Impl(const std::vector<InputFile>& files, ReaderOptions o) : options(std::move(o)) {
         for (const InputFile& f : files) {
             paths.push_back(f.path);
+            sizes.push_back(f.size);
             // Default ids are lines of id lists: control characters of a file name become '?'.
             std::string name = f.path;
             for (char& c : name)
@@ -361,6 +367,32 @@ struct ChunkParser::Impl {
         out.docs.push_back(doc);
     }
 
+    // A Parquet row group: its rows decoded from the chunk's bytes (and the file's footer). A
+    // group that cannot be decoded rejects each of its rows as corrupt_input.
+    void parseRowGroup(const LineChunk& chunk, ParsedChunk& out) {
+        out.lines = chunk.rows;
+        if (chunk.rows == 0) return;
+        if (!parquet)
+            parquet = std::make_unique<columnar::ParquetRowReader>(
+                options.textField, options.idField, options.keepField);
+        try {
+            const columnar::RowGroupColumns& columns =
+                parquet->read(paths.at(chunk.file), sizes.at(chunk.file), chunk.rowGroup,
+                              chunk.data, chunk.baseOffset);
+            appendParquetRows(columns, 0, std::min(columns.rows, chunk.rows), chunk.rowGroup,
+                              chunk.firstLine, options, defaultIdPaths.at(chunk.file), out);
+            for (uint64_t row = columns.rows; row < chunk.rows; ++row)
+                reject(out, RejectReason::CorruptInput, chunk.firstLine + row,
+                       "row group " + std::to_string(chunk.rowGroup) + " has fewer rows now");
+        } catch (const std::exception& e) {
+            out.docs.clear();
+            out.arena.clear();
+            out.rejections.clear();
+            for (uint64_t row = 0; row < chunk.rows; ++row)
+                reject(out, RejectReason::CorruptInput, chunk.firstLine + row, e.what());
+        }
+    }
+
     template <typename Int>
     static void appendNumber(std::string& s, Int v) {
         char digits[24];
@@ -381,6 +413,10 @@ void ChunkParser::parse(const LineChunk& chunk, ParsedChunk& out) {
     if (!chunk.failure.empty()) {
         out.lines = 1;
         Impl::reject(out, chunk.failureReason, chunk.firstLine, chunk.failure);
+        return;
+    }
+    if (chunk.parquet) {
+        impl_->parseRowGroup(chunk, out);
         return;
     }
     const char* base = chunk.data.data();

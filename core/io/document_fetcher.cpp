@@ -3,19 +3,72 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "input_pin.h"
 #include "jsonl_reader.h"
+#include "parquet_rows.h"
 #include "shingles.h"
 
 namespace neardup {
 
 struct DocumentFetcher::Impl {
-    Impl(std::vector<InputFile> f, const ReaderOptions& reader)
-        : files(std::move(f)), ranges(files), parser(files, reader) {}
+    Impl(std::vector<InputFile> f, const ReaderOptions& r)
+        : files(std::move(f)), reader(r), ranges(files), parser(files, reader) {}
     std::vector<InputFile> files;
+    ReaderOptions reader;
     RangeReader ranges;
     ChunkParser parser;
     LineChunk chunk;
     ParsedChunk parsed;
+    // Parquet inputs: rows are read by (row group, row); the reader keeps the last row group
+    // decoded, so the documents of one group (in input order) cost one decoding.
+    std::unique_ptr<columnar::ParquetRowReader> rows;
+    std::vector<uint8_t> pinChecked;  // per Parquet file: its pin was checked (input_pin.h)
+
+    FetchedDocument fetchRow(const DocumentLocation& where) {
+        FetchedDocument out;
+        const InputFile& f = files[where.file];
+        try {
+            if (pinChecked.empty()) pinChecked.assign(files.size(), 0);
+            if (!pinChecked[where.file]) {
+                if (const std::string problem = pinProblem(f); !problem.empty())
+                    throw InputError(problem);
+                pinChecked[where.file] = 1;
+            }
+            if (!rows)
+                rows = std::make_unique<columnar::ParquetRowReader>(
+                    reader.textField, reader.idField, reader.keepField);
+            if (where.offset > UINT32_MAX) throw InputError("no such row group");
+            const columnar::RowGroupColumns& columns =
+                rows->read(f.path, f.size, static_cast<uint32_t>(where.offset));
+            if (where.length >= columns.rows)
+                throw InputError("row group " + std::to_string(where.offset) + " of '" + f.path +
+                                 "' has no row " + std::to_string(where.length) +
+                                 " (changed since it was read?)");
+            parsed.clear();
+            parsed.file = where.file;
+            std::string defaultIdPath = f.path;
+            for (char& c : defaultIdPath)
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+            appendParquetRows(columns, where.length, 1, static_cast<uint32_t>(where.offset),
+                              where.line - where.length, reader, defaultIdPath, parsed);
+            if (parsed.docs.empty()) {
+                out.error = std::string("the row is rejected now: ") +
+                            toString(parsed.rejections.front().reason) + " " +
+                            parsed.rejections.front().detail;
+                return out;
+            }
+            const ParsedDocument& d = parsed.docs.front();
+            out.id.assign(parsed.id(d));
+            out.text.assign(parsed.text(d));
+            const bool numericId = columns.id.kind == columnar::ColumnValues::Kind::Integers &&
+                                   columns.id.valid[where.length];
+            out.line = parquetRowJson(reader, out.id, numericId, out.text);
+            out.ok = true;
+        } catch (const std::exception& e) {
+            out.error = e.what();
+        }
+        return out;
+    }
 };
 
 DocumentFetcher::DocumentFetcher(std::vector<InputFile> files, ReaderOptions reader)
@@ -30,6 +83,7 @@ FetchedDocument DocumentFetcher::fetch(const DocumentLocation& where) {
         out.error = "file index " + std::to_string(where.file) + " is not in the dataset";
         return out;
     }
+    if (columnar::isParquetName(s.files[where.file].path)) return s.fetchRow(where);
     try {
         s.ranges.read(where.file, where.offset, where.length, out.line);
     } catch (const std::exception& e) {

@@ -15,6 +15,8 @@
 
 namespace neardup {
 
+// For a Parquet input: line is the 1-based row of the file, offset the row group and length the
+// row within it (document_table.h).
 struct DocumentLocation {
     uint32_t file = 0;    // index into the dataset's files
     uint64_t line = 0;    // 1-based line number
@@ -26,12 +28,13 @@ struct FetchedDocument {
     bool ok = false;
     std::string id;
     std::string text;   // unescaped text field
-    std::string line;   // the input line, byte for byte
+    std::string line;   // the input line, byte for byte (a Parquet row: its id and text as JSON)
     std::string error;  // why ok is false: unreadable file, changed file, rejected line
 };
 
 // Not thread-safe: one fetcher per thread. Plain files are read with pread, so requests may
 // come in any order; compressed files are streamed forward and reopened for a backward jump.
+// A Parquet row group is decoded once for the requests of its rows that follow each other.
 class DocumentFetcher {
   public:
     DocumentFetcher(std::vector<InputFile> files, ReaderOptions reader);

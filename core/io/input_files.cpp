@@ -14,6 +14,7 @@
 
 #include "byte_stream.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 
 namespace neardup {
 
@@ -37,8 +38,10 @@ bool endsWith(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Names taken from directories: *.jsonl, *.ndjson, *.json, optionally + .gz/.zst (any case).
+// Names taken from directories: *.jsonl, *.ndjson, *.json, optionally + .gz/.zst, and *.parquet
+// (any case).
 bool isInputName(std::string name) {
+    if (columnar::isParquetName(name)) return true;
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     std::string_view n = name;
@@ -78,9 +81,19 @@ InputFile describe(const std::string& path) {
         have += static_cast<std::size_t>(got);
     }
     ::close(fd);
+    // A Parquet file by name is read as Parquet, in a build that can.
+    const bool parquetMagic = have >= 4 && std::memcmp(magic, "PAR1", 4) == 0;
+    if (columnar::isParquetName(path)) {
+        if (!columnar::parquetCompiledIn())
+            throw UnsupportedInputError(columnar::notCompiledInMessage(path));
+        if (!parquetMagic)
+            throw InputError("cannot read '" + path +
+                             "': named .parquet but it is not a Parquet file (no PAR1 magic)");
+    }
     // Columnar files are binary: read as text they would become thousands of rejected lines.
     const char* format = nullptr;
-    if (have >= 4 && std::memcmp(magic, "PAR1", 4) == 0) format = "a Parquet file";
+    if (parquetMagic && !columnar::isParquetName(path))
+        format = "a Parquet file (name it *.parquet to read it as Parquet)";
     if (have >= 6 && std::memcmp(magic, "ARROW1", 6) == 0) format = "an Arrow IPC file";
     if (have >= 4 && std::memcmp(magic, "\xff\xff\xff\xff", 4) == 0) format = "an Arrow IPC stream";
     if (format)
@@ -221,7 +234,7 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
             if (found.empty()) {
                 throw InputError(
                     "no input files (*.jsonl, *.ndjson, *.json, optionally .gz or "
-                    ".zst) in directory '" +
+                    ".zst, or *.parquet) in directory '" +
                     input + "'");
             }
             for (const Found& f : found)

@@ -33,8 +33,10 @@ class UnsupportedInputError : public InputError {
 };
 
 // Files given directly are taken whatever their name; directories are walked recursively,
-// taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, in sorted path
-// order. Compression is detected from the magic bytes. Throws InputError.
+// taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, and *.parquet, in
+// sorted path order. Compression is detected from the magic bytes; a name ending in .parquet is
+// read as Parquet (parquet_rows.h), refused by name in a build without Parquet support.
+// Throws InputError.
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs);
 // As above, but an input that exists and cannot be read is not passed over in silence: a file
 // without read permission, an unreadable subdirectory, a dangling symlink or a symlink loop with
@@ -81,6 +83,11 @@ struct LineChunk {
     // A line_too_long chunk: `dropped` is the line's bytes with its '\n', streamed past;
     // this is their part of the file's fingerprint (input_pin.h).
     uint64_t droppedFingerprint = 0;
+    // A Parquet row group instead of lines (parquet_rows.h): `data` holds the bytes of the file
+    // the group owns, from baseOffset; its `rows` rows are numbered from firstLine.
+    bool parquet = false;
+    uint32_t rowGroup = 0;
+    uint64_t rows = 0;
 };
 
 class LineChunkSource {
@@ -114,6 +121,8 @@ class LineChunkSource {
 };
 
 struct ParsedDocument {
+    // Parquet rows: line is the 1-based row of the file, offset its row group and length its
+    // row within the group.
     uint64_t line = 0;
     uint64_t offset = 0;  // of the line's first byte (after a BOM)
     uint32_t length = 0;  // line bytes before '\n' (a '\r' before it is included)

@@ -9,6 +9,7 @@
 #include "byte_stream.h"
 #include "input_pin.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 
 namespace neardup {
 
@@ -57,6 +58,88 @@ struct LineChunkSource::Impl {
     RejectReason damageReason = RejectReason::CorruptInput;
     // startAt(): where the first file opened starts.
     uint64_t startOffset = 0, startLine = 1;
+    // The current file is Parquet: its row groups, delivered one per chunk, and the next one.
+    bool parquet = false;
+    std::vector<columnar::RowGroupSpan> spans;
+    std::size_t nextSpan = 0;
+
+    // Opens the current file as Parquet: its row groups from the footer, then the stream that
+    // reads their spans in order (from the checkpoint's row group when resuming).
+    void openParquet() {
+        const InputFile& f = files[current];
+        try {
+            spans = columnar::parquetRowGroups(f.path, f.size);
+        } catch (const columnar::ColumnarError& e) {
+            throw InputError(e.what());
+        }
+        nextSpan = 0;
+        stream.open(f);
+        uint64_t skip = 0;
+        if (startOffset > 0) {
+            while (nextSpan < spans.size() && spans[nextSpan].end <= startOffset)
+                ++nextSpan;
+            skip = nextSpan < spans.size() ? spans[nextSpan].begin : spans.back().end;
+            if (skip != startOffset)
+                throw InputError("input '" + f.path +
+                                 "' changed since it was read: no row group ends at byte " +
+                                 std::to_string(startOffset));
+            startOffset = 0;
+        }
+        std::string buffer(std::min<uint64_t>(skip, uint64_t{1} << 20), '\0');
+        for (uint64_t left = skip; left > 0;) {
+            const std::size_t got = stream.read(
+                buffer.data(), static_cast<std::size_t>(std::min<uint64_t>(left, buffer.size())));
+            if (got == 0)
+                throw InputError("input '" + f.path + "' is shorter than when it was read");
+            left -= got;
+        }
+        offset = skip;
+    }
+
+    // The next row group of the current Parquet file, its span's bytes read whole; false (and
+    // the stream closed) after the last.
+    bool nextRowGroup(LineChunk& chunk) {
+        if (nextSpan >= spans.size()) {
+            stream.close();
+            return false;
+        }
+        const columnar::RowGroupSpan& span = spans[nextSpan];
+        const auto want = static_cast<std::size_t>(span.end - span.begin);
+        chunk.data.clear();
+        if (chunk.data.capacity() < want + kPadding) chunk.data.reserve(want + kPadding);
+        chunk.data.resize(want);
+        std::size_t have = 0;
+        try {
+            while (have < want) {
+                const std::size_t got = stream.read(chunk.data.data() + have, want - have);
+                if (got == 0)
+                    throw InputError("input '" + files[current].path +
+                                     "' ends before its row group " + std::to_string(nextSpan));
+                have += got;
+            }
+        } catch (const InputError& e) {
+            if (onError == OnError::Fail) throw;
+            pending.clear();
+            deliverFailure(chunk, e.what(), RejectReason::UnreadableFile, span.firstRow + 1);
+            chunk.failure += " (its rows from here on are not read)";
+            return true;
+        }
+        chunk.failure.clear();
+        chunk.dropped = 0;
+        chunk.droppedFingerprint = 0;
+        chunk.file = current;
+        chunk.firstLine = span.firstRow + 1;
+        chunk.baseOffset = span.begin;
+        chunk.fileStart = span.begin == 0;
+        chunk.parquet = true;
+        chunk.rowGroup = static_cast<uint32_t>(nextSpan);
+        chunk.rows = span.rows;
+        offset = span.end;
+        line = span.firstRow + span.rows + 1;
+        delivered.fetch_add(want, std::memory_order_relaxed);
+        ++nextSpan;
+        return true;
+    }
 
     // Appends up to `want` more bytes of the current file to `pending`, keeping the padding that
     // ChunkParser relies on allocated behind them.
@@ -181,7 +264,14 @@ LineChunkSource::~LineChunkSource() = default;
 
 bool LineChunkSource::next(LineChunk& chunk) {
     Impl& s = *impl_;
+    chunk.parquet = false;
+    chunk.rowGroup = 0;
+    chunk.rows = 0;
     for (;;) {
+        if (s.parquet && s.stream.isOpen()) {
+            if (s.nextRowGroup(chunk)) return true;
+            continue;
+        }
         if (!s.stream.isOpen()) {
             if (s.nextFile >= s.files.size()) {
                 chunk.data.clear();
@@ -193,7 +283,12 @@ bool LineChunkSource::next(LineChunk& chunk) {
             s.damage.clear();
             s.offset = 0;
             s.line = 1;
+            s.parquet = columnar::isParquetName(s.files[s.current].path);
             try {
+                if (s.parquet) {
+                    s.openParquet();
+                    continue;
+                }
                 s.stream.open(s.files[s.current]);
             } catch (const InputError& e) {
                 if (s.onError == OnError::Fail) throw;

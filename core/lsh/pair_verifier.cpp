@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
+#include "document_fetcher.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 #include "shingles.h"
 
 namespace neardup {
@@ -48,12 +51,26 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
     // Document order is file order then offset order, so `involved` is already sorted by both
     // and compressed inputs are streamed forward once. Lines are read sequentially, then
     // parsed, normalized and shingled in parallel.
+    // Parquet rows come back as their text (a row group decoded once for all its rows).
     std::vector<std::string> lines(involved.size());
+    std::vector<uint8_t> isText(involved.size(), 0);
     {
         RangeReader reader(files);
+        std::unique_ptr<DocumentFetcher> rows;
         for (std::size_t i = 0; i < involved.size(); ++i) {
             if (i % 4096 == 0) checkCancel();
             const uint32_t d = involved[i];
+            if (columnar::isParquetName(files[docs.file[d]].path)) {
+                if (!rows) rows = std::make_unique<DocumentFetcher>(files, params.reader);
+                FetchedDocument row = rows->fetch(docs, d);
+                if (!row.ok)
+                    throw std::runtime_error("cannot verify: row " + std::to_string(docs.line[d]) +
+                                             " of '" + files[docs.file[d]].path +
+                                             "': " + row.error);
+                lines[i] = std::move(row.text);
+                isText[i] = 1;
+                continue;
+            }
             reader.read(docs.file[d], docs.offset[d], docs.length[d], lines[i]);
         }
     }
@@ -74,6 +91,12 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
         tbb::parallel_for(std::size_t{0}, involved.size(), [&](std::size_t i) {
             Worker& w = workers.local();
             const uint32_t d = involved[i];
+            if (isText[i]) {
+                toSymbols(params.signature.shingle, w.normalizer.run(lines[i]), w.symbols);
+                shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, sets[i]);
+                std::string().swap(lines[i]);
+                return;
+            }
             w.chunk.file = docs.file[d];
             w.chunk.firstLine = docs.line[d];
             w.chunk.baseOffset = docs.offset[d];

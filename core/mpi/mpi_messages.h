@@ -109,9 +109,9 @@ void fields(auto& v, Is<InputFile> auto& f) {
 }
 
 void fields(auto& v, Is<LineChunk> auto& c) {
-    static_assert(memberCount<LineChunk>() == 9, "a member was added: list it here");
+    static_assert(memberCount<LineChunk>() == 12, "a member was added: list it here");
     v(c.file, c.firstLine, c.baseOffset, c.data, c.fileStart, c.failure, c.failureReason, c.dropped,
-      c.droppedFingerprint);
+      c.droppedFingerprint, c.parquet, c.rowGroup, c.rows);
 }
 
 void fields(auto& v, Is<Rejection> auto& r) {

@@ -16,10 +16,12 @@
 
 #include "atomic_file.h"
 #include "clustering.h"
+#include "document_fetcher.h"
 #include "input_pin.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
 #include "output_check.h"
+#include "parquet_file.h"
 
 namespace neardup {
 
@@ -131,9 +133,11 @@ class ChunkReadAhead {
     std::thread thread_;
 };
 
-// Copies the kept documents' lines by streaming each input once, in order.
+// Copies the kept documents' lines by streaming each input once, in order; a Parquet input's
+// kept rows become JSON lines of their id and text (each row group decoded once).
 void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
-                const DocumentTable& docs, AtomicFile& out, Ticker& ticker, bool readAhead) {
+                const DocumentTable& docs, AtomicFile& out, Ticker& ticker, bool readAhead,
+                const ReaderOptions& reader) {
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();
     auto skipRemoved = [&] {
@@ -151,10 +155,21 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
     // is missing after it is caught below as a short input.
     // No kept line is longer than the longest document: longer lines (rejected as too long
     // when read) are streamed past, never held in memory.
+    // The line source reads the JSON Lines inputs only; its file indices map to the dataset's.
+    std::vector<InputFile> textFiles;
+    std::vector<uint32_t> datasetIndex;
+    std::vector<uint8_t> parquet(files.size(), 0);
+    for (uint32_t f = 0; f < files.size(); ++f) {
+        parquet[f] = columnar::isParquetName(files[f].path) ? 1 : 0;
+        if (parquet[f]) continue;
+        textFiles.push_back(files[f]);
+        datasetIndex.push_back(f);
+    }
     uint32_t longest = 0;
-    for (const uint32_t length : docs.length)
-        longest = std::max(longest, length);
-    LineChunkSource source(files, std::size_t{4} << 20, OnError::Skip, uint64_t{longest} + 1);
+    for (std::size_t i = 0; i < n; ++i)
+        if (!parquet[docs.file[i]]) longest = std::max(longest, docs.length[i]);
+    LineChunkSource source(textFiles, std::size_t{4} << 20, OnError::Skip, uint64_t{longest} + 1);
+    std::unique_ptr<DocumentFetcher> rows;
     std::optional<ChunkReadAhead> ahead;
     if (readAhead) ahead.emplace(source);
     LineChunk own;
@@ -163,11 +178,25 @@ void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
         return source.next(own) ? &own : nullptr;
     };
     while (next < n) {
+        if (parquet[docs.file[next]]) {
+            if (!rows) rows = std::make_unique<DocumentFetcher>(files, reader);
+            const FetchedDocument row = rows->fetch(docs, next);
+            if (!row.ok)
+                throw std::runtime_error("cannot export row " + std::to_string(docs.line[next]) +
+                                         " of '" + files[docs.file[next]].path + "': " + row.error);
+            out.write(row.line);
+            out.write("\n");
+            ++next;
+            ticker.advance(1);
+            skipRemoved();
+            continue;
+        }
         const LineChunk* current = nextChunk();
         if (!current) break;
         const LineChunk& chunk = *current;
+        const uint32_t chunkFile = datasetIndex[chunk.file];
         const uint64_t end = chunk.baseOffset + chunk.data.size();
-        while (next < n && docs.file[next] == chunk.file && docs.offset[next] < end) {
+        while (next < n && docs.file[next] == chunkFile && docs.offset[next] < end) {
             const uint64_t at = docs.offset[next] - chunk.baseOffset;
             out.write(std::string_view(chunk.data).substr(at, docs.length[next]));
             out.write("\n");
@@ -215,7 +244,8 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         return *written.back();
     };
     if (!options.jsonl.empty())
-        writeJsonl(run, files, docs, open(options.jsonl), ticker, options.readAhead);
+        writeJsonl(run, files, docs, open(options.jsonl), ticker, options.readAhead,
+                   options.reader);
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
         if (path.empty()) continue;

@@ -33,6 +33,9 @@ struct ExportOptions {
     // Read the inputs ahead on a second thread while writing the deduplicated JSONL (for
     // callers that may use two threads).
     bool readAhead = false;
+    // The dataset's reader options: a Parquet input's kept rows are written as JSON lines of
+    // their id and text under these field names (parquet_rows.h).
+    ReaderOptions reader;
     // The project the run belongs to: no output may be it, its -journal/-wal/-shm file or
     // lie in its sidecar folder (core/output/output_check.h). Empty: not checked.
     std::string project;

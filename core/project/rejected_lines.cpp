@@ -13,6 +13,7 @@
 
 #include "atomic_file.h"
 #include "json_text.h"
+#include "parquet_file.h"
 
 namespace neardup::rejected_lines {
 
@@ -141,7 +142,9 @@ ExportCounts exportJsonl(const DatasetRecord& dataset, const std::vector<Rejecte
             }
             break;
         }
-        if (r.line > 0 && !isLeftover(reason) && r.file < files.size() && readable[r.file]) {
+        // A Parquet row has no raw line: the detail says what was wrong with it.
+        if (r.line > 0 && !isLeftover(reason) && r.file < files.size() && readable[r.file] &&
+            !columnar::isParquetName(files[r.file].path)) {
             if (sourceFile != r.file) {
                 source = std::make_unique<LineChunkSource>(std::vector<InputFile>{files[r.file]},
                                                            std::size_t{4} << 20, OnError::Skip);

@@ -43,6 +43,7 @@ void ExportPhase::run() {
     outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
     outputs.readAhead = run.threads >= 2;
     outputs.project = s_.store.path();
+    outputs.reader = s_.params.reader;
     if (outputs.any()) {
         s_.report.started("export");
         const auto t0 = SteadyClock::now();

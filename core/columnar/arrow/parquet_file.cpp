@@ -1,0 +1,442 @@
+// core/columnar with Apache Arrow: a Parquet file's row groups and the decoding of the text, id
+// and keep columns of one row group. The one translation unit that includes Arrow.
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "parquet_file.h"
+
+namespace neardup::columnar {
+
+namespace {
+
+// The system allocator, not the jemalloc or mimalloc the wheel's default pool may use: decoded
+// row groups are short-lived, and one allocator in the process keeps sanitizers and memory
+// accounting simple.
+arrow::MemoryPool* pool() {
+    return arrow::system_memory_pool();
+}
+
+parquet::ReaderProperties pageProperties() {
+    return parquet::ReaderProperties(pool());
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+    throw ColumnarError("cannot read Parquet file '" + path + "': " + why);
+}
+
+template <typename T>
+T orFail(arrow::Result<T> result, const std::string& path) {
+    if (!result.ok()) fail(path, result.status().ToString());
+    return std::move(result).ValueUnsafe();
+}
+
+// The file, with a window of its bytes already in memory: reads inside the window are served
+// from it (the reading pipeline has read the row group's span once, for the pin's fingerprint
+// too), the others (the footer, a column outside the span) from the file.
+class WindowedFile : public arrow::io::RandomAccessFile {
+  public:
+    WindowedFile(std::shared_ptr<arrow::io::ReadableFile> file, int64_t size)
+        : file_(std::move(file)), size_(size) {}
+
+    void setWindow(std::string_view bytes, int64_t offset) {
+        window_ = bytes;
+        windowOffset_ = offset;
+    }
+
+    arrow::Status Close() override { return file_->Close(); }
+    bool closed() const override { return file_->closed(); }
+    arrow::Result<int64_t> Tell() const override { return position_; }
+    arrow::Status Seek(int64_t position) override {
+        position_ = position;
+        return arrow::Status::OK();
+    }
+    arrow::Result<int64_t> GetSize() override { return size_; }
+
+    arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+        ARROW_ASSIGN_OR_RAISE(const int64_t got, ReadAt(position_, nbytes, out));
+        position_ += got;
+        return got;
+    }
+    arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+        ARROW_ASSIGN_OR_RAISE(auto buffer, ReadAt(position_, nbytes));
+        position_ += buffer->size();
+        return buffer;
+    }
+
+    arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, bool allowShort,
+                                  void* out) override {
+        if (inWindow(position, nbytes)) {
+            std::memcpy(out, window_.data() + (position - windowOffset_),
+                        static_cast<std::size_t>(nbytes));
+            return nbytes;
+        }
+        return file_->ReadAt(position, nbytes, allowShort, out);
+    }
+    arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+        return ReadAt(position, nbytes, true, out);
+    }
+    arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes,
+                                                         bool allowShort) override {
+        if (inWindow(position, nbytes)) {
+            // A copy: the decoded arrays may outlive the window.
+            ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> buffer,
+                                  arrow::AllocateBuffer(nbytes, pool()));
+            std::memcpy(buffer->mutable_data(), window_.data() + (position - windowOffset_),
+                        static_cast<std::size_t>(nbytes));
+            return buffer;
+        }
+        return file_->ReadAt(position, nbytes, allowShort);
+    }
+    arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position,
+                                                         int64_t nbytes) override {
+        return ReadAt(position, nbytes, true);
+    }
+
+  private:
+    bool inWindow(int64_t position, int64_t nbytes) const {
+        const auto size = static_cast<int64_t>(window_.size());
+        return !window_.empty() && position >= windowOffset_ && nbytes >= 0 &&
+               position - windowOffset_ <= size - nbytes;
+    }
+
+    std::shared_ptr<arrow::io::ReadableFile> file_;
+    int64_t size_ = 0;
+    int64_t position_ = 0;
+    std::string_view window_;
+    int64_t windowOffset_ = 0;
+};
+
+std::vector<std::string> splitPath(const std::string& dotted) {
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    for (;;) {
+        const std::size_t dot = dotted.find('.', begin);
+        parts.push_back(dotted.substr(begin, dot - begin));
+        if (dot == std::string::npos) break;
+        begin = dot + 1;
+    }
+    return parts;
+}
+
+// The Arrow type of the field at a dotted path (struct fields), or null when there is none.
+std::shared_ptr<arrow::DataType> typeAt(const arrow::Schema& schema,
+                                        const std::vector<std::string>& path) {
+    std::shared_ptr<arrow::Field> field = schema.GetFieldByName(path.front());
+    for (std::size_t i = 1; field && i < path.size(); ++i) {
+        if (field->type()->id() != arrow::Type::STRUCT) return nullptr;
+        field = static_cast<const arrow::StructType&>(*field->type()).GetFieldByName(path[i]);
+    }
+    return field ? field->type() : nullptr;
+}
+
+ColumnValues::Kind kindOf(const arrow::DataType& type) {
+    using K = ColumnValues::Kind;
+    switch (type.id()) {
+        case arrow::Type::STRING:
+        case arrow::Type::LARGE_STRING:
+        case arrow::Type::STRING_VIEW:
+            return K::Strings;
+        case arrow::Type::DICTIONARY: {
+            const auto& dict = static_cast<const arrow::DictionaryType&>(type);
+            return kindOf(*dict.value_type()) == K::Strings ? K::Strings : K::Other;
+        }
+        case arrow::Type::INT8:
+        case arrow::Type::INT16:
+        case arrow::Type::INT32:
+        case arrow::Type::INT64:
+        case arrow::Type::UINT8:
+        case arrow::Type::UINT16:
+        case arrow::Type::UINT32:
+        case arrow::Type::UINT64:
+            return K::Integers;
+        case arrow::Type::FLOAT:
+        case arrow::Type::DOUBLE:
+            return K::Floats;
+        default:
+            return K::Other;
+    }
+}
+
+// The string at `i` of a string-like array (not null).
+std::string_view stringAt(const arrow::Array& array, int64_t i) {
+    switch (array.type_id()) {
+        case arrow::Type::STRING:
+            return static_cast<const arrow::StringArray&>(array).GetView(i);
+        case arrow::Type::LARGE_STRING:
+            return static_cast<const arrow::LargeStringArray&>(array).GetView(i);
+        case arrow::Type::STRING_VIEW:
+            return static_cast<const arrow::StringViewArray&>(array).GetView(i);
+        case arrow::Type::DICTIONARY: {
+            const auto& dict = static_cast<const arrow::DictionaryArray&>(array);
+            return stringAt(*dict.dictionary(), dict.GetValueIndex(i));
+        }
+        default:
+            return {};
+    }
+}
+
+template <typename ArrayType>
+void appendIntegers(const arrow::Array& array, ColumnValues& out, std::string& digits) {
+    const auto& a = static_cast<const ArrayType&>(array);
+    for (int64_t i = 0; i < a.length(); ++i) {
+        const auto value = a.Value(i);
+        char* begin = digits.data() + digits.size();
+        digits.resize(digits.size() + 24);  // capacity reserved: views stay valid
+        const auto end = std::to_chars(begin, digits.data() + digits.size(), value).ptr;
+        digits.resize(static_cast<std::size_t>(end - digits.data()));
+        out.text.emplace_back(begin, static_cast<std::size_t>(end - begin));
+        out.numbers.push_back(static_cast<double>(value));
+    }
+}
+
+void appendIntegerArray(const arrow::Array& array, ColumnValues& out, std::string& digits) {
+    switch (array.type_id()) {
+        case arrow::Type::INT8:
+            return appendIntegers<arrow::Int8Array>(array, out, digits);
+        case arrow::Type::INT16:
+            return appendIntegers<arrow::Int16Array>(array, out, digits);
+        case arrow::Type::INT32:
+            return appendIntegers<arrow::Int32Array>(array, out, digits);
+        case arrow::Type::INT64:
+            return appendIntegers<arrow::Int64Array>(array, out, digits);
+        case arrow::Type::UINT8:
+            return appendIntegers<arrow::UInt8Array>(array, out, digits);
+        case arrow::Type::UINT16:
+            return appendIntegers<arrow::UInt16Array>(array, out, digits);
+        case arrow::Type::UINT32:
+            return appendIntegers<arrow::UInt32Array>(array, out, digits);
+        case arrow::Type::UINT64:
+            return appendIntegers<arrow::UInt64Array>(array, out, digits);
+        default:
+            return;
+    }
+}
+
+// One column of the decoded table, by dotted path, into `out` (whose kind and type are set).
+void extractColumn(const arrow::Table& table, const std::vector<std::string>& path,
+                   ColumnValues& out, std::string& digits) {
+    const std::shared_ptr<arrow::ChunkedArray> column = table.GetColumnByName(path.front());
+    if (!column) return;
+    for (const std::shared_ptr<arrow::Array>& chunk : column->chunks()) {
+        std::shared_ptr<arrow::Array> array = chunk;
+        for (std::size_t p = 1; p < path.size() && array; ++p) {
+            const auto& parent = static_cast<const arrow::StructArray&>(*array);
+            const int index = parent.struct_type()->GetFieldIndex(path[p]);
+            // The flattened child is null where the struct itself is.
+            array = index < 0 ? nullptr : parent.GetFlattenedField(index).ValueOr(nullptr);
+        }
+        if (!array) return;
+        const int64_t n = array->length();
+        for (int64_t i = 0; i < n; ++i)
+            out.valid.push_back(array->IsValid(i) ? 1 : 0);
+        switch (out.kind) {
+            case ColumnValues::Kind::Strings:
+                for (int64_t i = 0; i < n; ++i)
+                    out.text.push_back(array->IsValid(i) ? stringAt(*array, i)
+                                                         : std::string_view());
+                break;
+            case ColumnValues::Kind::Integers:
+                appendIntegerArray(*array, out, digits);
+                break;
+            case ColumnValues::Kind::Floats:
+                for (int64_t i = 0; i < n; ++i)
+                    out.numbers.push_back(
+                        array->type_id() == arrow::Type::FLOAT
+                            ? static_cast<double>(
+                                  static_cast<const arrow::FloatArray&>(*array).Value(i))
+                            : static_cast<const arrow::DoubleArray&>(*array).Value(i));
+                break;
+            default:
+                break;
+        }
+    }
+}
+
+}  // namespace
+
+bool parquetCompiledIn() {
+    return true;
+}
+
+std::vector<RowGroupSpan> parquetRowGroups(const std::string& path, uint64_t fileSize) {
+    std::shared_ptr<parquet::FileMetaData> meta;
+    try {
+        meta = parquet::ParquetFileReader::OpenFile(path, false, pageProperties())->metadata();
+    } catch (const std::exception& e) {
+        fail(path, e.what());
+    }
+    std::vector<RowGroupSpan> spans;
+    uint64_t row = 0, owned = 0;
+    for (int g = 0; g < meta->num_row_groups(); ++g) {
+        const std::unique_ptr<parquet::RowGroupMetaData> group = meta->RowGroup(g);
+        uint64_t end = owned;
+        for (int c = 0; c < group->num_columns(); ++c) {
+            const std::unique_ptr<parquet::ColumnChunkMetaData> column = group->ColumnChunk(c);
+            int64_t start = column->data_page_offset();
+            if (column->has_dictionary_page() && column->dictionary_page_offset() > 0)
+                start = std::min(start, column->dictionary_page_offset());
+            const int64_t stop = start + column->total_compressed_size();
+            if (start >= 0 && stop > 0) end = std::max(end, static_cast<uint64_t>(stop));
+        }
+        end = std::min(end, fileSize);
+        const auto rows = static_cast<uint64_t>(std::max<int64_t>(group->num_rows(), 0));
+        spans.push_back({row, rows, owned, end});
+        row += rows;
+        owned = end;
+    }
+    if (spans.empty()) spans.push_back({0, 0, 0, fileSize});
+    spans.back().end = fileSize;  // the footer
+    return spans;
+}
+
+struct ParquetRowReader::Impl {
+    std::vector<std::string> textPath, idPath, keepPath;
+    // The open file.
+    std::string path;
+    uint64_t size = 0;
+    std::shared_ptr<WindowedFile> file;
+    std::unique_ptr<parquet::arrow::FileReader> reader;
+    std::vector<int> leaves;  // the leaf columns to read
+    ColumnValues::Kind textKind{}, idKind{}, keepKind{};
+    std::string textType, idType, keepType;
+    // The last row group decoded.
+    int64_t group = -1;
+    std::shared_ptr<arrow::Table> table;
+    std::string digits;
+    RowGroupColumns columns;
+
+    void open(const std::string& p, uint64_t fileSize) {
+        path = p;
+        size = fileSize;
+        group = -1;
+        reader.reset();
+        auto readable = orFail(arrow::io::ReadableFile::Open(p), p);
+        file = std::make_shared<WindowedFile>(std::move(readable), static_cast<int64_t>(fileSize));
+        try {
+            // Synchronous reads of the columns asked for (no pre-buffering on I/O threads): the
+            // reading pipeline's threads are the parallelism.
+            parquet::ArrowReaderProperties properties;
+            properties.set_pre_buffer(false);
+            properties.set_use_threads(false);
+            reader = orFail(
+                parquet::arrow::FileReader::Make(
+                    pool(), parquet::ParquetFileReader::Open(file, pageProperties()), properties),
+                p);
+        } catch (const ColumnarError&) {
+            throw;
+        } catch (const std::exception& e) {
+            fail(p, e.what());
+        }
+        std::shared_ptr<arrow::Schema> schema;
+        if (const arrow::Status st = reader->GetSchema(&schema); !st.ok()) fail(p, st.ToString());
+        const parquet::SchemaDescriptor& leavesSchema =
+            *reader->parquet_reader()->metadata()->schema();
+        leaves.clear();
+        auto describe = [&](const std::vector<std::string>& parts, const std::string& dotted,
+                            ColumnValues::Kind& kind, std::string& type) {
+            kind = ColumnValues::Kind::Missing;
+            type.clear();
+            if (parts.empty()) return;
+            const std::shared_ptr<arrow::DataType> t = typeAt(*schema, parts);
+            if (!t) return;
+            kind = kindOf(*t);
+            type = t->ToString();
+            const int leaf = leavesSchema.ColumnIndex(dotted);
+            if (kind == ColumnValues::Kind::Other || leaf < 0) {
+                kind = ColumnValues::Kind::Other;  // a struct, a list, a map: not read
+                return;
+            }
+            if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
+                leaves.push_back(leaf);
+        };
+        auto join = [](const std::vector<std::string>& parts) {
+            std::string s;
+            for (const std::string& part : parts)
+                s += (s.empty() ? "" : ".") + part;
+            return s;
+        };
+        describe(textPath, join(textPath), textKind, textType);
+        describe(idPath, join(idPath), idKind, idType);
+        describe(keepPath, join(keepPath), keepKind, keepType);
+        std::sort(leaves.begin(), leaves.end());
+    }
+
+    void decode(uint32_t g) {
+        const int groups = reader->num_row_groups();
+        if (static_cast<int64_t>(g) >= groups)
+            fail(path, "no row group " + std::to_string(g) + " (it has " + std::to_string(groups) +
+                           "; changed since it was read?)");
+        columns = RowGroupColumns{};
+        table.reset();
+        digits.clear();
+        columns.rows = static_cast<uint64_t>(
+            reader->parquet_reader()->metadata()->RowGroup(static_cast<int>(g))->num_rows());
+        if (!leaves.empty()) {
+            try {
+                table = orFail(reader->ReadRowGroup(static_cast<int>(g), leaves), path);
+            } catch (const ColumnarError&) {
+                throw;
+            } catch (const std::exception& e) {
+                fail(path, "row group " + std::to_string(g) + ": " + e.what());
+            }
+        }
+        digits.reserve(static_cast<std::size_t>(columns.rows) * 24 * 2 + 1);
+        auto fill = [&](const std::vector<std::string>& parts, ColumnValues::Kind kind,
+                        const std::string& type, ColumnValues& out) {
+            out.kind = kind;
+            out.type = type;
+            if (table && !parts.empty() && kind != ColumnValues::Kind::Missing &&
+                kind != ColumnValues::Kind::Other)
+                extractColumn(*table, parts, out, digits);
+            // A column absent from the decoded table reads as nulls, never as fewer rows.
+            out.valid.resize(static_cast<std::size_t>(columns.rows), 0);
+            if (kind == ColumnValues::Kind::Strings || kind == ColumnValues::Kind::Integers)
+                out.text.resize(static_cast<std::size_t>(columns.rows));
+            if (kind == ColumnValues::Kind::Integers || kind == ColumnValues::Kind::Floats)
+                out.numbers.resize(static_cast<std::size_t>(columns.rows));
+        };
+        fill(textPath, textKind, textType, columns.text);
+        fill(idPath, idKind, idType, columns.id);
+        fill(keepPath, keepKind, keepType, columns.keep);
+        group = g;
+    }
+};
+
+ParquetRowReader::ParquetRowReader(std::string textField, std::string idField,
+                                   std::string keepField)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->textPath = splitPath(textField);
+    impl_->idPath = splitPath(idField);
+    if (!keepField.empty()) impl_->keepPath = splitPath(keepField);
+}
+
+ParquetRowReader::~ParquetRowReader() = default;
+
+const RowGroupColumns& ParquetRowReader::read(const std::string& path, uint64_t fileSize,
+                                              uint32_t group, std::string_view bytes,
+                                              uint64_t bytesOffset) {
+    Impl& s = *impl_;
+    if (!s.reader || s.path != path || s.size != fileSize) s.open(path, fileSize);
+    if (bytes.empty() && s.group == static_cast<int64_t>(group)) return s.columns;
+    s.file->setWindow(bytes, static_cast<int64_t>(bytesOffset));
+    try {
+        s.decode(group);
+    } catch (...) {
+        s.file->setWindow({}, 0);
+        s.group = -1;
+        throw;
+    }
+    s.file->setWindow({}, 0);
+    return s.columns;
+}
+
+}  // namespace neardup::columnar

@@ -1,0 +1,165 @@
+// Parquet rows as documents or rejections (parquet_rows.h).
+#include "parquet_rows.h"
+
+#include <fmt/format.h>
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <limits>
+
+#include "json_text.h"
+
+namespace neardup {
+
+namespace {
+
+using Kind = columnar::ColumnValues::Kind;
+
+void reject(ParsedChunk& out, RejectReason reason, uint64_t line, std::string detail) {
+    Rejection r;
+    r.reason = reason;
+    r.file = out.file;
+    r.line = line;
+    r.detail = std::move(detail);
+    out.rejections.push_back(std::move(r));
+}
+
+// Why the text column cannot be a document's text as a whole, or "" when it can.
+std::string textColumnProblem(const columnar::ColumnValues& text, const std::string& field) {
+    if (text.kind == Kind::Missing) return "no '" + field + "' column";
+    if (text.kind != Kind::Strings) return "'" + field + "' is a column of " + text.type;
+    return {};
+}
+
+int controlCharacter(std::string_view s) {
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7F) return c;
+    }
+    return -1;
+}
+
+}  // namespace
+
+void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, uint64_t count,
+                       uint32_t group, uint64_t firstLine, const ReaderOptions& options,
+                       const std::string& defaultIdPath, ParsedChunk& out) {
+    const columnar::ColumnValues& text = columns.text;
+    const columnar::ColumnValues& id = columns.id;
+    const columnar::ColumnValues& keep = columns.keep;
+    const std::string textProblem = textColumnProblem(text, options.textField);
+    const RejectReason textReason =
+        text.kind == Kind::Missing ? RejectReason::MissingText : RejectReason::TextNotString;
+    for (uint64_t row = from; row < from + count && row < columns.rows; ++row) {
+        const uint64_t line = firstLine + row;
+        const auto r = static_cast<std::size_t>(row);
+        if (!textProblem.empty()) {
+            reject(out, textReason, line, textProblem);
+            continue;
+        }
+        if (!text.valid[r]) {
+            reject(out, RejectReason::MissingText, line, "'" + options.textField + "' is null");
+            continue;
+        }
+        const std::string_view value = text.text[r];
+        if (!simdjson::validate_utf8(value.data(), value.size())) {
+            reject(out, RejectReason::InvalidUtf8, line,
+                   "'" + options.textField + "' is not valid UTF-8");
+            continue;
+        }
+        if (value.size() > std::numeric_limits<uint32_t>::max()) {
+            reject(out, RejectReason::LineTooLong, line, "text longer than 4 GiB");
+            continue;
+        }
+        const std::size_t arenaBefore = out.arena.size();
+        if (id.kind == Kind::Missing || !id.valid[r]) {
+            out.arena += defaultIdPath;
+            out.arena += ':';
+            out.arena += std::to_string(line);
+        } else if (id.kind == Kind::Strings) {
+            // An id is one line of an id list: no control character, valid UTF-8.
+            const std::string_view v = id.text[r];
+            const int control = controlCharacter(v);
+            if (control >= 0 || !simdjson::validate_utf8(v.data(), v.size())) {
+                reject(
+                    out, RejectReason::InvalidId, line,
+                    "'" + options.idField + "' " +
+                        (control >= 0 ? fmt::format("holds the control character 0x{:02x}", control)
+                                      : std::string("is not valid UTF-8")));
+                continue;
+            }
+            out.arena += v;
+        } else if (id.kind == Kind::Integers) {
+            out.arena += id.text[r];
+        } else {
+            reject(out, RejectReason::InvalidId, line,
+                   "'" + options.idField + "' is a column of " + id.type);
+            continue;
+        }
+        ParsedDocument doc;
+        doc.line = line;
+        doc.offset = group;
+        doc.length = static_cast<uint32_t>(row);
+        doc.idBegin = static_cast<uint32_t>(arenaBefore);
+        doc.idLength = static_cast<uint32_t>(out.arena.size() - arenaBefore);
+        doc.textBegin = static_cast<uint32_t>(out.arena.size());
+        doc.textLength = static_cast<uint32_t>(value.size());
+        out.arena += value;
+        doc.keepValue = std::numeric_limits<double>::quiet_NaN();
+        if ((keep.kind == Kind::Integers || keep.kind == Kind::Floats) && keep.valid[r])
+            doc.keepValue = keep.numbers[r];
+        out.docs.push_back(doc);
+    }
+}
+
+namespace {
+
+std::vector<std::string_view> splitDots(std::string_view dotted) {
+    std::vector<std::string_view> parts;
+    for (;;) {
+        const std::size_t dot = dotted.find('.');
+        parts.push_back(dotted.substr(0, dot));
+        if (dot == std::string_view::npos) break;
+        dotted.remove_prefix(dot + 1);
+    }
+    return parts;
+}
+
+}  // namespace
+
+std::string parquetRowJson(const ReaderOptions& options, std::string_view id, bool numericId,
+                           std::string_view text) {
+    // The two fields as nested objects, sharing the leading names they have in common.
+    const std::vector<std::string_view> idPath = splitDots(options.idField);
+    const std::vector<std::string_view> textPath = splitDots(options.textField);
+    std::size_t common = 0;
+    while (common + 1 < idPath.size() && common + 1 < textPath.size() &&
+           idPath[common] == textPath[common])
+        ++common;
+    std::string line = "{";
+    auto openPath = [&](const std::vector<std::string_view>& path, std::size_t from) {
+        for (std::size_t i = from; i < path.size(); ++i) {
+            json::appendString(line, path[i]);
+            line += i + 1 < path.size() ? ":{" : ":";
+        }
+    };
+    auto closePath = [&](const std::vector<std::string_view>& path, std::size_t from) {
+        for (std::size_t i = from; i + 1 < path.size(); ++i)
+            line += '}';
+    };
+    openPath(idPath, 0);
+    if (numericId)
+        line += id;
+    else
+        json::appendString(line, id);
+    closePath(idPath, common);
+    line += ',';
+    openPath(textPath, common);
+    json::appendString(line, text);
+    closePath(textPath, 0);
+    line += '}';
+    return line;
+}
+
+}  // namespace neardup
