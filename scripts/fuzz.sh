@@ -32,7 +32,7 @@ if command -v ninja >/dev/null 2>&1 && [ ! -f "$build_dir/Makefile" ]; then gene
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DNEARDUP_SANITIZE=address,undefined -DNEARDUP_FUZZ=ON \
-  -DNEARDUP_CUDA=OFF -DNEARDUP_GUI=OFF -DNEARDUP_WERROR=OFF
+  -DNEARDUP_CUDA=OFF -DNEARDUP_GUI=OFF -DNEARDUP_WERROR=OFF -DNEARDUP_PARQUET=OFF
 cmake --build "$build_dir" --parallel "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"

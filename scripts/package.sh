@@ -31,9 +31,11 @@ export CFLAGS CXXFLAGS LDFLAGS
 # CUDA on: the GPU path is the product's reason to exist, and the CUDA runtime is linked
 # statically (no CUDA package needed; machines without a GPU or driver use the CPU). MPI off:
 # a desktop package should not pull in Open MPI (pass -DNEARDUP_MPI=ON for a cluster build;
-# later -D options win).
+# later -D options win). Parquet off: its Arrow libraries come from a pyarrow wheel in a
+# project-local environment, which the package does not carry yet (an installed binary built
+# with it would not start).
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF \
-  -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF "$@"
+  -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF -DNEARDUP_PARQUET=OFF "$@"
 cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}"
 (cd "$build_dir" && cpack -G DEB)
 
