@@ -6,6 +6,7 @@
 
 #include <QDialog>
 #include <atomic>
+#include <limits>
 #include <memory>
 
 class QCheckBox;
@@ -23,6 +24,10 @@ class ExportDialog : public QDialog {
   public:
     ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent = nullptr);
 
+    // Exports the run re-clustered at `threshold` (the workbench's working threshold; NaN, the
+    // default: the run as it was clustered), with the dataset's decisions either way.
+    void setThreshold(double threshold);
+    double threshold() const { return threshold_; }
     void setOutputDirectory(const QString& dir);
     QString outputDirectory() const;
     // The files the current choices produce.
@@ -54,6 +59,7 @@ class ExportDialog : public QDialog {
 
     JobQueue* jobs_;
     qint64 runId_;
+    double threshold_ = std::numeric_limits<double>::quiet_NaN();
     QLineEdit* dir_;
     QLineEdit* prefix_;
     QCheckBox* kept_;

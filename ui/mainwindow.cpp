@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -24,6 +25,7 @@
 #include "jobqueue.h"
 #include "parameterspanel.h"
 #include "project_copy.h"
+#include "recluster.h"
 #include "runcontroller.h"
 #include "runhistorydiff.h"
 #include "runhistorymodel.h"
@@ -79,6 +81,14 @@ MainWindow::MainWindow(QWidget* parent)
     threshold_ = new ThresholdPanel(background_);
     // An audit decision changes the counts at every threshold.
     connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
+    // Export follow it; "Save as run" records its result as a new run.
+    connect(threshold_, &ThresholdPanel::reclustered, this, [this](const ReclusterResult& r) {
+        if (r.runId != runInfo_.runId) return;
+        clusters_->setThreshold(r.threshold);
+        parameters_->thresholdBox()->setValue(r.threshold);
+    });
+    connect(threshold_, &ThresholdPanel::saveAsRunRequested, this, &MainWindow::saveThresholdAsRun);
 
     tabs_ = new QTabWidget;
     tabs_->addTab(clusters_, tr("Clusters"));
@@ -468,6 +478,30 @@ bool MainWindow::startRun() {
     return run_->start(request);
 }
 
+void MainWindow::saveThresholdAsRun(qint64 runId, double threshold) {
+    if (project_.isEmpty() || run_->isRunning() || saving_) {
+        statusBar()->showMessage(tr("Wait for the run to finish first."), 8000);
+        return;
+    }
+    const std::string project = project_.toStdString();
+    background_->submit<neardup::RunRequest>(
+        this,
+        [project, runId, threshold](JobContext&) {
+            return reclusterRequest(project, runId, threshold);
+        },
+        [this](neardup::RunRequest r) {
+            RunRequest request;
+            request.project = QString::fromStdString(r.project);
+            request.inputs = std::move(r.inputs);
+            request.params = r.params;
+            request.params.threads = parameters_->params().threads;
+            run_->start(request);
+        },
+        [this](const QString& e) {
+            statusBar()->showMessage(tr("Cannot save as a run: %1").arg(e), 15000);
+        });
+}
+
 void MainWindow::onRunFinished(const QString& status, qint64 runId, const QString& message) {
     statusBar()->showMessage(message, 15000);
     updateRunEnabled();
@@ -505,6 +539,7 @@ void MainWindow::updateTitle() {
 ExportDialog* MainWindow::openExportDialog() {
     if (!runInfo_.runId) return nullptr;
     auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
+    dialog->setThreshold(threshold_->workingThreshold());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
     dialog->show();
