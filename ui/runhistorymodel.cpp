@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QRegularExpression>
 
 namespace neardup::ui {
 
@@ -30,21 +31,33 @@ QString seconds(double s) {
     return QString::number(s, 'f', s < 10 ? 3 : 1);
 }
 
+// The seed as written (a 64-bit integer a JSON double would round).
+QString seedText(const std::string& paramsJson) {
+    static const QRegularExpression seed(QStringLiteral("\"seed\":(\\d+)"));
+    const QRegularExpressionMatch m = seed.match(QString::fromStdString(paramsJson));
+    return m.hasMatch() ? m.captured(1) : QStringLiteral("?");
+}
+
 }  // namespace
 
 QString RunHistoryModel::parameterSummary(const std::string& paramsJson) {
     const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(paramsJson)).object();
     if (o.isEmpty()) return QString::fromStdString(paramsJson);
-    return QStringLiteral("%1 k=%2, H=%3 %4, %5\u00d7%6 %7, K=%8, \u03b8=%9")
-        .arg(o.value(QLatin1String("shingle")).toString())
-        .arg(o.value(QLatin1String("ngram")).toInt())
-        .arg(o.value(QLatin1String("hashes")).toInt())
-        .arg(o.value(QLatin1String("hash")).toString())
-        .arg(o.value(QLatin1String("bands")).toInt())
-        .arg(o.value(QLatin1String("rows")).toInt())
-        .arg(o.value(QLatin1String("bucket_key")).toString())
-        .arg(o.value(QLatin1String("buckets")).toString())
-        .arg(o.value(QLatin1String("threshold")).toDouble());
+    return QStringLiteral("%1 k=%2, H=%3 %4 seed %5, %6\u00d7%7 %8, K=%9, ")
+               .arg(o.value(QLatin1String("shingle")).toString())
+               .arg(o.value(QLatin1String("ngram")).toInt())
+               .arg(o.value(QLatin1String("hashes")).toInt())
+               .arg(o.value(QLatin1String("hash")).toString())
+               .arg(seedText(paramsJson))
+               .arg(o.value(QLatin1String("bands")).toInt())
+               .arg(o.value(QLatin1String("rows")).toInt())
+               .arg(o.value(QLatin1String("bucket_key")).toString())
+               .arg(o.value(QLatin1String("buckets")).toString()) +
+           QStringLiteral("\u03b8=%1, verify %2, keep %3, %4")
+               .arg(o.value(QLatin1String("threshold")).toDouble())
+               .arg(o.value(QLatin1String("verify")).toString())
+               .arg(o.value(QLatin1String("keep")).toString())
+               .arg(o.value(QLatin1String("decide")).toString());
 }
 
 void RunHistoryModel::setRuns(std::vector<RunSummary> runs) {
