@@ -12,6 +12,7 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -210,6 +211,16 @@ class TestUiThreshold : public QObject {
 
         QVERIFY(openAndSettle(project));
         MainWindow& w = *window_;
+        // The history's Removed says what an export removes with the decision.
+        const uint64_t audited = ProjectStore(project.toStdString()).loadRun(1).counts.removed;
+        const QLocale locale;
+        const QString removedText = audited == own.removed
+                                        ? locale.toString(qulonglong(own.removed))
+                                        : QStringLiteral("%1 (%2 after decisions)")
+                                              .arg(locale.toString(qulonglong(own.removed)),
+                                                   locale.toString(qulonglong(audited)));
+        QTRY_COMPARE(w.history()->model()->index(0, RunHistoryModel::Removed).data().toString(),
+                     removedText);
         moveSlider(t);
         QCOMPARE(w.threshold()->lastResult()->removed, quint64(expected.size()));
         QCOMPARE(w.threshold()->lastResult()->clusters, quint64(expectedClusters));

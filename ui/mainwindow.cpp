@@ -15,6 +15,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <map>
 #include <utility>
 
 #include "backend_factory.h"
@@ -81,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
     threshold_ = new ThresholdPanel(background_);
     // An audit decision changes the counts at every threshold.
     connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    connect(clusters_, &ClustersPanel::decisionsChanged, this, &MainWindow::refreshAuditedRemovals);
     // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
     // Export follow it; "Save as run" records its result as a new run.
     connect(threshold_, &ThresholdPanel::reclustered, this, [this](const ReclusterResult& r) {
@@ -405,11 +407,36 @@ void MainWindow::refreshRuns(qint64 select) {
             history_->setRuns(std::move(runs), select);
             statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
             if (n == 0) runShownOnce_ = true;  // nothing to wait for
+            refreshAuditedRemovals();
             emit runsLoaded();
         },
         [this](const QString& e) {
             QMessageBox::warning(this, tr("Open project"),
                                  tr("Cannot read the project: %1").arg(e));
+        });
+}
+
+void MainWindow::refreshAuditedRemovals() {
+    std::vector<std::pair<int64_t, int64_t>> runs;  // (run, dataset) of the finished runs
+    for (const RunSummary& r : history_->model()->runs())
+        if (r.status == "ok") runs.emplace_back(r.runId, r.datasetId);
+    if (runs.empty()) return;
+    const QString project = project_;
+    background_->submit<std::map<int64_t, uint64_t>>(
+        this,
+        [runs](JobContext& c) {
+            // loadRun re-clusters a run with its dataset's decisions: what an export removes.
+            std::map<int64_t, uint64_t> removed;
+            std::map<int64_t, bool> decided;
+            for (const auto& [run, dataset] : runs) {
+                if (!decided.count(dataset))
+                    decided[dataset] = !c.reader().decisions(dataset).empty();
+                if (decided[dataset]) removed[run] = c.reader().loadRun(run).counts.removed;
+            }
+            return removed;
+        },
+        [this, project](std::map<int64_t, uint64_t> removed) {
+            if (project == project_) history_->model()->setAuditedRemovals(std::move(removed));
         });
 }
 

@@ -82,6 +82,8 @@ class MainWindow : public QMainWindow {
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void refreshRuns(qint64 select);
+    // What exports of the listed runs remove with the dataset's decisions, for the history.
+    void refreshAuditedRemovals();
     void onCurrentRunChanged(qint64 runId);
     void onRunFinished(const QString& status, qint64 runId, const QString& message);
     void useRunParameters();

@@ -63,7 +63,13 @@ QString RunHistoryModel::parameterSummary(const std::string& paramsJson) {
 void RunHistoryModel::setRuns(std::vector<RunSummary> runs) {
     beginResetModel();
     runs_ = std::move(runs);
+    auditedRemoved_.clear();  // until the new list's are known
     endResetModel();
+}
+
+void RunHistoryModel::setAuditedRemovals(std::map<int64_t, uint64_t> removed) {
+    auditedRemoved_ = std::move(removed);
+    if (!runs_.empty()) emit dataChanged(index(0, Removed), index(rowCount() - 1, Removed));
 }
 
 const RunSummary* RunHistoryModel::runAt(int row) const {
@@ -93,6 +99,13 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
                                            : QVariant();
     if (role == Qt::ToolTipRole && index.column() == Parameters)
         return QString::fromStdString(r->paramsJson);
+    const auto audited = auditedRemoved_.find(r->runId);
+    const bool decided = audited != auditedRemoved_.end() && audited->second != c.removed;
+    if (role == Qt::ToolTipRole && index.column() == Removed)
+        return decided ? tr("The run removed %1; with the audit decisions recorded since, an "
+                            "export removes %2.")
+                             .arg(count(c.removed), count(audited->second))
+                       : tr("Documents the run removed (what an export removes).");
     if (role == Qt::ToolTipRole && index.column() == Status)
         return QString::fromStdString(r->backend);
     const bool sortRole = role == Qt::UserRole;
@@ -121,6 +134,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
         case Clusters:
             return num(c.clusters);
         case Removed:
+            if (decided && !sortRole)
+                return tr("%1 (%2 after decisions)").arg(count(c.removed), count(audited->second));
             return num(c.removed);
         case ReadSeconds:
             return secs(phaseSeconds(*r, "read"));
