@@ -39,7 +39,6 @@
 
 using namespace neardup;
 using namespace neardup::ui;
-using testsupport::neardup;
 
 #include "ui_workbench_fixture.h"
 
@@ -51,7 +50,7 @@ bool near(double a, double b) {
 
 // Runs the CLI; on failure the test reports its stderr.
 QString runCli(const QStringList& args) {
-    const testsupport::CliResult r = neardup(args);
+    const testsupport::CliResult r = testsupport::neardup(args);
     return r.code == 0 ? QString()
                        : QStringLiteral("neardup %1: exit %2: %3")
                              .arg(args.join(QLatin1Char(' ')))
@@ -87,9 +86,9 @@ class TestUiThreshold : public QObject {
     }
 
     // Opens `project` and waits until its latest run and the panel's counts are shown.
-    bool openAndSettle(const QString& project) {
+    void openAndSettle(const QString& project) {
         MainWindow& w = *window_;
-        if (!w.openProject(project, true)) return false;
+        QVERIFY(w.openProject(project, true));
         const RunInfo info = ProjectQueries(project.toStdString())
                                  .runInfo(ProjectQueries(project.toStdString()).runIds().back());
         QTRY_VERIFY_WITH_TIMEOUT(w.currentRun().runId == info.runId &&
@@ -100,7 +99,6 @@ class TestUiThreshold : public QObject {
                 near(w.threshold()->lastResult()->threshold, info.params.compare.threshold) &&
                 w.isSettled(),
             20000);
-        return true;
     }
 
     // Moves the slider to `t` and waits until the table shows the clusters at `t`.
@@ -156,14 +154,17 @@ class TestUiThreshold : public QObject {
         const RunInfo smallRun = ProjectQueries(small.toStdString()).runInfo(1);
         const RunInfo largeRun = ProjectQueries(large.toStdString()).runInfo(1);
         QVERIFY(smallRun.clusters != largeRun.clusters);
-        QVERIFY(openAndSettle(small));
+        openAndSettle(small);
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(window_->threshold()->lastResult()->clusters, quint64(smallRun.clusters));
-        QVERIFY(openAndSettle(large));
+        openAndSettle(large);
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(window_->threshold()->lastResult()->clusters, quint64(largeRun.clusters));
         QCOMPARE(window_->threshold()->lastResult()->removed, quint64(largeRun.removed));
         QCOMPARE(window_->clusters()->model()->totalCount(), quint64(largeRun.clusters));
         // And back.
-        QVERIFY(openAndSettle(small));
+        openAndSettle(small);
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(window_->threshold()->lastResult()->clusters, quint64(smallRun.clusters));
         QCOMPARE(window_->threshold()->lastResult()->removed, quint64(smallRun.removed));
     }
@@ -209,7 +210,8 @@ class TestUiThreshold : public QObject {
         const RunInfo own = ProjectQueries(project.toStdString()).runInfo(1);
         QVERIFY(expected.size() < own.removed);  // the threshold matters on this corpus
 
-        QVERIFY(openAndSettle(project));
+        openAndSettle(project);
+        if (QTest::currentTestFailed()) return;
         MainWindow& w = *window_;
         // The history's Removed says what an export removes with the decision.
         const uint64_t audited = ProjectStore(project.toStdString()).loadRun(1).counts.removed;
@@ -222,6 +224,7 @@ class TestUiThreshold : public QObject {
         QTRY_COMPARE(w.history()->model()->index(0, RunHistoryModel::Removed).data().toString(),
                      removedText);
         moveSlider(t);
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(w.threshold()->lastResult()->removed, quint64(expected.size()));
         QCOMPARE(w.threshold()->lastResult()->clusters, quint64(expectedClusters));
         QCOMPARE(w.threshold()->lastResult()->decisionsApplied, quint64(1));
@@ -288,7 +291,7 @@ class TestUiThreshold : public QObject {
         QCOMPARE(testsupport::sqlRows(copy.toStdString(), "SELECT max(id), pairs_reused FROM runs"),
                  QStringList{QStringLiteral("3|1")});
         // Below the store floor there are no stored pairs to re-cluster.
-        const testsupport::CliResult low = neardup(
+        const testsupport::CliResult low = testsupport::neardup(
             {QStringLiteral("recluster"), QStringLiteral("-p"), copy, QStringLiteral("--run"),
              QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("0.2")});
         QCOMPARE(low.code, 2);
