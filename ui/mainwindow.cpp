@@ -15,11 +15,13 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <cmath>
 #include <map>
 #include <utility>
 
 #include "backend_factory.h"
 #include "bucketspanel.h"
+#include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "datasetpanel.h"
 #include "exportdialog.h"
@@ -87,6 +89,11 @@ MainWindow::MainWindow(QWidget* parent)
     // Export follow it; "Save as run" records its result as a new run.
     connect(threshold_, &ThresholdPanel::reclustered, this, [this](const ReclusterResult& r) {
         if (r.runId != runInfo_.runId) return;
+        // Only a move of the slider changes the working threshold; the counts of a run just
+        // shown or refreshed after a decision leave the θ box as the user left it.
+        const bool own = std::abs(r.threshold - runInfo_.params.compare.threshold) < 1e-9;
+        const double shown = clusters_->model()->threshold();  // NaN: the run's own
+        if (own ? std::isnan(shown) : shown == r.threshold) return;
         clusters_->setThreshold(r.threshold);
         parameters_->thresholdBox()->setValue(r.threshold);
     });
