@@ -241,6 +241,47 @@ class TestCli : public QObject {
         QCOMPARE(r.code, 0);
         QCOMPARE(readFile(d("eval2.json")), readFile(d("eval.json")));
     }
+    // recluster: run 1 of p.ndw at another threshold, from its stored pairs, gives the outputs
+    // of `neardup run` at that threshold (verification around it included) on a copy.
+    void reclusterMatchesARunAtThatThreshold() {
+        QFile::remove(d("q.ndw"));
+        QVERIFY(QFile::copy(d("p.ndw"), d("q.ndw")));
+        Result r =
+            neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("q.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.9"), QStringLiteral("--out-clusters"),
+                     d("q.clusters"), QStringLiteral("--out-removed"), d("q.removed")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        r = neardup({QStringLiteral("recluster"), QStringLiteral("-p"), d("p.ndw"),
+                     QStringLiteral("--run"), QStringLiteral("1"), QStringLiteral("-t"),
+                     QStringLiteral("0.9"), QStringLiteral("--out-clusters"), d("r.clusters"),
+                     QStringLiteral("--out-removed"), d("r.removed")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QCOMPARE(readFile(d("r.clusters")), readFile(d("q.clusters")));
+        QCOMPARE(readFile(d("r.removed")), readFile(d("q.removed")));
+        QVERIFY(readFile(d("r.removed")).count('\n') < readFile(d("removed.txt")).count('\n'));
+        const QString last = sqlValue(d("p.ndw"), "SELECT max(id) FROM runs");
+        QCOMPARE(
+            sqlValue(d("p.ndw"),
+                     qPrintable(QStringLiteral("SELECT pairs_reused || '|' || threshold FROM runs "
+                                               "WHERE id = %1")
+                                    .arg(last))),
+            QStringLiteral("1|0.9"));
+        // No such run; a threshold below the store floor: usage errors that say why.
+        r = neardup(
+            {QStringLiteral("recluster"), QStringLiteral("-p"), d("p.ndw"), QStringLiteral("--run"),
+             QStringLiteral("99"), QStringLiteral("-t"), QStringLiteral("0.9")},
+            inDir());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("no run 99")), qPrintable(r.err));
+        r = neardup(
+            {QStringLiteral("recluster"), QStringLiteral("-p"), d("p.ndw"), QStringLiteral("--run"),
+             QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("0.2")},
+            inDir());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("store floor")), qPrintable(r.err));
+    }
     void refusesToOverwriteInput() {
         const Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
                                   d("o.ndw"), QStringLiteral("--out-jsonl"), d("corpus.jsonl")},

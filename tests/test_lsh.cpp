@@ -93,6 +93,25 @@ class TestLsh : public QObject {
                                     .arg(observed)));
         }
     }
+    // Issue 15: with exact keys nearly every bucket is a singleton and mean + 2 sigma is below
+    // 2, so every pair's bucket was an "outlier". An outlier must also cost 1 % of the band's
+    // comparisons: here the one bucket of 20 (190 of 690 comparisons), not the 500 pairs.
+    void outliersAreTheBucketsThatCostComparisons() {
+        BandStatsBuilder builder(0);
+        uint64_t key = 0;
+        for (int i = 0; i < 5000; ++i)
+            builder.add(key++, 1);
+        for (int i = 0; i < 500; ++i)
+            builder.add(key++, 2);
+        builder.add(key++, 20);
+        const BandStats stats = builder.finish();
+        QVERIFY(stats.meanSize + 2 * stats.stddevSize < 2);  // the old rule's limit
+        QCOMPARE(stats.comparisons, uint64_t(500 + 190));
+        QCOMPARE(stats.outlierCount, uint64_t(1));
+        QCOMPARE(stats.outliers.size(), std::size_t(1));
+        QCOMPARE(stats.outliers[0].size, uint64_t(20));
+    }
+
     void bucketsAndStatistics() {
         // One band, keys: 7 x4, 9 x2, 1..6 singles -> buckets of sizes 4, 2, 1 x 6.
         const std::vector<uint64_t> keys{7, 9, 1, 7, 2, 3, 7, 9, 4, 5, 7, 6};

@@ -80,6 +80,29 @@ class TestLshTuning : public QObject {
                 sCurveMidpoint(fewFalse.bands, fewFalse.rows));
     }
 
+    // Issue 15: the weighted optimum for 0.8 and 128 hashes is 9 x 13, which misses 60 % of
+    // the pairs at 0.8; the workbench's suggestion keeps the miss rate at the threshold low and,
+    // within that, compares the fewest dissimilar pairs.
+    void recallSuggestionKeepsMissesLow() {
+        const LshSuggestion weighted = suggestBandsRows(0.8, 128);
+        QVERIFY(1.0 - candidateProbability(0.8, weighted.bands, weighted.rows) > 0.5);
+        for (const double threshold : {0.5, 0.7, 0.8, 0.9}) {
+            const RecallSuggestion s = suggestBandsRowsForRecall(threshold, 128);
+            QVERIFY(s.bands * s.rows <= 128);
+            QVERIFY2(s.missRate <= 0.05, qPrintable(QString::number(s.missRate)));
+            QVERIFY(std::abs(s.missRate -
+                             (1.0 - candidateProbability(threshold, s.bands, s.rows))) < 1e-12);
+            for (int b = 1; b <= 128; ++b)
+                for (int r = 1; b * r <= 128; ++r)
+                    if (1.0 - candidateProbability(threshold, b, r) <= 0.05)
+                        QVERIFY(falsePositiveArea(threshold, b, r) >= s.falsePositiveArea);
+        }
+        // A bound nothing meets: the lowest miss rate there is.
+        const RecallSuggestion none = suggestBandsRowsForRecall(0.8, 2, 0.0);
+        QVERIFY(none.bands >= 1 && none.missRate > 0);
+        QCOMPARE(suggestBandsRowsForRecall(0.0, 128).bands, 0);
+    }
+
     void invalidInputsGiveNoSuggestion() {
         QCOMPARE(suggestBandsRows(0.8, 0).bands, 0);
         QCOMPARE(suggestBandsRows(0.0, 128).bands, 0);

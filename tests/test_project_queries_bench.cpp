@@ -1,5 +1,6 @@
 // What the workbench does on a large project, timed: the pipeline, opening, cluster pages and
-// searches, the threshold slider's loads, an audit decision and a text search. Not a test: it
+// searches, the threshold slider's loads, an audit decision, the listing at other thresholds
+// and a text search. Not a test: it
 // does nothing unless NEARDUP_QUERIES_BENCH_DOCS is set (the workbench queries' tests are in
 // test_project_queries.cpp).
 #include <QElapsedTimer>
@@ -104,6 +105,21 @@ class TestProjectQueriesBench : public QObject {
                 t.restart());
             q.clusters(info.runId, {}, ClusterSort::Size, true, total * 9 / 10, 200);
             qInfo("audited page at 90%% by size: %lld ms", t.restart());
+            // The threshold slider moves the table: the whole run re-clustered at another
+            // threshold (with the decision), its temp tables and summary, and a first page.
+            for (const double threshold : {0.6, 0.95}) {
+                ClusterFilter at;
+                at.threshold = threshold;
+                const uint64_t count = q.clusterCount(info.runId, at);
+                q.clusters(info.runId, at, ClusterSort::Size, true, 0, 200);
+                qInfo(
+                    "listing at %.2f (whole run re-clustered) + first page: %lld ms (%llu "
+                    "clusters)",
+                    threshold, t.restart(), qulonglong(count));
+            }
+            q.clusterCount(info.runId, {});
+            q.clusters(info.runId, {}, ClusterSort::Size, true, 0, 200);
+            qInfo("back at the run's threshold + first page: %lld ms", t.restart());
             const auto clustered = q.clusteredDocuments(info.runId);
             const DatasetSource src = q.datasetSource(info.datasetId);
             DocumentFetcher fetcher(src.files, src.reader);

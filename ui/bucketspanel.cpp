@@ -163,9 +163,18 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     auto* tableBox = new QWidget;
     auto* tv = new QVBoxLayout(tableBox);
     tv->setContentsMargins(0, 0, 0, 0);
-    tv->addWidget(
-        new QLabel(tr("Outlier buckets (size > mean + 2\u03c3), largest stored per "
-                      "band:")));
+    auto* outlierLabel = new QLabel(
+        tr("Outlier buckets (size > mean + 2\u03c3 and \u2265 1 % of the band's comparisons), "
+           "largest stored per band:"));
+    // The rule is the engine's (BandStatsBuilder::finish in core/lsh/lsh_buckets.cpp).
+    outlierLabel->setToolTip(
+        tr("A bucket of n documents costs n(n\u22121)/2 comparisons. An outlier is larger than "
+           "mean + 2\u03c3 of its band's bucket sizes (SEDD appendix G) and costs at least 1 % "
+           "of the band's comparisons: the buckets that make the band expensive. Mean + 2\u03c3 "
+           "alone marks every bucket of two when nearly all buckets are single documents (exact "
+           "keys), though a pair costs one comparison. Runs recorded before this rule keep the "
+           "outliers stored with them."));
+    tv->addWidget(outlierLabel);
     tv->addWidget(table_);
     auto* membersBox = new QWidget;
     auto* mv = new QVBoxLayout(membersBox);

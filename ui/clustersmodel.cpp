@@ -3,6 +3,7 @@
 #include <QColor>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "jobqueue.h"
 
@@ -54,6 +55,7 @@ ClustersModel::ClustersModel(JobQueue* jobs, QObject* parent)
 
 void ClustersModel::setRun(qint64 runId) {
     runId_ = runId;
+    filter_.threshold = std::numeric_limits<double>::quiet_NaN();  // the run's own
     reload();
 }
 
@@ -72,6 +74,13 @@ void ClustersModel::setDecidedOnly(bool decidedOnly) {
 void ClustersModel::setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents) {
     if (filter_.documents == documents) return;
     filter_.documents = std::move(documents);
+    reload();
+}
+
+void ClustersModel::setThreshold(double threshold) {
+    if (threshold == filter_.threshold || (std::isnan(threshold) && std::isnan(filter_.threshold)))
+        return;
+    filter_.threshold = threshold;
     reload();
 }
 

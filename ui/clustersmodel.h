@@ -43,6 +43,10 @@ class ClustersModel : public QAbstractTableModel {
     void setDecidedOnly(bool decidedOnly);
     // Only clusters holding one of these documents (a text search's matches); null = all.
     void setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents);
+    // Lists the run's clusters at `threshold` (the threshold slider's; NaN: the run's own), the
+    // whole run re-clustered from its stored pairs (core/project/project_queries.h).
+    void setThreshold(double threshold);
+    double threshold() const { return filter_.threshold; }
     // Re-reads the rows loaded so far (and the count) in place; emits refreshed() when done.
     void refresh();
     qint64 runId() const { return runId_; }

@@ -268,6 +268,12 @@ void ClustersPanel::setRun(const RunInfo& run) {
     refreshDecisionState();
 }
 
+void ClustersPanel::setThreshold(double threshold) {
+    if (!run_.runId) return;
+    const bool own = std::abs(threshold - run_.params.compare.threshold) < 1e-9;
+    model_->setThreshold(own ? std::numeric_limits<double>::quiet_NaN() : threshold);
+}
+
 void ClustersPanel::clearRun() {
     setRun(RunInfo{});
 }
@@ -383,8 +389,18 @@ void ClustersPanel::showPair(int index) {
     if (index < 0 || index >= int(pairs_.size())) return;
     pairIndex_ = index;
     const PairRow& p = pairs_[std::size_t(index)];
-    compare(p.a, p.b, &p,
-            tr("pair %1 of %2 in cluster %3").arg(index + 1).arg(pairs_.size()).arg(cluster_));
+    // Browsing stops at kMaxPairsBrowsed pairs: then say so, and how many the cluster has.
+    QString position =
+        tr("pair %1 of %2 in cluster %3").arg(index + 1).arg(pairs_.size()).arg(cluster_);
+    if (pairs_.size() >= kMaxPairsBrowsed) {
+        const ClusterRow* row = model_->clusterAt(model_->rowOfCluster(cluster_));
+        position = tr("pair %1 of the first %2 browsable pairs (of %3 stored) in cluster %4")
+                       .arg(index + 1)
+                       .arg(pairs_.size())
+                       .arg(row ? QString::number(row->pairs) : tr("more"))
+                       .arg(cluster_);
+    }
+    compare(p.a, p.b, &p, position);
 }
 
 void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,

@@ -43,6 +43,9 @@ class ClustersPanel : public QWidget {
     enum class SearchMode { Ids, Text };
 
     void setRun(const RunInfo& run);  // runId 0 clears
+    // The working threshold (the threshold slider's): the table lists the run re-clustered at
+    // it; at the run's own threshold, its stored clustering.
+    void setThreshold(double threshold);
     void clearRun();
 
     ClustersModel* model() const { return model_; }

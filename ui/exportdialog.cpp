@@ -16,9 +16,11 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "exporter.h"
 #include "jobqueue.h"
+#include "recluster_at.h"
 
 namespace neardup::ui {
 
@@ -173,19 +175,24 @@ void ExportDialog::runExport() {
     progress_->setVisible(true);
     result_->setText(tr("Exporting\u2026"));
     const qint64 runId = runId_;
+    const double threshold = threshold_;
     cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
     auto flag = cancelFlag_;
     QPointer<QProgressBar> bar(progress_);
     jobs_->submit<QString>(
         this,
-        [runId, o, flag, bar](JobContext& ctx) mutable {
+        [runId, threshold, o, flag, bar](JobContext& ctx) mutable {
             const ProjectStore& store = ctx.reader();
-            const RunResult run = store.loadRun(runId);
+            RunResult run = store.loadRun(runId);
             if (run.status != "ok")
                 throw std::runtime_error("run " + std::to_string(runId) + " is " + run.status +
                                          ", not exportable");
             DocumentTable docs;
             const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
+            // At the working threshold: the run's pairs re-clustered with its rule and the
+            // decisions, as the threshold slider and the clusters table show it.
+            if (!std::isnan(threshold))
+                reclusterAt(threshold, store.decisions(run.datasetId), docs, run);
             // At most ~20 updates a second reach the GUI thread.
             QElapsedTimer sinceShown;
             sinceShown.start();
@@ -210,8 +217,11 @@ void ExportDialog::runExport() {
             } catch (const ExportCancelled&) {
                 return QString();  // empty: cancelled
             }
-            return tr("Exported run %1: %2 kept, %3 removed.")
-                .arg(runId)
+            return (std::isnan(threshold)
+                        ? tr("Exported run %1: %2 kept, %3 removed.").arg(runId)
+                        : tr("Exported run %1 at \u03b8 = %2: %3 kept, %4 removed.")
+                              .arg(runId)
+                              .arg(threshold, 0, 'f', 3))
                 .arg(run.counts.kept)
                 .arg(run.counts.removed);
         },
@@ -225,6 +235,13 @@ void ExportDialog::runExport() {
             }
         },
         [this](const QString& error) { finish(false, tr("Export failed: %1").arg(error)); });
+}
+
+void ExportDialog::setThreshold(double threshold) {
+    threshold_ = threshold;
+    setWindowTitle(std::isnan(threshold)
+                       ? tr("Export run %1").arg(runId_)
+                       : tr("Export run %1 at \u03b8 = %2").arg(runId_).arg(threshold, 0, 'f', 3));
 }
 
 void ExportDialog::cancelExport() {

@@ -8,6 +8,7 @@
 
 #include <QDialog>
 #include <atomic>
+#include <limits>
 #include <memory>
 
 class QCheckBox;
@@ -25,6 +26,10 @@ class ExportDialog : public QDialog {
   public:
     ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent = nullptr);
 
+    // Exports the run re-clustered at `threshold` (the workbench's working threshold; NaN, the
+    // default: the run as it was clustered), with the dataset's decisions either way.
+    void setThreshold(double threshold);
+    double threshold() const { return threshold_; }
     void setOutputDirectory(const QString& dir);
     // Names the files after the project (its file name without .ndw) and the run.
     void setProjectName(const QString& name);
@@ -61,6 +66,7 @@ class ExportDialog : public QDialog {
 
     JobQueue* jobs_;
     qint64 runId_;
+    double threshold_ = std::numeric_limits<double>::quiet_NaN();
     QLineEdit* dir_;
     QLineEdit* prefix_;
     QCheckBox* kept_;

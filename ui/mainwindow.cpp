@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
@@ -16,10 +17,12 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <cmath>
 #include <utility>
 
 #include "backend_factory.h"
 #include "bucketspanel.h"
+#include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "datasetpanel.h"
 #include "elidedlabel.h"
@@ -106,6 +109,20 @@ MainWindow::MainWindow(QWidget* parent)
     threshold_ = new ThresholdPanel(background_);
     // An audit decision changes the counts at every threshold.
     connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    connect(clusters_, &ClustersPanel::decisionsChanged, this, &MainWindow::refreshAuditedRemovals);
+    // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
+    // Export follow it; "Save as run" records its result as a new run.
+    connect(threshold_, &ThresholdPanel::reclustered, this, [this](const ReclusterResult& r) {
+        if (r.runId != runInfo_.runId) return;
+        // Only a move of the slider changes the working threshold; the counts of a run just
+        // shown or refreshed after a decision leave the θ box as the user left it.
+        const bool own = std::abs(r.threshold - runInfo_.params.compare.threshold) < 1e-9;
+        const double shown = clusters_->model()->threshold();  // NaN: the run's own
+        if (own ? std::isnan(shown) : shown == r.threshold) return;
+        clusters_->setThreshold(r.threshold);
+        parameters_->thresholdBox()->setValue(r.threshold);
+    });
+    connect(threshold_, &ThresholdPanel::saveAsRunRequested, this, &MainWindow::saveThresholdAsRun);
 
     tabs_ = new QTabWidget;
     tabs_->addTab(clusters_, tr("Clusters"));
@@ -369,6 +386,7 @@ void MainWindow::refreshRuns(qint64 select) {
             history_->setRuns(std::move(listing.runs), target);
             statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
             if (n == 0) runShownOnce_ = true;  // nothing to wait for
+            refreshAuditedRemovals();
             emit runsLoaded();
         },
         [this, project](const QString& e) {
@@ -487,6 +505,7 @@ void MainWindow::updateTitle() {
 ExportDialog* MainWindow::openExportDialog() {
     if (!runInfo_.runId) return nullptr;
     auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
+    dialog->setThreshold(threshold_->workingThreshold());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
     dialog->setProjectName(QFileInfo(project_).completeBaseName());

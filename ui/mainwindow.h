@@ -109,9 +109,14 @@ class MainWindow : public QMainWindow {
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void refreshRuns(qint64 select);
+    // What exports of the listed runs remove with the dataset's decisions, for the history.
+    void refreshAuditedRemovals();
     void onCurrentRunChanged(qint64 runId);
     void onRunFinished(const QString& status, qint64 runId, const QString& message);
     void useRunParameters();
+    // The run re-clustered at the threshold slider's value, recorded as a new run from its
+    // stored pairs (core/run/recluster.h) through the run controller.
+    void saveThresholdAsRun(qint64 runId, double threshold);
     void updateRunEnabled();
     void updateTitle();
     QDockWidget* dock(const QString& title, const QString& name, QWidget* widget,

@@ -125,8 +125,9 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     suggest_ = new QPushButton(tr("Suggest b, r"));
     suggest_->setObjectName(QStringLiteral("suggestButton"));
     suggest_->setToolTip(
-        tr("Minimize the weighted false-positive and false-negative areas "
-           "under the S-curve over b\u00b7r \u2264 H (datasketch's method)"));
+        tr("Among b\u00b7r \u2264 H, the b and r that miss at most 5 % of the pairs at "
+           "\u03b8 and, within that, make the fewest candidates below \u03b8 (the smallest "
+           "false-positive area under the S-curve)"));
     brRow->addWidget(suggest_);
     lf->addRow(tr("Bands \u00d7 rows"), brRow);
     auto* tRow = new QHBoxLayout;
@@ -281,9 +282,10 @@ void ParametersPanel::suggestBandsAndRows() {
     const int hashes = hashes_->value();
     suggest_->setEnabled(false);
     suggestion_->setText(tr("Searching b\u00b7r \u2264 %1\u2026").arg(hashes));
-    jobs_->submit<LshSuggestion>(
-        this, [threshold, hashes](JobContext&) { return suggestBandsRows(threshold, hashes); },
-        [this, threshold, hashes](LshSuggestion s) {
+    jobs_->submit<RecallSuggestion>(
+        this,
+        [threshold, hashes](JobContext&) { return suggestBandsRowsForRecall(threshold, hashes); },
+        [this, threshold, hashes](RecallSuggestion s) {
             suggest_->setEnabled(true);
             if (s.bands == 0) {
                 suggestion_->setText(tr("No suggestion for these values."));
@@ -294,7 +296,7 @@ void ParametersPanel::suggestBandsAndRows() {
             rows_->setValue(s.rows);
             suggestion_->setText(
                 tr("Suggested for \u03b8 = %1, H = %2: b = %3, r = %4 (was %5\u00d7%6). "
-                   "False-positive area %7, false-negative area %8.")
+                   "Miss rate at \u03b8 %9 %; false-positive area %7, false-negative area %8.")
                     .arg(threshold, 0, 'f', 3)
                     .arg(hashes)
                     .arg(s.bands)
@@ -302,7 +304,8 @@ void ParametersPanel::suggestBandsAndRows() {
                     .arg(oldB)
                     .arg(oldR)
                     .arg(s.falsePositiveArea, 0, 'f', 4)
-                    .arg(s.falseNegativeArea, 0, 'f', 4));
+                    .arg(s.falseNegativeArea, 0, 'f', 4)
+                    .arg(s.missRate * 100, 0, 'f', 1));
             emit suggestionApplied(s.bands, s.rows);
         },
         [this](const QString& error) {

@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QRegularExpression>
 
 namespace neardup::ui {
 
@@ -30,27 +31,45 @@ QString seconds(double s) {
     return QString::number(s, 'f', s < 10 ? 3 : 1);
 }
 
+// The seed as written (a 64-bit integer a JSON double would round).
+QString seedText(const std::string& paramsJson) {
+    static const QRegularExpression seed(QStringLiteral("\"seed\":(\\d+)"));
+    const QRegularExpressionMatch m = seed.match(QString::fromStdString(paramsJson));
+    return m.hasMatch() ? m.captured(1) : QStringLiteral("?");
+}
+
 }  // namespace
 
 QString RunHistoryModel::parameterSummary(const std::string& paramsJson) {
     const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(paramsJson)).object();
     if (o.isEmpty()) return QString::fromStdString(paramsJson);
-    return QStringLiteral("%1 k=%2, H=%3 %4, %5\u00d7%6 %7, K=%8, \u03b8=%9")
-        .arg(o.value(QLatin1String("shingle")).toString())
-        .arg(o.value(QLatin1String("ngram")).toInt())
-        .arg(o.value(QLatin1String("hashes")).toInt())
-        .arg(o.value(QLatin1String("hash")).toString())
-        .arg(o.value(QLatin1String("bands")).toInt())
-        .arg(o.value(QLatin1String("rows")).toInt())
-        .arg(o.value(QLatin1String("bucket_key")).toString())
-        .arg(o.value(QLatin1String("buckets")).toString())
-        .arg(o.value(QLatin1String("threshold")).toDouble());
+    return QStringLiteral("%1 k=%2, H=%3 %4 seed %5, %6\u00d7%7 %8, K=%9, ")
+               .arg(o.value(QLatin1String("shingle")).toString())
+               .arg(o.value(QLatin1String("ngram")).toInt())
+               .arg(o.value(QLatin1String("hashes")).toInt())
+               .arg(o.value(QLatin1String("hash")).toString())
+               .arg(seedText(paramsJson))
+               .arg(o.value(QLatin1String("bands")).toInt())
+               .arg(o.value(QLatin1String("rows")).toInt())
+               .arg(o.value(QLatin1String("bucket_key")).toString())
+               .arg(o.value(QLatin1String("buckets")).toString()) +
+           QStringLiteral("\u03b8=%1, verify %2, keep %3, %4")
+               .arg(o.value(QLatin1String("threshold")).toDouble())
+               .arg(o.value(QLatin1String("verify")).toString())
+               .arg(o.value(QLatin1String("keep")).toString())
+               .arg(o.value(QLatin1String("decide")).toString());
 }
 
 void RunHistoryModel::setRuns(std::vector<RunSummary> runs) {
     beginResetModel();
     runs_ = std::move(runs);
+    auditedRemoved_.clear();  // until the new list's are known
     endResetModel();
+}
+
+void RunHistoryModel::setAuditedRemovals(std::map<int64_t, uint64_t> removed) {
+    auditedRemoved_ = std::move(removed);
+    if (!runs_.empty()) emit dataChanged(index(0, Removed), index(rowCount() - 1, Removed));
 }
 
 const RunSummary* RunHistoryModel::runAt(int row) const {
@@ -80,6 +99,13 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
                                            : QVariant();
     if (role == Qt::ToolTipRole && index.column() == Parameters)
         return QString::fromStdString(r->paramsJson);
+    const auto audited = auditedRemoved_.find(r->runId);
+    const bool decided = audited != auditedRemoved_.end() && audited->second != c.removed;
+    if (role == Qt::ToolTipRole && index.column() == Removed)
+        return decided ? tr("The run removed %1; with the audit decisions recorded since, an "
+                            "export removes %2.")
+                             .arg(count(c.removed), count(audited->second))
+                       : tr("Documents the run removed (what an export removes).");
     if (role == Qt::ToolTipRole && index.column() == Status)
         return QString::fromStdString(r->backend);
     const bool sortRole = role == Qt::UserRole;
@@ -108,6 +134,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
         case Clusters:
             return num(c.clusters);
         case Removed:
+            if (decided && !sortRole)
+                return tr("%1 (%2 after decisions)").arg(count(c.removed), count(audited->second));
             return num(c.removed);
         case ReadSeconds:
             return secs(phaseSeconds(*r, "read"));

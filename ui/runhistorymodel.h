@@ -1,8 +1,11 @@
 // The project's runs as a table (one row per run, oldest first): parameters in brief, counts and
-// per-phase seconds. Sorting happens in a QSortFilterProxyModel on Qt::UserRole values.
+// per-phase seconds. Sorting happens in a QSortFilterProxyModel on Qt::UserRole values. The
+// Removed column shows the run's own count and, where audit decisions changed it, what an
+// export removes now ("273 (268 after decisions)").
 #pragma once
 
 #include <QAbstractTableModel>
+#include <map>
 #include <vector>
 
 #include "project_store.h"
@@ -37,6 +40,9 @@ class RunHistoryModel : public QAbstractTableModel {
     const std::vector<RunSummary>& runs() const { return runs_; }
     const RunSummary* runAt(int row) const;
     int rowOfRun(qint64 runId) const;  // -1 when absent
+    // What an export of each run removes with the dataset's decisions (runs without decisions
+    // need not be listed).
+    void setAuditedRemovals(std::map<int64_t, uint64_t> removed);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -48,6 +54,7 @@ class RunHistoryModel : public QAbstractTableModel {
 
   private:
     std::vector<RunSummary> runs_;
+    std::map<int64_t, uint64_t> auditedRemoved_;
 };
 
 // Seconds of one phase of a run, 0 when it did not run.

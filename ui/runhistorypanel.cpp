@@ -127,6 +127,11 @@ QList<qint64> RunHistoryPanel::selectedRuns() const {
 
 void RunHistoryPanel::onSelectionChanged() {
     const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    // A click in the empty space below the rows clears the selection: the run shown stays.
+    if (rows.isEmpty() && current_ && model_->rowOfRun(current_) >= 0) {
+        selectRun(current_);
+        return;
+    }
     compare_->setEnabled(rows.size() == 2);
     // The run shown is the current row when it is selected, else the first selected one.
     const QModelIndex current = view_->selectionModel()->currentIndex();

@@ -3,10 +3,12 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QPushButton>
 #include <QSlider>
 #include <QVBoxLayout>
 #include <chrono>
 #include <cmath>
+#include <string>
 
 #include "clustering.h"
 #include "decisions.h"
@@ -14,7 +16,12 @@
 
 namespace neardup::ui {
 
+// What a worker loaded for one run of one project: the pairs and documents are
+// kept between slider moves. A project switch gives the panel a fresh state
+// (setRun without a run), and a state is only reused for the very project and
+// run it was loaded from.
 struct ReclusterState {
+    std::string project;
     qint64 runId = 0;
     int hashes = 0;
     KeepPolicy keep = KeepPolicy::First;
@@ -58,15 +65,29 @@ ThresholdPanel::ThresholdPanel(JobQueue* jobs, QWidget* parent)
     row->addWidget(new QLabel(tr("\u03b8")));
     row->addWidget(slider_, 1);
     row->addWidget(value_);
+    save_ = new QPushButton(tr("Save as run"));
+    save_->setObjectName(QStringLiteral("thresholdSaveAsRun"));
+    save_->setEnabled(false);
+    save_->setToolTip(
+        tr("Record the run re-clustered at this threshold as a new run: its "
+           "stored pairs are reused (nothing is compared again), pairs near the "
+           "new threshold are verified as the run's verify mode says, and "
+           "removals follow the run's rule, exactly as neardup run would."));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(row);
     layout->addWidget(result_);
     layout->addWidget(baseline_);
+    layout->addWidget(save_, 0, Qt::AlignLeft);
     layout->addStretch();
     connect(slider_, &QSlider::valueChanged, this, [this] {
         value_->setText(QString::number(threshold(), 'f', 3));
+        save_->setEnabled(false);  // until the result at the new value is shown
         request(threshold());
+    });
+    connect(save_, &QPushButton::clicked, this, [this] {
+        if (last_ && !std::isnan(workingThreshold()))
+            emit saveAsRunRequested(last_->runId, last_->threshold);
     });
 }
 
@@ -81,9 +102,19 @@ void ThresholdPanel::refresh() {
     request(threshold());
 }
 
+double ThresholdPanel::workingThreshold() const {
+    if (!run_.runId || !slider_->isEnabled() || slider_->value() == ownStep_) return std::nan("");
+    return threshold();
+}
+
 double ThresholdPanel::threshold() const {
+    // The run's own threshold need not fall on a step: its step stands for it
+    // exactly.
+    if (slider_->value() == ownStep_) return run_.params.compare.threshold;
     const double floor = run_.params.compare.storeFloor;
-    return floor + (1.0 - floor) * double(slider_->value()) / kSteps;
+    // Rounded to a millionth, so that a step says 0.85 where the user reads
+    // 0.850, as a threshold typed on the command line would.
+    return std::round((floor + (1.0 - floor) * double(slider_->value()) / kSteps) * 1e6) / 1e6;
 }
 
 void ThresholdPanel::setThreshold(double t) {
@@ -94,8 +125,13 @@ void ThresholdPanel::setThreshold(double t) {
 }
 
 void ThresholdPanel::setRun(const RunInfo& run) {
+    // No run: a project is closing or another opening; nothing loaded so far may
+    // be reused.
+    if (!run.runId) state_ = std::make_shared<ReclusterState>();
     run_ = run;
+    ownStep_ = -1;
     last_.reset();
+    save_->setEnabled(false);
     queued_.reset();
     refreshQueued_ = false;
     const bool usable = run.runId != 0 && run.status == "ok" && run.params.compare.storeFloor < 1.0;
@@ -108,7 +144,8 @@ void ThresholdPanel::setRun(const RunInfo& run) {
         baseline_->clear();
         return;
     }
-    baseline_->setText(tr("Run %1 at \u03b8 = %2: %3 clusters, %4 removed. The slider covers the "
+    baseline_->setText(tr("Run %1 at \u03b8 = %2: %3 clusters, %4 removed. The "
+                          "slider covers the "
                           "run's stored pairs (\u2265 %5).")
                            .arg(run.runId)
                            .arg(run.params.compare.threshold, 0, 'f', 3)
@@ -117,10 +154,13 @@ void ThresholdPanel::setRun(const RunInfo& run) {
     result_->setText(tr("Loading the stored pairs\u2026"));
     {
         const QSignalBlocker block(slider_);
+        ownStep_ = -1;
         setThreshold(run.params.compare.threshold);
+        ownStep_ = slider_->value();
     }
     value_->setText(QString::number(threshold(), 'f', 3));
-    // Loads the pairs now, so that the first move of the slider is as quick as the next ones.
+    // Loads the pairs now, so that the first move of the slider is as quick as
+    // the next ones.
     request(threshold());
 }
 
@@ -139,9 +179,10 @@ void ThresholdPanel::request(double t) {
             ReclusterResult r;
             r.runId = run.runId;
             r.threshold = t;
-            if (state->runId != run.runId) {
+            if (state->runId != run.runId || state->project != ctx.projectPath()) {
                 const auto t0 = std::chrono::steady_clock::now();
                 state->runId = 0;
+                state->project = ctx.projectPath();
                 state->pairs = ctx.reader().loadPairs(run.runId);
                 ctx.reader().loadDataset(run.datasetId, &state->docs);
                 state->hashes = run.params.signature.hashes;
@@ -150,8 +191,8 @@ void ThresholdPanel::request(double t) {
                 state->runId = run.runId;
                 r.loadMilliseconds = millisecondsSince(t0);
             }
-            // The dataset's audit decisions apply at every threshold (a few rows: read each time,
-            // so that a decision just recorded counts).
+            // The dataset's audit decisions apply at every threshold (a few rows:
+            // read each time, so that a decision just recorded counts).
             const std::vector<Decision> decisions = listDecisions(ctx.reader(), run.datasetId);
             const auto t0 = std::chrono::steady_clock::now();
             state->scratch = RunResult{};
@@ -164,15 +205,18 @@ void ThresholdPanel::request(double t) {
             r.removed = c.removed;
             r.chainedRemovals = c.chainedRemovals;
             r.witnessRule = state->decide == DecideRule::Witness;
+            r.verified = run.params.compare.verify != VerifyMode::None &&
+                         std::abs(t - run.params.compare.threshold) >= 1e-9;
             r.duplicatePairs = c.duplicatePairs;
             r.pairs = state->pairs.size();
             return r;
         },
-        [this](ReclusterResult r) {
+        [this, state](ReclusterResult r) {
             inFlight_ = false;
             if (refreshQueued_ && !queued_) queued_ = r.threshold;
             refreshQueued_ = false;
-            if (r.runId == run_.runId) show(r);
+            // A result for another project (same run number) or run is not shown.
+            if (state == state_ && r.runId == run_.runId) show(r);
             if (queued_) {
                 const double next = *queued_;
                 queued_.reset();
@@ -189,6 +233,7 @@ void ThresholdPanel::request(double t) {
 void ThresholdPanel::show(const ReclusterResult& r) {
     last_ = r;
     result_->setText(resultText());
+    save_->setEnabled(!std::isnan(workingThreshold()));
     emit reclustered(r);
 }
 
@@ -196,20 +241,26 @@ QString ThresholdPanel::resultText() const {
     if (!last_) return {};
     const ReclusterResult& r = *last_;
     QString text =
-        tr("At \u03b8 = %1: <b>%2 clusters, %3 removed</b> (%4 duplicate pairs of %5 "
+        tr("At \u03b8 = %1: <b>%2 clusters, %3 removed</b> (%4 "
+           "duplicate pairs of %5 "
            "stored), re-clustered in %6 ms")
             .arg(r.threshold, 0, 'f', 3)
             .arg(count(r.clusters), count(r.removed), count(r.duplicatePairs), count(r.pairs))
             .arg(r.milliseconds, 0, 'f', 1);
     if (r.chainedRemovals > 0)
-        text += r.witnessRule
-                    ? tr("; every removal has a witness (the components rule would remove %1 "
-                         "without one)")
-                          .arg(count(r.chainedRemovals))
-                    : tr("; <b>%1 removals without a witness</b> (chained)")
-                          .arg(count(r.chainedRemovals));
+        text += r.witnessRule ? tr("; every removal has a witness (the components rule would "
+                                   "remove %1 "
+                                   "without one)")
+                                    .arg(count(r.chainedRemovals))
+                              : tr("; <b>%1 removals without a witness</b> (chained)")
+                                    .arg(count(r.chainedRemovals));
     if (r.decisionsApplied > 0)
         text += tr("; %n audit decision(s) applied", "", int(r.decisionsApplied));
+    if (r.verified)
+        text +=
+            tr("; verified pairs are judged by the exact Jaccard the run "
+               "stored (Save as run "
+               "verifies those near this threshold)");
     if (r.loadMilliseconds > 0)
         text += tr(" (pairs and documents loaded in %1 ms)").arg(r.loadMilliseconds, 0, 'f', 0);
     return text;

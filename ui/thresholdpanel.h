@@ -1,7 +1,11 @@
 // The interactive threshold: re-clusters the selected run from its stored pairs (every pair at
 // or above the run's store floor) at the slider's threshold, on a worker thread, and shows the
 // resulting counts. Slider moves during a computation are coalesced into one more request. The
-// dataset's audit decisions (core/project/decisions.h) are applied at every threshold.
+// dataset's audit decisions (core/project/decisions.h) are applied at every threshold, and
+// removals are decided by the run's own rule (witness or components). The slider's value is the
+// workbench's working threshold: each result goes out as reclustered(), which the window passes
+// on to the clusters table, the parameters' θ and Export; "Save as run" asks for the result to
+// be recorded as a new run (core/run/recluster.h).
 #pragma once
 
 #include <QWidget>
@@ -11,6 +15,7 @@
 #include "project_queries.h"
 
 class QLabel;
+class QPushButton;
 class QSlider;
 
 namespace neardup::ui {
@@ -24,6 +29,7 @@ struct ReclusterResult {
     quint64 clusters = 0, removed = 0, duplicatePairs = 0, pairs = 0;
     quint64 chainedRemovals = 0;   // removals the components rule makes without a witness
     bool witnessRule = true;       // the run decides by witness (else by components)
+    bool verified = false;         // at another threshold than a verifying run's own
     double milliseconds = 0;       // clustering alone (clusterWithDecisions)
     quint64 decisionsApplied = 0;  // audit decisions that shaped the result
     double loadMilliseconds = 0;   // loading pairs and documents, first time for a run only
@@ -42,11 +48,16 @@ class ThresholdPanel : public QWidget {
     void refresh();
 
     QSlider* slider() const { return slider_; }
+    QPushButton* saveButton() const { return save_; }
+    // The threshold the views should use: NaN while the slider stands at the run's own.
+    double workingThreshold() const;
     const std::optional<ReclusterResult>& lastResult() const { return last_; }
     QString resultText() const;
 
   signals:
     void reclustered(const ReclusterResult& result);
+    // "Save as run": record run `runId` re-clustered at `threshold` as a new run.
+    void saveAsRunRequested(qint64 runId, double threshold);
 
   private:
     void request(double threshold);
@@ -59,6 +70,8 @@ class ThresholdPanel : public QWidget {
     QLabel* value_;
     QLabel* result_;
     QLabel* baseline_;
+    QPushButton* save_;
+    int ownStep_ = -1;  // the slider's step standing for the run's own threshold
     bool inFlight_ = false;
     std::optional<double> queued_;
     bool refreshQueued_ = false;

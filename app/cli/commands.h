@@ -17,6 +17,7 @@ inline constexpr int kExitInterrupted = 130;
 using Command = std::function<int()>;
 
 Command addRunCommand(CLI::App& app);
+Command addReclusterCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
 Command addRelocateCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);

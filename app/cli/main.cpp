@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
         commands.emplace_back(all.back(), std::move(cmd));
     };
     add(addRunCommand);
+    add(addReclusterCommand);
     add(addExportCommand);
     add(addRelocateCommand);
     add(addInfoCommand);

@@ -59,9 +59,23 @@ BandStats BandStatsBuilder::finish() const {
     stats.meanSize = static_cast<double>(sum_) / n;
     stats.stddevSize = std::sqrt(
         std::max(0.0, static_cast<double>(sumSquares_) / n - stats.meanSize * stats.meanSize));
-    // SEDD appendix G: a bucket is an outlier when larger than mean + 2 sigma. The outliers are
-    // a prefix of the buckets ordered by size, so the largest buckets kept hold the ones listed.
-    const double limit = stats.meanSize + 2.0 * stats.stddevSize;
+    // A bucket is an outlier when it is larger than mean + 2 sigma (SEDD appendix G) and costs
+    // at least kOutlierShare of the band's comparisons. Mean + 2 sigma alone marks every
+    // bucket of two or more members when the keys are exact (nearly all buckets are singletons:
+    // mean + 2 sigma is below 2), although a pair costs one comparison; the share singles out
+    // the buckets that make the band expensive. Both bounds are bounds on the size, so the
+    // outliers are a prefix of the buckets ordered by size and the largest buckets kept hold the
+    // ones listed. (The workbench's Buckets view says the same in its tooltip.)
+    constexpr double kOutlierShare = 0.01;
+    const double share = kOutlierShare * static_cast<double>(stats.comparisons);
+    // The smallest size s with s (s - 1) / 2 >= share; sizes above s - 1 qualify.
+    auto cost = [](double size) { return size * (size - 1) / 2; };
+    double smallest = std::max(1.0, std::ceil((1 + std::sqrt(1 + 8 * share)) / 2));
+    while (smallest > 1 && cost(smallest - 1) >= share)
+        smallest -= 1;
+    while (cost(smallest) < share)
+        smallest += 1;
+    const double limit = std::max(stats.meanSize + 2.0 * stats.stddevSize, smallest - 1);
     for (auto it = sizeCounts_.rbegin(); it != sizeCounts_.rend(); ++it) {
         if (static_cast<double>(it->first) <= limit) break;
         stats.outlierCount += it->second;

@@ -53,6 +53,26 @@ LshSuggestion suggestBandsRows(double threshold, int hashes, double fpWeight, do
     return best;
 }
 
+RecallSuggestion suggestBandsRowsForRecall(double threshold, int hashes, double maxMissRate) {
+    RecallSuggestion best, lowestMiss;
+    if (hashes < 1 || !validThreshold(threshold)) return best;
+    lowestMiss.missRate = std::numeric_limits<double>::infinity();
+    best.falsePositiveArea = std::numeric_limits<double>::infinity();
+    for (int b = 1; b <= hashes; ++b) {
+        for (int r = 1; b * r <= hashes; ++r) {
+            const double miss = 1.0 - candidateProbability(threshold, b, r);
+            if (miss < lowestMiss.missRate) lowestMiss = {b, r, miss, 0, 0};
+            if (miss > maxMissRate) continue;
+            const double fp = falsePositiveArea(threshold, b, r);
+            if (fp < best.falsePositiveArea) best = {b, r, miss, fp, 0};
+        }
+    }
+    if (best.bands == 0) best = lowestMiss;
+    best.falsePositiveArea = falsePositiveArea(threshold, best.bands, best.rows);
+    best.falseNegativeArea = falseNegativeArea(threshold, best.bands, best.rows);
+    return best;
+}
+
 double sCurveMidpoint(int bands, int rows) {
     if (bands < 1 || rows < 1) return 0.0;
     return std::pow(1.0 / bands, 1.0 / rows);

@@ -25,6 +25,22 @@ struct LshSuggestion {
 LshSuggestion suggestBandsRows(double threshold, int hashes, double fpWeight = 0.5,
                                double fnWeight = 0.5);
 
+// The suggestion the workbench offers: the (b, r) with b * r <= hashes whose miss rate at the
+// threshold itself, 1 - P(threshold), is at most `maxMissRate`, and among those the one with
+// the smallest false-positive area (the fewest dissimilar candidates to compare); ties keep
+// the smallest b, then the smallest r. The weighted optimum above can put the S-curve's
+// midpoint right of the threshold (9 x 13 for 0.8 and 128 hashes: 60 % of the pairs at 0.8
+// missed); this one never misses more than it is told to at the threshold. When no (b, r)
+// meets the bound, the one with the lowest miss rate. missRate is filled either way.
+struct RecallSuggestion {
+    int bands = 0;
+    int rows = 0;
+    double missRate = 0;  // 1 - P(threshold)
+    double falsePositiveArea = 0;
+    double falseNegativeArea = 0;
+};
+RecallSuggestion suggestBandsRowsForRecall(double threshold, int hashes, double maxMissRate = 0.05);
+
 // Similarity at which the candidate probability is about 1/2: (1/b)^(1/r).
 double sCurveMidpoint(int bands, int rows);
 

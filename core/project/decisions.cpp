@@ -6,6 +6,7 @@
 
 #include "clustering.h"
 #include "project_store.h"
+#include "recluster_at.h"
 
 namespace neardup {
 
@@ -113,6 +114,13 @@ void applyDecisions(const std::vector<Decision>& decisions, const DocumentTable&
     if (decisions.empty()) return;
     clusterWithDecisions(run.pairs, run.params.signature.hashes, run.params.compare.threshold,
                          run.params.keep, run.params.decide, docs, decisions, run);
+}
+
+void reclusterAt(double threshold, const std::vector<Decision>& decisions,
+                 const DocumentTable& docs, RunResult& run) {
+    run.params.compare.threshold = threshold;
+    clusterWithDecisions(run.pairs, run.params.signature.hashes, threshold, run.params.keep,
+                         run.params.decide, docs, decisions, run);
 }
 
 RunResult withDecisions(RunResult& run, const std::vector<Decision>& decisions,

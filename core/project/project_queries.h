@@ -9,6 +9,13 @@
 // member). Work per decision is proportional to the clusters it reaches, not to the run. A
 // decision recorded through another connection shows at the next call.
 //
+// At another threshold than the run's own (ClusterFilter::threshold: the workbench's threshold
+// slider), the listing is the whole run re-clustered from its stored pairs at that threshold,
+// with the run's removal rule and the decisions (clusterWithDecisions, as `neardup export` and a
+// run at that threshold reusing these pairs decide); clusters are then numbered 0, 1, ... in
+// the order of their smallest member. Members, pairs, the cluster of a document and the
+// clustered documents follow the threshold of the run's latest listing.
+//
 // Not thread-safe (one instance per thread); interrupt() alone may be called from any thread.
 // A missing project, run or dataset throws QueryError; a failing statement (an interrupted one
 // included) throws StoreError, as everywhere in the project's data-access layer.
@@ -18,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +91,8 @@ struct ClusterFilter {
     bool decidedOnly = false;  // clusters shaped by a decision (ClusterRow::decisions != 0)
     // Clusters with a member among these documents (e.g. a text search's matches); null = all.
     std::shared_ptr<const std::vector<uint32_t>> documents = nullptr;
+    // The threshold to cluster at; NaN: the run's own (its stored clustering).
+    double threshold = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct ClusterRow {
@@ -194,14 +204,19 @@ class ProjectQueries {
     // are replaced by their audited pieces (temp.adj_*; listed in temp.touched).
     struct RunView {
         bool built = false;
+        double threshold = 0;             // the listing's threshold
+        bool whole = false;               // re-clustered whole at another threshold
         std::vector<Decision> decisions;  // those the listing was built with
         std::set<int64_t> touched;        // stored clusters replaced by pieces
         int64_t storedClusters = 0;       // pieces other than the first: this + smallest member
         bool audited(int64_t cluster) const {
-            return cluster >= storedClusters || touched.count(cluster) > 0;
+            return whole || cluster >= storedClusters || touched.count(cluster) > 0;
         }
     };
-    RunView& ensureClusterSummary(int64_t runId);
+    // The listing of a run at `threshold` (NaN: the run's own; nullopt: the latest listing's).
+    RunView& ensureClusterSummary(int64_t runId, std::optional<double> threshold = std::nullopt);
+    void buildWholeRun(const RunInfo& run, double threshold, const std::vector<Decision>& list,
+                       RunView& v);
     void insertSummary(const RunInfo& run, bool adjusted, const std::string& only);
     void buildPieces(const RunInfo& run, int64_t cluster, int64_t storedClusters,
                      const std::vector<Decision>& list);

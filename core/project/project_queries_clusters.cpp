@@ -222,11 +222,21 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
     }
 }
 
-ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId) {
+ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId,
+                                                              std::optional<double> threshold) {
     const RunInfo run = runInfo(runId);
     std::vector<Decision> now = decisions(run.datasetId);
     RunView& v = views_[runId];
-    if (v.built && sameDecisions(v.decisions, now)) return v;
+    const double own = run.params.compare.threshold;
+    double wanted = threshold ? *threshold : (v.built ? v.threshold : own);
+    // The slider's steps land within rounding of the run's own threshold: that is the run's own.
+    if (std::isnan(wanted) || std::abs(wanted - own) < 1e-9) wanted = own;
+    if (v.built && v.threshold == wanted && sameDecisions(v.decisions, now)) return v;
+    if (wanted != own) {
+        buildWholeRun(run, wanted, now, v);
+        return v;
+    }
+    if (v.whole) v.built = false;  // back from another threshold: the stored listing again
     try {
         sql::Savepoint summary(*db_, "summary");
         auto del = [&](const std::string& sql) {
@@ -292,6 +302,8 @@ ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId) {
         if (!restored.empty()) insertSummary(run, false, inList(restored));
         summary.release();
         v.built = true;
+        v.whole = false;
+        v.threshold = own;
         v.decisions = std::move(now);
         v.touched = std::move(touched);
         return v;
@@ -320,7 +332,7 @@ void ProjectQueries::useDocumentFilter(const ClusterFilter& f) {
 }
 
 uint64_t ProjectQueries::clusterCount(int64_t runId, const ClusterFilter& filter) {
-    ensureClusterSummary(runId);
+    ensureClusterSummary(runId, filter.threshold);
     useDocumentFilter(filter);
     const int64_t datasetId = filter.idSearch.empty() ? 0 : runInfo(runId).datasetId;
     auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary" + clusterWhere(filter));
@@ -331,7 +343,7 @@ uint64_t ProjectQueries::clusterCount(int64_t runId, const ClusterFilter& filter
 std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFilter& filter,
                                                  ClusterSort sort, bool descending, uint64_t offset,
                                                  uint64_t limit) {
-    ensureClusterSummary(runId);
+    ensureClusterSummary(runId, filter.threshold);
     useDocumentFilter(filter);
     const int64_t datasetId = filter.idSearch.empty() ? 0 : runInfo(runId).datasetId;
     const char* dir = descending ? " DESC" : " ASC";
@@ -432,6 +444,7 @@ int64_t ProjectQueries::clusterOfDocument(int64_t runId, uint32_t docIndex) {
         s.bind(1, runId).bind(2, int64_t{docIndex});
         if (s.step()) return s.int64(0);
     }
+    if (v.whole) return -1;  // not clustered at this threshold
     auto s = db_->prepare(
         "SELECT cluster FROM main.cluster_members WHERE run_id = ?1 AND doc_index = ?2");
     s.bind(1, runId).bind(2, int64_t{docIndex});
@@ -443,10 +456,14 @@ int64_t ProjectQueries::clusterOfDocument(int64_t runId, uint32_t docIndex) {
 std::vector<std::pair<uint32_t, DocumentLocation>> ProjectQueries::clusteredDocuments(
     int64_t runId) {
     const RunInfo run = runInfo(runId);
-    // Membership of the stored clustering: decisions only split clusters or change who is kept,
-    // so the audited clusters hold the same documents less those split off alone.
+    // Membership of the stored clustering (or, at another threshold, of the re-clustered one):
+    // decisions only split clusters or change who is kept, so the audited clusters hold the
+    // same documents less those split off alone.
+    const bool whole = ensureClusterSummary(runId).whole;
     auto s = db_->prepare(
-        "SELECT m.doc_index, d.file_index, d.line, d.offset, d.length FROM cluster_members m"
+        std::string("SELECT m.doc_index, d.file_index, d.line, d.offset, d.length FROM ") +
+        (whole ? "temp.adj_members" : "main.cluster_members") +
+        " m"
         " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index"
         " WHERE m.run_id = ?1 ORDER BY m.doc_index");
     s.bind(1, runId).bind(2, run.datasetId);
