@@ -18,6 +18,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "field_text.h"
 #include "jsonl_reader.h"
 #include "parquet_rows.h"
 
@@ -28,18 +29,6 @@ namespace {
 constexpr std::size_t kPadding = simdjson::SIMDJSON_PADDING;
 // After a line this long the parser's buffers (about 14 bytes per input byte) are released.
 constexpr std::size_t kParserShrinkBytes = std::size_t{16} << 20;
-
-std::vector<std::string> splitPath(const std::string& dotted) {
-    std::vector<std::string> parts;
-    std::size_t begin = 0;
-    for (;;) {
-        const std::size_t dot = dotted.find('.', begin);
-        parts.push_back(dotted.substr(begin, dot - begin));
-        if (dot == std::string::npos) break;
-        begin = dot + 1;
-    }
-    return parts;
-}
 
 const char* typeName(simdjson::dom::element_type t) {
     using T = simdjson::dom::element_type;
@@ -163,15 +152,6 @@ bool tameNumbers(std::string_view line, std::string& out) {
     return replaced;
 }
 
-// The first control character (below 0x20, or DEL) in `s`, or -1.
-int controlCharacter(std::string_view s) {
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c == 0x7F) return c;
-    }
-    return -1;
-}
-
 }  // namespace
 
 void ParsedChunk::clear() {
@@ -205,9 +185,9 @@ struct ChunkParser::Impl {
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
             defaultIdPaths.push_back(std::move(name));
         }
-        textPath = splitPath(options.textField);
-        idPath = splitPath(options.idField);
-        if (!options.keepField.empty()) keepPath = splitPath(options.keepField);
+        textPath = splitFieldPath(options.textField);
+        idPath = splitFieldPath(options.idField);
+        if (!options.keepField.empty()) keepPath = splitFieldPath(options.keepField);
     }
 
     // The value at a dotted path; false when a component is missing or not inside an object.
@@ -330,7 +310,7 @@ struct ChunkParser::Impl {
             // An id is one line of an id list: a control character (a newline would make one
             // id two) makes it invalid, as does a number no 64-bit integer holds.
             const std::string_view value = id.get_string().value_unsafe();
-            const int control = controlCharacter(value);
+            const int control = firstControlCharacter(value);
             if (value == kOutOfRangeValue || control >= 0) {
                 const std::string hex = fmt::format("0x{:02x}", control);
                 reject(out, RejectReason::InvalidId, lineNo,

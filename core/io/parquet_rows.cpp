@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "field_text.h"
 #include "json_text.h"
 
 namespace neardup {
@@ -30,14 +31,6 @@ std::string textColumnProblem(const columnar::ColumnValues& text, const std::str
     if (text.kind == Kind::Missing) return "no '" + field + "' column";
     if (text.kind != Kind::Strings) return "'" + field + "' is a column of " + text.type;
     return {};
-}
-
-int controlCharacter(std::string_view s) {
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c == 0x7F) return c;
-    }
-    return -1;
 }
 
 }  // namespace
@@ -80,7 +73,7 @@ void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, 
         } else if (id.kind == Kind::Strings) {
             // An id is one line of an id list: no control character, valid UTF-8.
             const std::string_view v = id.text[r];
-            const int control = controlCharacter(v);
+            const int control = firstControlCharacter(v);
             if (control >= 0 || !simdjson::validate_utf8(v.data(), v.size())) {
                 reject(
                     out, RejectReason::InvalidId, line,

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "field_text.h"
 #include "parquet_file.h"
 
 namespace neardup::columnar {
@@ -114,18 +115,6 @@ class WindowedFile : public arrow::io::RandomAccessFile {
     std::string_view window_;
     int64_t windowOffset_ = 0;
 };
-
-std::vector<std::string> splitPath(const std::string& dotted) {
-    std::vector<std::string> parts;
-    std::size_t begin = 0;
-    for (;;) {
-        const std::size_t dot = dotted.find('.', begin);
-        parts.push_back(dotted.substr(begin, dot - begin));
-        if (dot == std::string::npos) break;
-        begin = dot + 1;
-    }
-    return parts;
-}
 
 // The Arrow type of the field at a dotted path (struct fields), or null when there is none.
 std::shared_ptr<arrow::DataType> typeAt(const arrow::Schema& schema,
@@ -414,9 +403,9 @@ struct ParquetRowReader::Impl {
 ParquetRowReader::ParquetRowReader(std::string textField, std::string idField,
                                    std::string keepField)
     : impl_(std::make_unique<Impl>()) {
-    impl_->textPath = splitPath(textField);
-    impl_->idPath = splitPath(idField);
-    if (!keepField.empty()) impl_->keepPath = splitPath(keepField);
+    impl_->textPath = splitFieldPath(textField);
+    impl_->idPath = splitFieldPath(idField);
+    if (!keepField.empty()) impl_->keepPath = splitFieldPath(keepField);
 }
 
 ParquetRowReader::~ParquetRowReader() = default;
