@@ -4,15 +4,16 @@
 # Usage: scripts/measure-accuracy.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-neardup=./build/app/neardup
+neardup="${NEARDUP:-./build/app/neardup}"
 docs="${1:-18000}"
 shift || true
-seeds=("${@:-1 2 3}")
+seeds=(1 2 3)
+[ $# -gt 0 ] && seeds=("$@")
 work="${WORK_DIR:-build/accuracy}"
 mkdir -p "$work"
 printf '| seed | family | verify | truth docs | doc-set Jaccard | precision | recall | pair precision | pair recall |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
-for seed in ${seeds[*]}; do
+for seed in "${seeds[@]}"; do
   corpus="$work/corpus-$seed.jsonl"
   truth="$work/truth-$seed.json"
   [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null

@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 neardup="${NEARDUP:-./build/app/neardup}"
 docs="${1:-18000}"
 shift || true
-seeds=("${@:-1 2 3}")
+seeds=(1 2 3)
+[ $# -gt 0 ] && seeds=("$@")
 work="${WORK_DIR:-build/witness}"
 threads="${THREADS:-2}"
 mkdir -p "$work"
 printf '| seed | rule | doc-set Jaccard | precision | recall | removed | chained removals | unvouched removals | union s |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
-for seed in ${seeds[*]}; do
+for seed in "${seeds[@]}"; do
   corpus="$work/corpus-$seed.jsonl"
   truth="$work/truth-$seed.json"
   [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null

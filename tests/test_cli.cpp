@@ -62,10 +62,47 @@ class TestCli : public QObject {
         QCOMPARE(neardup({QStringLiteral("run"), d("corpus.jsonl")}, inDir()).code,
                  2);  // no --project
         r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("u.ndw"),
-                     QStringLiteral("--bands"), QStringLiteral("64")},
+                     QStringLiteral("--bands"), QStringLiteral("64"), QStringLiteral("--rows"),
+                     QStringLiteral("4")},
                     inDir());
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains(QStringLiteral("--bands x --rows")));
+        // One of them given: the other is chosen within the hashes, or the run is refused.
+        r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("u.ndw"),
+                     QStringLiteral("--bands"), QStringLiteral("200")},
+                    inDir());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--bands 200 leaves no room within --hashes (128)")),
+                 qPrintable(r.err));
+    }
+    void bandsAndRowsAreChosenForTheThreshold() {
+        // Neither given: chosen for -t 0.7 and 128 hashes, said and recorded.
+        Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
+                            d("br.ndw"), QStringLiteral("-t"), QStringLiteral("0.7")},
+                           inDir());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("bands x rows: 25 x 5 (chosen for threshold 0.7")),
+                 qPrintable(r.err));
+        QCOMPARE(sqlValue(d("br.ndw"), "SELECT bands || 'x' || rows FROM runs WHERE id = 1"),
+                 QStringLiteral("25x5"));
+        // -r pinned: the bands are chosen for it; a new b x r compares again.
+        r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("br.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.7"), QStringLiteral("-r"),
+                     QStringLiteral("8")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("x 8 (bands chosen")), qPrintable(r.err));
+        QVERIFY(!r.err.contains(QStringLiteral("reusing the compared pairs")));
+        // A chosen b x r at a higher threshold reuses the 0.7 run's pairs, which cover it.
+        r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("br.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.8")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(
+            r.err.contains(QStringLiteral("reusing the compared pairs of run 1 (b x r 25 x 5)")),
+            qPrintable(r.err));
+        QCOMPARE(sqlValue(d("br.ndw"), "SELECT bands || 'x' || rows FROM runs WHERE id = 3"),
+                 QStringLiteral("25x5"));
     }
     void missingInputIsAnError() {
         const Result r = neardup(
@@ -189,8 +226,9 @@ class TestCli : public QObject {
                  QStringLiteral("ok"));
         QVERIFY(sqlValue(d("p.ndw"), "SELECT count(*) FROM run_phases WHERE run_id = 1").toInt() >=
                 5);
+        // One statistics row per band, of as many bands as the run chose.
         QCOMPARE(sqlValue(d("p.ndw"), "SELECT count(*) FROM band_stats WHERE run_id = 1").toInt(),
-                 16);
+                 sqlValue(d("p.ndw"), "SELECT bands FROM runs WHERE id = 1").toInt());
         QCOMPARE(sqlValue(d("p.ndw"), "SELECT count(*) FROM clusters WHERE run_id = 1").toInt(),
                  s.value(QStringLiteral("clusters")).toInt());
 

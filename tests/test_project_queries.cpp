@@ -71,6 +71,8 @@ class TestProjectQueries : public QObject {
         Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
+        params.lsh.bands = 16;  // not the defaults, so that the round trip shows
+        params.lsh.rows = 8;
         run_ = pipeline.run({corpus_}, params);
         dataset_ = store.loadDataset(run_.datasetId, &docs_);
         QVERIFY(run_.counts.clusters > 10);

@@ -282,10 +282,9 @@ void ParametersPanel::suggestBandsAndRows() {
     const int hashes = hashes_->value();
     suggest_->setEnabled(false);
     suggestion_->setText(tr("Searching b\u00b7r \u2264 %1\u2026").arg(hashes));
-    jobs_->submit<RecallSuggestion>(
-        this,
-        [threshold, hashes](JobContext&) { return suggestBandsRowsForRecall(threshold, hashes); },
-        [this, threshold, hashes](RecallSuggestion s) {
+    jobs_->submit<LshSuggestion>(
+        this, [threshold, hashes](JobContext&) { return chooseBandsRows(threshold, hashes); },
+        [this, threshold, hashes](LshSuggestion s) {
             suggest_->setEnabled(true);
             if (s.bands == 0) {
                 suggestion_->setText(tr("No suggestion for these values."));

@@ -1,5 +1,6 @@
 // Every run parameter with inline validation (neardup::validate), the live S-curve, and a
-// suggestion of bands and rows for the threshold and hash count (neardup::suggestBandsRows).
+// suggestion of bands and rows for the threshold and hash count (neardup::chooseBandsRows, the
+// choice `neardup run` makes when -b/-r are not given).
 #pragma once
 
 #include <QWidget>

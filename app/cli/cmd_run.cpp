@@ -80,6 +80,9 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
         fmt::print(stderr, "neardup run: no inputs given (or --resume)\n");
         return kExitUsage;
     }
+    // A resumed run keeps the b x r it recorded; the note is about this command line's.
+    if (!opt.quiet && !opt.resume && !opt.bandsRowsNote.empty())
+        fmt::print(stderr, "{}\n", opt.bandsRowsNote);
     const RunRequest request{opt.project, opt.inputs, params, opt.outputs, resumedRun};
     ProgressPrinter printer(opt.quiet);
     RunHooks hooks;

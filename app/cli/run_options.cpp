@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "lsh_buckets.h"
+#include "lsh_tuning.h"
 #include "memory_budget.h"
 
 namespace neardup::cli {
@@ -92,9 +94,12 @@ void addSignatureOptions(CLI::App& cmd, RunOptions& opt) {
 void addComparisonOptions(CLI::App& cmd, RunOptions& opt) {
     RunParams& p = opt.params;
     auto* lsh = "LSH and comparison";
-    cmd.add_option("-b,--bands", p.lsh.bands, "Bands b")->capture_default_str()->group(lsh);
-    cmd.add_option("-r,--rows", p.lsh.rows, "Rows per band r (b x r <= H)")
-        ->capture_default_str()
+    cmd.add_option("-b,--bands", opt.bands,
+                   "Bands b (default: chosen from -t and -H to miss few duplicates, 18 for the "
+                   "defaults; see README \"Choosing bands and rows\")")
+        ->group(lsh);
+    cmd.add_option("-r,--rows", opt.rows,
+                   "Rows per band r, b x r <= H (default: chosen with b, 7 for the defaults)")
         ->group(lsh);
     cmd.add_option("--bucket-key", opt.bucketKey,
                    "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
@@ -181,6 +186,53 @@ void addExecutionOptions(CLI::App& cmd, RunOptions& opt) {
         ->group(ex);
 }
 
+namespace {
+
+// -b and -r as given, or chosen for the run's threshold and hashes (the one not given with the
+// other pinned); opt.bandsRowsNote says which and what it misses at the threshold.
+std::optional<int> chooseBandsAndRows(RunOptions& opt) {
+    RunParams& params = opt.params;
+    const double threshold = params.compare.threshold;
+    const int hashes = params.signature.hashes;
+    if (opt.bands && opt.rows) {
+        params.lsh.bands = *opt.bands;
+        params.lsh.rows = *opt.rows;
+        if (params.lsh.bands >= 1 && params.lsh.rows >= 1 && threshold > 0 && threshold <= 1)
+            opt.bandsRowsNote = fmt::format(
+                "bands x rows: {} x {} (given); pairs at the threshold {} missed: {:.1f} %",
+                params.lsh.bands, params.lsh.rows, threshold,
+                100.0 * (1.0 - candidateProbability(threshold, params.lsh.bands, params.lsh.rows)));
+        return std::nullopt;  // validate() judges the values
+    }
+    if ((opt.bands && *opt.bands < 1) || (opt.rows && *opt.rows < 1)) {
+        fmt::print(stderr, "neardup run: --{} must be at least 1\n", opt.bands ? "bands" : "rows");
+        return kExitUsage;
+    }
+    if (!(threshold > 0.0 && threshold <= 1.0) || hashes < 1)
+        return std::nullopt;  // validate() names the bad value
+    const LshSuggestion choice =
+        chooseBandsRows(threshold, hashes, opt.bands.value_or(0), opt.rows.value_or(0));
+    if (choice.bands == 0) {
+        fmt::print(stderr, "neardup run: --{} {} leaves no room within --hashes ({})\n",
+                   opt.bands ? "bands" : "rows", opt.bands ? *opt.bands : *opt.rows, hashes);
+        return kExitUsage;
+    }
+    params.lsh.bands = choice.bands;
+    params.lsh.rows = choice.rows;
+    params.lsh.chosen = !opt.bands && !opt.rows;
+    opt.bandsRowsNote = fmt::format(
+        "bands x rows: {} x {} ({} for threshold {} and {} hashes); pairs at the threshold "
+        "missed: {:.1f} %",
+        choice.bands, choice.rows,
+        opt.bands  ? "rows chosen"
+        : opt.rows ? "bands chosen"
+                   : "chosen",
+        threshold, hashes, 100.0 * choice.missRate);
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int> applyRunChoices(RunOptions& opt) {
     RunParams& params = opt.params;
     params.signature.shingle = *parseShingleKind(opt.shingle);
@@ -212,6 +264,7 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
     if (!sizeOption(opt.memoryBudget, "--memory-budget", "512M or 4G", params.memoryBudget) ||
         !sizeOption(opt.maxLineBytes, "--max-line-bytes", "64M or 1G", params.reader.maxLineBytes))
         return kExitUsage;
+    if (const std::optional<int> code = chooseBandsAndRows(opt)) return code;
     params.decide = parseDecideRule(opt.decide).value_or(DecideRule::Witness);
     if (!parseKeepPolicy(opt.keep, params.keep, params.reader.keepField)) {
         fmt::print(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");

@@ -30,6 +30,10 @@ struct RunOptions {
     bool resume = false;
     std::string memoryBudget;
     std::string maxLineBytes;
+    // -b/-r when given; otherwise chosen from the threshold and hashes (chooseBandsRows).
+    std::optional<int> bands, rows;
+    // The line that says which b x r the run uses, why, and its miss rate at the threshold.
+    std::string bandsRowsNote;
 };
 
 // The inputs (positional) and -p/--project.

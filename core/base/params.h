@@ -59,11 +59,18 @@ struct SignatureParams {
 };
 
 struct LshParams {
-    int bands = 16;
-    int rows = 8;
+    // chooseBandsRows (core/lsh/lsh_tuning.h) for the default threshold and hash count; the
+    // CLI chooses them for the run's own threshold and hashes when -b/-r are not given.
+    int bands = 18;
+    int rows = 7;
     BandKeyScheme scheme = BandKeyScheme::Hash;
     BucketMode bucketMode = BucketMode::Exact;
     uint64_t buckets = 0;  // K when bucketMode == Fixed; resolved value after a run otherwise
+    // True when bands and rows were chosen for the run (the CLI without -b/-r), not given: pairs
+    // an earlier run compared with another b x r then serve this run too, if that b x r misses
+    // no more pairs at this run's threshold (core/run/run_plan.cpp). Not recorded: the run
+    // records the b x r its pairs came from.
+    bool chosen = false;
 };
 
 struct CompareParams {

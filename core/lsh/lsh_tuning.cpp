@@ -1,5 +1,6 @@
 #include "lsh_tuning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -38,39 +39,31 @@ double falseNegativeArea(double threshold, int bands, int rows) {
                    1.0);
 }
 
-LshSuggestion suggestBandsRows(double threshold, int hashes, double fpWeight, double fnWeight) {
+LshSuggestion suggestBandsRows(double threshold, int hashes, double fpWeight, double fnWeight,
+                               int fixedBands, int fixedRows) {
     LshSuggestion best;
     if (hashes < 1 || !validThreshold(threshold)) return best;
     best.weightedError = std::numeric_limits<double>::infinity();
-    for (int b = 1; b <= hashes; ++b) {
-        for (int r = 1; b * r <= hashes; ++r) {
+    const int firstB = fixedBands > 0 ? fixedBands : 1;
+    const int lastB = fixedBands > 0 ? std::min(fixedBands, hashes) : hashes;
+    for (int b = firstB; b <= lastB; ++b) {
+        const int firstR = fixedRows > 0 ? fixedRows : 1;
+        const int lastR = fixedRows > 0 ? std::min(fixedRows, hashes / b) : hashes / b;
+        for (int r = firstR; r <= lastR; ++r) {
             const double fp = falsePositiveArea(threshold, b, r);
             const double fn = falseNegativeArea(threshold, b, r);
             const double error = fpWeight * fp + fnWeight * fn;
-            if (error < best.weightedError) best = {b, r, fp, fn, error};
+            if (error < best.weightedError) best = {b, r, fp, fn, error, 0.0};
         }
     }
+    if (best.bands == 0) return LshSuggestion{};
+    best.missRate = 1.0 - candidateProbability(threshold, best.bands, best.rows);
     return best;
 }
 
-RecallSuggestion suggestBandsRowsForRecall(double threshold, int hashes, double maxMissRate) {
-    RecallSuggestion best, lowestMiss;
-    if (hashes < 1 || !validThreshold(threshold)) return best;
-    lowestMiss.missRate = std::numeric_limits<double>::infinity();
-    best.falsePositiveArea = std::numeric_limits<double>::infinity();
-    for (int b = 1; b <= hashes; ++b) {
-        for (int r = 1; b * r <= hashes; ++r) {
-            const double miss = 1.0 - candidateProbability(threshold, b, r);
-            if (miss < lowestMiss.missRate) lowestMiss = {b, r, miss, 0, 0};
-            if (miss > maxMissRate) continue;
-            const double fp = falsePositiveArea(threshold, b, r);
-            if (fp < best.falsePositiveArea) best = {b, r, miss, fp, 0};
-        }
-    }
-    if (best.bands == 0) best = lowestMiss;
-    best.falsePositiveArea = falsePositiveArea(threshold, best.bands, best.rows);
-    best.falseNegativeArea = falseNegativeArea(threshold, best.bands, best.rows);
-    return best;
+LshSuggestion chooseBandsRows(double threshold, int hashes, int fixedBands, int fixedRows) {
+    return suggestBandsRows(threshold, hashes, 1.0 - kMissWeight, kMissWeight, fixedBands,
+                            fixedRows);
 }
 
 double sCurveMidpoint(int bands, int rows) {

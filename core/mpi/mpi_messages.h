@@ -92,8 +92,8 @@ void fields(auto& v, Is<ReaderOptions> auto& o) {
 }
 
 void fields(auto& v, Is<LshParams> auto& l) {
-    static_assert(memberCount<LshParams>() == 5, "a member was added: list it here");
-    v(l.bands, l.rows, l.scheme, l.bucketMode, l.buckets);
+    static_assert(memberCount<LshParams>() == 6, "a member was added: list it here");
+    v(l.bands, l.rows, l.scheme, l.bucketMode, l.buckets, l.chosen);
 }
 
 void fields(auto& v, Is<HashConstants> auto& c) {

@@ -110,6 +110,15 @@ class ProjectStore {
     // A finished run on this dataset whose stored pairs can serve `params` (same signature
     // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the
     // verify mode may differ, the caller verifies what it needs).
+    // The finished runs on this dataset whose pairs would serve `params` but for bands and rows
+    // (any b x r), newest first, with their b x r: the candidates when b x r were chosen.
+    struct PairsSource {
+        int64_t runId = 0;
+        int bands = 0;
+        int rows = 0;
+    };
+    std::vector<PairsSource> pairSourcesAnyBandsRows(int64_t datasetId, const RunParams& params,
+                                                     uint64_t resolvedBuckets) const;
     std::optional<int64_t> findReusablePairs(int64_t datasetId, const RunParams& params,
                                              uint64_t resolvedBuckets) const;
     std::vector<ScoredPair> loadPairs(int64_t runId) const;

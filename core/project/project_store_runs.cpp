@@ -75,6 +75,25 @@ std::optional<int64_t> ProjectStore::findReusablePairs(int64_t datasetId, const 
     return st.int64(0);
 }
 
+std::vector<ProjectStore::PairsSource> ProjectStore::pairSourcesAnyBandsRows(
+    int64_t datasetId, const RunParams& params, uint64_t resolvedBuckets) const {
+    const std::string key = signatureCacheKey(params.signature, params.reader);
+    auto st = impl_->db.prepare(
+        "SELECT id, bands, rows FROM runs WHERE dataset_id = ?1 AND status = 'ok' AND "
+        "signature_key = ?2 AND bucket_key = ?3 AND resolved_buckets = ?4 AND store_floor <= ?5 "
+        "ORDER BY id DESC");
+    st.bind(1, datasetId)
+        .bind(2, std::string_view(key))
+        .bind(3, std::string_view(toString(params.lsh.scheme)))
+        .bindU64(4, resolvedBuckets)
+        .bind(5, params.compare.threshold);
+    std::vector<PairsSource> sources;
+    while (st.step())
+        sources.push_back(
+            {st.int64(0), static_cast<int>(st.int64(1)), static_cast<int>(st.int64(2))});
+    return sources;
+}
+
 std::vector<ScoredPair> ProjectStore::loadPairs(int64_t runId) const {
     return store_rows::loadPairs(impl_->db, runId);
 }

@@ -19,7 +19,9 @@ void ReusePairsPhase::run() {
     s_.run.bands = std::move(earlier.bands);
     s_.run.counts.candidatePairs = earlier.counts.candidatePairs;
     s_.run.pairsReused = true;
-    s_.report.info("reusing the compared pairs of run " + std::to_string(earlierRun_));
+    s_.report.info("reusing the compared pairs of run " + std::to_string(earlierRun_) + " (b x r " +
+                   std::to_string(s_.params.lsh.bands) + " x " +
+                   std::to_string(s_.params.lsh.rows) + ")");
     s_.report.finished(s_.run, {"buckets", 0, 0, 0, true});
     s_.report.finished(s_.run, {"compare", 0, s_.run.counts.candidatePairs, 0, true});
 }

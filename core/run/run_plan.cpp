@@ -2,6 +2,7 @@
 #include "run_plan.h"
 
 #include "checkpoint.h"
+#include "lsh_buckets.h"
 #include "run_failures.h"
 #include "run_state.h"
 
@@ -28,6 +29,30 @@ RunPlan planRun(const ProjectFacts& facts, const RunParams& params, int threads)
     return plan;
 }
 
+namespace {
+
+// For b x r chosen by NearDup: the newest earlier run whose b x r makes pairs at this run's
+// threshold candidates at least as often as the chosen one does (its S-curve at the threshold
+// at least as high), so its stored pairs serve this run without comparing again (a run at 0.7,
+// then one at 0.85, reuses the first run's pairs). The run then takes that b x r, which is what
+// its pairs came from and what it records.
+std::optional<int64_t> adoptCoveringPairs(RunState& s) {
+    const double threshold = s.params.compare.threshold;
+    const double chosen = candidateProbability(threshold, s.params.lsh.bands, s.params.lsh.rows);
+    for (const auto& source :
+         s.store.pairSourcesAnyBandsRows(*s.datasetId, s.params, s.resolveBuckets(s.docs.size()))) {
+        if (candidateProbability(threshold, source.bands, source.rows) < chosen - 1e-12) continue;
+        s.params.lsh.bands = source.bands;
+        s.params.lsh.rows = source.rows;
+        s.run.params.lsh.bands = source.bands;
+        s.run.params.lsh.rows = source.rows;
+        return source.runId;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 ProjectFacts lookUpProject(RunState& s) {
     ProjectFacts facts;
     s.datasetId = s.store.findDataset(s.files, s.params.reader);
@@ -41,8 +66,10 @@ ProjectFacts lookUpProject(RunState& s) {
             facts.signaturesCached = s.store.loadSignatures(*s.datasetId, s.cacheKey, s.sigs) &&
                                      s.sigs.size() == s.docs.size() &&
                                      s.sigs.hashes == s.params.signature.hashes;
-        facts.reusablePairs =
-            s.store.findReusablePairs(*s.datasetId, s.params, s.resolveBuckets(s.docs.size()));
+        facts.reusablePairs = s.params.lsh.chosen
+                                  ? adoptCoveringPairs(s)
+                                  : s.store.findReusablePairs(*s.datasetId, s.params,
+                                                              s.resolveBuckets(s.docs.size()));
     }
     // Rows signed so far go to a checkpoint now and then, for a run killed while reading.
     s.checkpoint.emplace(sidecarDirectory(s.store.path()), s.files, s.params.reader, s.cacheKey,

@@ -37,7 +37,9 @@ struct RunState {
 
     ProjectStore& store;
     Backend& backend;
-    const RunParams& params;
+    // The run's own copy: a run whose b x r were chosen takes an earlier run's b x r with its
+    // pairs (run_plan.cpp).
+    RunParams params;
     const ExportOptions& exports;
     PhaseReporter report;
     RunResult run;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Reproduces the README's "Choosing bands and rows" table: generated corpora with planted
+# near-duplicates, deduplicated at thresholds from 0.5 to 0.9 with the bands and rows NearDup
+# chooses (no -b/-r) and with the old fixed 16 x 8, scored against exact Jaccard at the same
+# threshold (the duplicate-document-set metric of the accuracy table).
+# Usage: scripts/measure-recall.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+neardup="${NEARDUP:-./build/app/neardup}"
+docs="${1:-18000}"
+shift || true
+seeds=(1 2 3)
+[ $# -gt 0 ] && seeds=("$@")
+work="${WORK_DIR:-build/recall}"
+mkdir -p "$work"
+printf '| seed | threshold | b x r | miss at threshold | doc-set Jaccard | precision | recall | seconds |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for seed in "${seeds[@]}"; do
+  corpus="$work/corpus-$seed.jsonl"
+  truth="$work/truth-$seed.json"
+  [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
+  for threshold in 0.5 0.6 0.7 0.8 0.9; do
+    for choice in chosen fixed; do
+      tag="$seed-$threshold-$choice"
+      rm -rf "$work/$tag.ndw" "$work/$tag.ndw.d"
+      lsh=()
+      [ "$choice" = fixed ] && lsh=(-b 16 -r 8)
+      start=$EPOCHREALTIME
+      "$neardup" run "$corpus" -p "$work/$tag.ndw" -t "$threshold" "${lsh[@]}" \
+        --out-clusters "$work/$tag.clusters.jsonl" 2>"$work/$tag.log" >/dev/null
+      end=$EPOCHREALTIME
+      "$neardup" eval --truth "$truth" --clusters "$work/$tag.clusters.jsonl" -t "$threshold" \
+        --json "$work/$tag.eval.json" >/dev/null
+      note=$(grep -m1 '^bands x rows:' "$work/$tag.log")
+      python3 - "$work/$tag.eval.json" "$seed" "$threshold" "$note" "$start" "$end" <<'PY'
+import json, re, sys
+e = json.load(open(sys.argv[1]))
+m = re.match(r"bands x rows: (\d+) x (\d+).*missed: ([\d.]+) %", sys.argv[4])
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {m.group(1)} x {m.group(2)} | {m.group(3)} % | "
+      f"{e['document_jaccard']:.4f} | {e['document_precision']:.4f} | {e['document_recall']:.4f} | "
+      f"{float(sys.argv[6]) - float(sys.argv[5]):.1f} |")
+PY
+    done
+  done
+done
