@@ -21,6 +21,7 @@
 #include "json_text.h"
 #include "jsonl_reader.h"
 #include "output_check.h"
+#include "output_file.h"
 #include "parquet_file.h"
 
 namespace neardup {
@@ -136,7 +137,7 @@ class ChunkReadAhead {
 // Copies the kept documents' lines by streaming each input once, in order; a Parquet input's
 // kept rows become JSON lines of their id and text (each row group decoded once).
 void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
-                const DocumentTable& docs, AtomicFile& out, Ticker& ticker, bool readAhead,
+                const DocumentTable& docs, OutputFile& out, Ticker& ticker, bool readAhead,
                 const ReaderOptions& reader) {
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();
@@ -238,9 +239,10 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
     Ticker ticker(options, outputs * n);
     ticker.tick();  // a flag raised before the start cancels at once
     // Every output is complete under its temporary name before any is renamed into place.
-    std::vector<std::unique_ptr<AtomicFile>> written;
-    auto open = [&](const std::string& path) -> AtomicFile& {
-        written.push_back(std::make_unique<AtomicFile>(path));
+    // Each compressed as its name asks (output_file.h).
+    std::vector<std::unique_ptr<OutputFile>> written;
+    auto open = [&](const std::string& path) -> OutputFile& {
+        written.push_back(std::make_unique<OutputFile>(path));
         return *written.back();
     };
     if (!options.jsonl.empty())
@@ -249,7 +251,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
         if (path.empty()) continue;
-        AtomicFile& out = open(path);
+        OutputFile& out = open(path);
         for (std::size_t i = 0; i < n; ++i) {
             if (run.removed(i) != kept) {
                 out.write(docs.id(i));
@@ -259,7 +261,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         }
     }
     if (!options.clusters.empty()) {
-        AtomicFile& out = open(options.clusters);
+        OutputFile& out = open(options.clusters);
         // Members grouped by cluster, clusters in order of their smallest member.
         std::vector<std::vector<uint32_t>> members(run.representative.size());
         for (std::size_t i = 0; i < n; ++i)
@@ -301,7 +303,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         ticker.advance(outside);
     }
     if (!options.summaryJson.empty()) {
-        AtomicFile& out = open(options.summaryJson);
+        OutputFile& out = open(options.summaryJson);
         out.write(summaryJson(run));
         out.write("\n");
     }
@@ -310,7 +312,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out->finish();
     if (pending) {
         for (auto& out : written)
-            pending->add(std::move(out));
+            pending->add(out->release());
         return;
     }
     for (auto& out : written)
