@@ -64,6 +64,28 @@ inline std::string unzstd(const std::string& in, bool& ok) {
     return ok ? out : std::string();
 }
 
+// `bytes` as one gzip member (no time stamp).
+inline std::string gzipped(const std::string& bytes) {
+    z_stream zs{};
+    deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&zs, static_cast<uLong>(bytes.size())), '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    zs.avail_in = static_cast<uInt>(bytes.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    deflate(&zs, Z_FINISH);
+    out.resize(out.size() - zs.avail_out);
+    deflateEnd(&zs);
+    return out;
+}
+
+// `bytes` as one zstd frame.
+inline std::string zstdCompressed(const std::string& bytes) {
+    std::string out(ZSTD_compressBound(bytes.size()), '\0');
+    out.resize(ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 3));
+    return out;
+}
+
 // The result of a pyarrow helper: its exit code, standard output and standard error.
 struct Python {
     int code = -1;

@@ -88,8 +88,10 @@ Command addExportCommand(CLI::App& app) {
         const DatasetRecord dataset =
             store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
         // An output may not replace one of the inputs it is made from.
-        if (const std::string problem = outputProblem(named, dataset.files, opt->project);
-            !problem.empty()) {
+        std::string problem = outputProblem(named, dataset.files, opt->project);
+        if (problem.empty() && opt->outputs.any())
+            problem = outputProblem(all, dataset.files, opt->project);  // --out-dir's shards
+        if (!problem.empty()) {
             fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;
         }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -82,5 +83,28 @@ class ParquetRowReader {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// Which rows of a Parquet file copyParquetRows writes and, when annotating, their added columns.
+struct ParquetRowSelection {
+    std::vector<uint8_t> keep;  // per 0-based row of the source; rows beyond it are not written
+    // Three columns appended to the schema (int64, int64, bool, never null), by name; per row
+    // of the source like `keep`, read where it is set.
+    bool annotate = false;
+    std::string clusterIdName, clusterSizeName, removedName;
+    std::vector<int64_t> clusterId, clusterSize;
+    std::vector<uint8_t> removed;
+};
+
+// Writes the selected rows of the Parquet file at `source` as a new Parquet file whose bytes go
+// to `write`, in order: the source's schema (every column, its Arrow types and key-value
+// metadata) with the annotation columns appended when asked; each column's pages compressed
+// with the codec that column has in the source's first row group; one row group per source row
+// group with its selected rows, in order (none for a group without any; a file without rows
+// keeps the schema). Reads one row group at a time; `progress` is told the source rows of each
+// group once it is written. Throws ColumnarError naming the file (an annotation column the
+// source already has too); a failed `write` throws through.
+void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
+                     const std::function<void(std::string_view)>& write,
+                     const std::function<void(uint64_t)>& progress);
 
 }  // namespace neardup::columnar

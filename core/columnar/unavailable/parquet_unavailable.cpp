@@ -21,4 +21,10 @@ const RowGroupColumns& ParquetRowReader::read(const std::string& path, uint64_t,
     throw ColumnarError(notCompiledInMessage(path));
 }
 
+void copyParquetRows(const std::string& source, const ParquetRowSelection&,
+                     const std::function<void(std::string_view)>&,
+                     const std::function<void(uint64_t)>&) {
+    throw ColumnarError(notCompiledInMessage(source));
+}
+
 }  // namespace neardup::columnar
