@@ -1,11 +1,16 @@
 // Compressed outputs (issue 14): every --out-* file, --summary-json and export's --rejected are
 // written as gzip when the name ends in .gz and as zstd when it ends in .zst, by `run` and by
 // `export`; each decompresses to exactly the plain output's bytes, the same for 1 and 2 threads,
-// and is still written atomically (no temporary is left beside it).
+// and is still written atomically (no temporary is left beside it). The lists are written as
+// Parquet when their name ends in .parquet: the same records in typed columns.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
 #include <QTest>
 #include <string>
 
 #include "output_formats_fixture.h"
+#include "parquet_file.h"
 
 using testsupport::q;
 using testsupport::readFile;
@@ -106,6 +111,52 @@ class TestOutputFormats : public CorpusFixture {
                 std::string::npos);
         QVERIFY(ok);
         QVERIFY2(temporaries(dir_).isEmpty(), qPrintable(temporaries(dir_).join(u' ')));
+    }
+
+    // --out-kept, --out-removed and --out-clusters named .parquet: one row per id or member,
+    // holding what the JSON Lines lists hold (the clusters' "kept" for every member, witness,
+    // jaccard and exact null where the JSON line has none).
+    void parquetLists() {
+        if (!neardup::columnar::parquetCompiledIn()) QSKIP("Parquet support is not compiled in");
+        if (!fs::exists(path("plain.clusters"))) {
+            const Result r = runWithOutputs("corpus.jsonl", "plain", 1, "");
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+        }
+        const Result r = runWithOutputs("corpus.jsonl", "pq", 2, ".parquet");
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        auto rows = [](const std::string& file) {
+            const Python p = python("read_parquet.py", {QStringLiteral("rows"), q(file)});
+            QList<QJsonObject> out;
+            for (const QByteArray& line : QByteArray::fromStdString(p.out).split('\n'))
+                if (!line.isEmpty()) out << QJsonDocument::fromJson(line).object();
+            return out;
+        };
+        for (const char* name : {"kept", "removed"}) {
+            QString ids;
+            for (const QJsonObject& o : rows(path(std::string("pq.") + name + ".parquet")))
+                ids += o.value(QStringLiteral("id")).toString() + u'\n';
+            QVERIFY(!ids.isEmpty());
+            QCOMPARE(ids, QString::fromStdString(readFile(path(std::string("plain.") + name))));
+        }
+        const QList<QJsonObject> members = rows(path("pq.clusters.parquet"));
+        const QList<QByteArray> lines =
+            QByteArray::fromStdString(readFile(path("plain.clusters"))).trimmed().split('\n');
+        QCOMPARE(members.size(), lines.size());
+        QSet<QString> removed;
+        for (const QString& id :
+             QString::fromStdString(readFile(path("plain.removed"))).split(u'\n'))
+            removed.insert(id);
+        for (int i = 0; i < members.size(); ++i) {
+            const QJsonObject json = QJsonDocument::fromJson(lines[i]).object();
+            const QJsonObject& row = members[i];
+            for (const char* key : {"id", "cluster", "representative", "witness", "jaccard"}) {
+                const QString k = QLatin1String(key);
+                QCOMPARE(row.value(k).toVariant(), json.contains(k) ? json.value(k).toVariant()
+                                                                    : QVariant::fromValue(nullptr));
+            }
+            const QString id = row.value(QStringLiteral("id")).toString();
+            QCOMPARE(row.value(QStringLiteral("kept")).toBool(), !removed.contains(id));
+        }
     }
 };
 

@@ -107,4 +107,40 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
                      const std::function<void(std::string_view)>& write,
                      const std::function<void(uint64_t)>& progress);
 
+// A list written as Parquet (--out-kept, --out-removed, --out-clusters named *.parquet): typed
+// columns, filled row by row, written in row groups of kRowsPerGroup rows, zstd pages.
+class ParquetListWriter {
+  public:
+    static constexpr uint64_t kRowsPerGroup = uint64_t{1} << 20;
+    enum class Type : uint8_t { String, Int64, Bool, Double };
+    struct Column {
+        std::string name;
+        Type type = Type::String;
+        bool nullable = false;
+    };
+    // The file's bytes go to `write`, in order. Throws ColumnarError naming `path` (for
+    // messages only), "not compiled in" in a build without Arrow.
+    ParquetListWriter(const std::string& path, std::vector<Column> columns,
+                      std::function<void(std::string_view)> write);
+    ~ParquetListWriter();
+    ParquetListWriter(const ParquetListWriter&) = delete;
+    ParquetListWriter& operator=(const ParquetListWriter&) = delete;
+
+    // The next value of the current row, column by column, in the column's type; addNull()
+    // where the column is nullable.
+    void addString(std::string_view value);
+    void addInt64(int64_t value);
+    void addBool(bool value);
+    void addDouble(double value);
+    void addNull();
+    // Ends the row (every column has its value).
+    void endRow();
+    // Writes the last row group and the footer.
+    void close();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace neardup::columnar

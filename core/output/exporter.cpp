@@ -10,11 +10,11 @@
 
 #include "atomic_file.h"
 #include "cluster_annotation.h"
-#include "clustering.h"
 #include "dataset_shards.h"
 #include "export_ticker.h"
 #include "json_text.h"
 #include "kept_lines.h"
+#include "list_outputs.h"
 #include "output_check.h"
 #include "output_file.h"
 
@@ -73,58 +73,9 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
     if (!options.outDir.empty()) writeDatasetShards(run, files, docs, options, ticker, written);
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
-        if (path.empty()) continue;
-        OutputFile& out = open(path);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (run.removed(i) != kept) {
-                out.write(docs.id(i));
-                out.write("\n");
-            }
-            ticker.advance(1);
-        }
+        if (!path.empty()) writeIdList(run, docs, kept, open(path), ticker);
     }
-    if (!options.clusters.empty()) {
-        OutputFile& out = open(options.clusters);
-        // Members grouped by cluster, clusters in order of their smallest member.
-        std::vector<std::vector<uint32_t>> members(run.representative.size());
-        for (std::size_t i = 0; i < n; ++i)
-            if (run.clusterOf[i] != RunResult::kNoCluster)
-                members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
-        std::string line;
-        uint64_t outside = n;  // documents in no cluster count as done at the end
-        for (std::size_t c = 0; c < members.size(); ++c) {
-            for (const uint32_t d : members[c]) {
-                const bool representative = run.representative[c] == d;
-                line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
-                       ",\"representative\":" + (representative ? "true" : "false");
-                const bool wholeKept = !run.keepAll.empty() && run.keepAll[c];
-                if (representative && !wholeKept) {
-                } else if (!run.removed(d)) {
-                    // Kept too: no kept duplicate vouches for its removal (witness rule), or
-                    // the cluster is kept whole by a "keep all" decision.
-                    line += ",\"kept\":true";
-                } else if (const std::optional<ScoredPair> p = witnessPair(run, run.pairs, d)) {
-                    const uint32_t w = p->a == d ? p->b : p->a;
-                    line += ",\"witness\":" + json::quote(docs.id(w)) + ",\"jaccard\":";
-                    json::appendNumber(
-                        line, static_cast<double>(p->matches) / run.params.signature.hashes);
-                    if (p->exact >= 0.0f) {
-                        line += ",\"exact\":";
-                        json::appendNumber(line, p->exact);
-                    }
-                } else {
-                    // Removed by the components rule without a duplicate pair with the kept
-                    // document: a chained removal.
-                    line += ",\"witness\":null";
-                }
-                line += "}\n";
-                out.write(line);
-            }
-            ticker.advance(members[c].size());
-            outside -= members[c].size();
-        }
-        ticker.advance(outside);
-    }
+    if (!options.clusters.empty()) writeClusterList(run, docs, open(options.clusters), ticker);
     if (!options.summaryJson.empty()) {
         OutputFile& out = open(options.summaryJson);
         out.write(summaryJson(run));
