@@ -254,6 +254,14 @@ class TestOutputDir : public CorpusFixture {
             dir_);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("not a directory")), qPrintable(r.err));
+        // --annotate with nothing to annotate.
+        r = runCli({QStringLiteral("run"), q(path("other")), QStringLiteral("-p"),
+                    q(path("r5.ndw")), QStringLiteral("-q"), QStringLiteral("--annotate"),
+                    QStringLiteral("--out-removed"), q(path("r5.removed"))},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("--annotate needs")), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("r5.removed")));
     }
 
     // --annotate: every document, with cluster_id, cluster_size and duplicate_removed appended

@@ -11,6 +11,7 @@
 
 #include "dataset_shards.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 
 namespace neardup {
 
@@ -165,6 +166,11 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
             if (sameFile(keys[i], keyOf(f.path)))
                 return "refusing to overwrite input file '" + f.path + "' with " + all[i].option;
         }
+        if (!columnar::parquetCompiledIn() && columnar::isParquetName(path) &&
+            (all[i].option == "--out-kept" || all[i].option == "--out-removed" ||
+             all[i].option == "--out-clusters"))
+            return "cannot write " + all[i].option + " '" + path +
+                   "' as Parquet: Parquet support is not compiled in";
         if (std::string problem =
                 all[i].inFolder ? problemBelow(all[i].option, path, false) : problemWith(path);
             !problem.empty())
@@ -175,6 +181,8 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
 
 std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
                           const std::string& project) {
+    if (outputs.annotate && outputs.jsonl.empty() && outputs.outDir.empty())
+        return "--annotate needs --out-dir or --out-jsonl (the outputs it annotates)";
     std::vector<NamedOutput> all = namedOutputs(outputs);
     if (!outputs.outDir.empty()) {
         const std::vector<std::string> names = shardNames(outputs, files);

@@ -38,7 +38,7 @@ std::string outputProblem(const ExportOptions& outputs);
 
 // As above for every output of `outputs` made from the input `files`, the shards of --out-dir
 // (dataset_shards.h) one by one: two inputs whose shards would have one name, a shard that would
-// be an input or another output, are refused.
+// be an input or another output, are refused; so is --annotate without an output it annotates.
 std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
                           const std::string& project);
 
