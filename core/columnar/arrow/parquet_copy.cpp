@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "callback_stream.h"
 #include "parquet_file.h"
 
 namespace neardup::columnar {
@@ -32,30 +33,6 @@ T orFail(arrow::Result<T> result, const std::string& path) {
     check(result.status(), path);
     return std::move(result).ValueUnsafe();
 }
-
-// An Arrow output stream handing every byte to the caller's writer (an atomic output file).
-class ForwardingStream : public arrow::io::OutputStream {
-  public:
-    explicit ForwardingStream(const std::function<void(std::string_view)>& write) : write_(write) {}
-    arrow::Status Close() override {
-        closed_ = true;
-        return arrow::Status::OK();
-    }
-    bool closed() const override { return closed_; }
-    arrow::Result<int64_t> Tell() const override { return position_; }
-    arrow::Status Write(const void* data, int64_t nbytes) override {
-        // The caller's exceptions (a full disk) leave through Arrow's writer, which holds no
-        // lock and is abandoned with the output.
-        write_(std::string_view(static_cast<const char*>(data), static_cast<std::size_t>(nbytes)));
-        position_ += nbytes;
-        return arrow::Status::OK();
-    }
-
-  private:
-    const std::function<void(std::string_view)>& write_;
-    int64_t position_ = 0;
-    bool closed_ = false;
-};
 
 // The writer's properties: each leaf column compressed with its codec in the source's first
 // row group (Arrow's default, snappy, for a file without row groups).
@@ -126,7 +103,7 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
                         source);
     }
     const std::shared_ptr<parquet::FileMetaData> meta = reader->parquet_reader()->metadata();
-    auto sink = std::make_shared<ForwardingStream>(write);
+    auto sink = std::make_shared<CallbackStream>(write);
     // The Arrow schema stored in the file, so that types Parquet has no name for (large
     // strings, dictionaries) and the schema's metadata come back as they were.
     const auto arrowProperties = parquet::ArrowWriterProperties::Builder().store_schema()->build();

@@ -6,34 +6,12 @@
 #include <parquet/exception.h>
 #include <parquet/properties.h>
 
+#include "callback_stream.h"
 #include "parquet_file.h"
 
 namespace neardup::columnar {
 
 namespace {
-
-// An Arrow output stream handing every byte to the caller's writer (an atomic output file).
-class CallbackStream : public arrow::io::OutputStream {
-  public:
-    explicit CallbackStream(std::function<void(std::string_view)> write)
-        : write_(std::move(write)) {}
-    arrow::Status Close() override {
-        closed_ = true;
-        return arrow::Status::OK();
-    }
-    bool closed() const override { return closed_; }
-    arrow::Result<int64_t> Tell() const override { return position_; }
-    arrow::Status Write(const void* data, int64_t nbytes) override {
-        write_(std::string_view(static_cast<const char*>(data), static_cast<std::size_t>(nbytes)));
-        position_ += nbytes;
-        return arrow::Status::OK();
-    }
-
-  private:
-    std::function<void(std::string_view)> write_;
-    int64_t position_ = 0;
-    bool closed_ = false;
-};
 
 std::shared_ptr<arrow::DataType> arrowType(ParquetListWriter::Type type) {
     switch (type) {
