@@ -51,11 +51,11 @@ class TestCli : public QObject {
         r = neardup({QStringLiteral("run"), QStringLiteral("--help")}, inDir());
         QCOMPARE(r.code, 0);
         for (const char* opt :
-             {"--text-field",  "--id-field",  "--shingle",  "--ngram",       "--hashes",
-              "--hash",        "--seed",      "--bands",    "--rows",        "--buckets",
-              "--bucket-key",  "--threshold", "--verify",   "--keep",        "--threads",
-              "--backend",     "--out-jsonl", "--out-kept", "--out-removed", "--out-clusters",
-              "--summary-json"})
+             {"--text-field",   "--id-field",  "--shingle",  "--ngram",       "--hashes",
+              "--hash",         "--seed",      "--bands",    "--rows",        "--buckets",
+              "--bucket-key",   "--threshold", "--verify",   "--keep",        "--threads",
+              "--backend",      "--out-jsonl", "--out-kept", "--out-removed", "--out-clusters",
+              "--summary-json", "--out-dir",   "--annotate"})
             QVERIFY2(r.out.contains(QLatin1String(opt)), opt);
         QCOMPARE(neardup({}, inDir()).code, 2);
         QCOMPARE(neardup({QStringLiteral("frobnicate")}, inDir()).code, 2);

@@ -8,9 +8,9 @@
 #include <csignal>
 #include <cstdio>
 
-#include "atomic_file.h"
 #include "commands.h"
 #include "output_check.h"
+#include "output_file.h"
 #include "output_options.h"
 #include "project_store.h"
 #include "rejected_lines.h"
@@ -46,7 +46,7 @@ Command addExportCommand(CLI::App& app) {
     cmd->add_option("--rejected", opt->rejected,
                     "Write every rejected line of the run's dataset as JSONL: {\"file\", "
                     "\"line\", \"reason\"[, \"detail\"][, \"raw\"]} (any run status; with no "
-                    "--run, the latest run)");
+                    "--run, the latest run; gzip or zstd by the name's .gz or .zst)");
     return [opt]() -> int {
         if (!opt->outputs.any() && opt->rejected.empty()) {
             fmt::print(stderr,
@@ -88,8 +88,10 @@ Command addExportCommand(CLI::App& app) {
         const DatasetRecord dataset =
             store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
         // An output may not replace one of the inputs it is made from.
-        if (const std::string problem = outputProblem(named, dataset.files, opt->project);
-            !problem.empty()) {
+        std::string problem = outputProblem(named, dataset.files, opt->project);
+        if (problem.empty() && opt->outputs.any())
+            problem = outputProblem(all, dataset.files, opt->project);  // --out-dir's shards
+        if (!problem.empty()) {
             fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;
         }
@@ -124,7 +126,7 @@ Command addExportCommand(CLI::App& app) {
                         lines.push_back(l);
                     }
                 }
-                AtomicFile out(opt->rejected);
+                OutputFile out(opt->rejected);  // compressed as its name asks
                 const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
                 if (gExportCancel.load()) throw ExportCancelled();
                 out.commit();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -77,6 +78,65 @@ class ParquetRowReader {
     // The values stay valid until the next call. Throws ColumnarError.
     const RowGroupColumns& read(const std::string& path, uint64_t fileSize, uint32_t group,
                                 std::string_view bytes = {}, uint64_t bytesOffset = 0);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Which rows of a Parquet file copyParquetRows writes and, when annotating, their added columns.
+struct ParquetRowSelection {
+    std::vector<uint8_t> keep;  // per 0-based row of the source; rows beyond it are not written
+    // Three columns appended to the schema (int64, int64, bool, never null), by name; per row
+    // of the source like `keep`, read where it is set.
+    bool annotate = false;
+    std::string clusterIdName, clusterSizeName, removedName;
+    std::vector<int64_t> clusterId, clusterSize;
+    std::vector<uint8_t> removed;
+};
+
+// Writes the selected rows of the Parquet file at `source` as a new Parquet file whose bytes go
+// to `write`, in order: the source's schema (every column, its Arrow types and key-value
+// metadata) with the annotation columns appended when asked; each column's pages compressed
+// with the codec that column has in the source's first row group; one row group per source row
+// group with its selected rows, in order (none for a group without any; a file without rows
+// keeps the schema). Reads one row group at a time; `progress` is told the source rows of each
+// group once it is written. Throws ColumnarError naming the file (an annotation column the
+// source already has too); a failed `write` throws through.
+void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
+                     const std::function<void(std::string_view)>& write,
+                     const std::function<void(uint64_t)>& progress);
+
+// A list written as Parquet (--out-kept, --out-removed, --out-clusters named *.parquet): typed
+// columns, filled row by row, written in row groups of kRowsPerGroup rows, zstd pages.
+class ParquetListWriter {
+  public:
+    static constexpr uint64_t kRowsPerGroup = uint64_t{1} << 20;
+    enum class Type : uint8_t { String, Int64, Bool, Double };
+    struct Column {
+        std::string name;
+        Type type = Type::String;
+        bool nullable = false;
+    };
+    // The file's bytes go to `write`, in order. Throws ColumnarError naming `path` (for
+    // messages only), "not compiled in" in a build without Arrow.
+    ParquetListWriter(const std::string& path, std::vector<Column> columns,
+                      std::function<void(std::string_view)> write);
+    ~ParquetListWriter();
+    ParquetListWriter(const ParquetListWriter&) = delete;
+    ParquetListWriter& operator=(const ParquetListWriter&) = delete;
+
+    // The next value of the current row, column by column, in the column's type; addNull()
+    // where the column is nullable.
+    void addString(std::string_view value);
+    void addInt64(int64_t value);
+    void addBool(bool value);
+    void addDouble(double value);
+    void addNull();
+    // Ends the row (every column has its value).
+    void endRow();
+    // Writes the last row group and the footer.
+    void close();
 
   private:
     struct Impl;

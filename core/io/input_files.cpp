@@ -190,13 +190,14 @@ std::vector<Found> walkDirectory(const std::string& dir, Unreadable mode) {
     return found;
 }
 
-std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable mode) {
+std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable mode,
+                              std::vector<std::string>* names = nullptr) {
     std::vector<InputFile> files;
     std::unordered_set<std::string> seen;  // canonical paths
     // Files are listed by their canonical absolute path (symlinks resolved), so that a project
     // finds them again from any working directory; one that cannot be resolved (a symlink
     // loop, a dangling symlink) by its absolute path.
-    auto add = [&](const std::string& given, bool unreadable) {
+    auto add = [&](const std::string& given, bool unreadable, const std::string& name) {
         std::error_code ec;
         const fs::path canonical = fs::canonical(given, ec);
         std::string path;
@@ -207,6 +208,7 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
             path = canonical.string();
         }
         if (!seen.insert(path).second) return;
+        if (names) names->push_back(name);
         if (unreadable) {
             files.push_back(describeUnreadable(path));
             return;
@@ -228,7 +230,7 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
         if (ec) {
             if (mode != Unreadable::Skip)
                 throw InputError("cannot read '" + input + "': " + ec.message());
-            add(input, true);  // e.g. a symlink loop
+            add(input, true, fs::path(input).filename().string());  // e.g. a symlink loop
         } else if (fs::is_directory(st)) {
             const std::vector<Found> found = walkDirectory(input, mode);
             if (found.empty()) {
@@ -238,9 +240,10 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
                     input + "'");
             }
             for (const Found& f : found)
-                add(f.path, f.unreadable);
+                add(f.path, f.unreadable,
+                    fs::path(f.path).lexically_relative(fs::path(input)).string());
         } else if (fs::is_regular_file(st)) {
-            add(input, false);
+            add(input, false, fs::path(input).filename().string());
         } else {
             throw InputError("cannot read '" + input + "': not a regular file or directory");
         }
@@ -256,6 +259,12 @@ std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs) {
 
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError) {
     return expand(inputs, onError == OnError::Skip ? Unreadable::Skip : Unreadable::Fail);
+}
+
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError,
+                                    std::vector<std::string>& names) {
+    names.clear();
+    return expand(inputs, onError == OnError::Skip ? Unreadable::Skip : Unreadable::Fail, &names);
 }
 
 }  // namespace neardup

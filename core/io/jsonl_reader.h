@@ -45,6 +45,11 @@ std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs);
 // report as an unreadable_file rejection; with OnError::Fail it throws InputError naming it.
 // A path that does not exist at all throws either way.
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError);
+// As above, and each file's name relative to the input it was found under, for outputs that
+// mirror the inputs (--out-dir): a file given directly is its base name, a file found in a
+// directory its path below that directory ("sub/b.parquet"). `names` gets one per file.
+std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError,
+                                    std::vector<std::string>& names);
 
 enum class RejectReason : uint8_t {
     MalformedJson,

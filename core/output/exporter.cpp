@@ -3,25 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
-#include <exception>
-#include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "atomic_file.h"
-#include "clustering.h"
-#include "document_fetcher.h"
-#include "input_pin.h"
+#include "cluster_annotation.h"
+#include "dataset_shards.h"
+#include "export_ticker.h"
 #include "json_text.h"
-#include "jsonl_reader.h"
+#include "kept_lines.h"
+#include "list_outputs.h"
 #include "output_check.h"
-#include "parquet_file.h"
+#include "output_file.h"
 
 namespace neardup {
 
@@ -29,185 +24,6 @@ namespace {
 
 std::string number(double v) {
     return fmt::format("{:.6g}", v);
-}
-
-// Progress and cancellation, looked at every kEvery documents (no per-document call).
-class Ticker {
-  public:
-    static constexpr uint64_t kEvery = 4096;
-    Ticker(const ExportOptions& o, uint64_t total) : o_(o), total_(total) {}
-    // Counts `docs` more documents done; reports and checks the cancel flag now and then.
-    void advance(uint64_t docs) {
-        done_ += docs;
-        if (done_ - last_ >= kEvery) tick();
-    }
-    void tick() {
-        last_ = done_;
-        if (o_.cancel && o_.cancel->load(std::memory_order_relaxed)) throw ExportCancelled();
-        if (o_.progress) o_.progress(std::min(done_, total_), total_);
-    }
-
-  private:
-    const ExportOptions& o_;
-    uint64_t total_, done_ = 0, last_ = 0;
-};
-
-// Reads the next chunks on a thread of its own while the caller writes the current one: the
-// export's reading (I/O, decompression, line cutting) and writing then overlap. Stops and
-// joins its thread when destroyed, however early the caller gives up.
-// A std::thread, not a tbb::task_group task: the reader blocks on I/O and waits for the writer
-// to hand chunks back, and TBB promises no concurrency between tasks, so as a task it could wait
-// for a writer that waits for it (one-thread arenas, or an export started from a TBB worker).
-class ChunkReadAhead {
-  public:
-    explicit ChunkReadAhead(LineChunkSource& source) : source_(source) {
-        for (auto& c : pool_)
-            free_.push_back(&c);
-        thread_ = std::thread([this] { produce(); });
-    }
-    ~ChunkReadAhead() {
-        {
-            std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        changed_.notify_all();
-        thread_.join();
-    }
-    ChunkReadAhead(const ChunkReadAhead&) = delete;
-    ChunkReadAhead& operator=(const ChunkReadAhead&) = delete;
-
-    // The next chunk, valid until the following call; nullptr at the end. Rethrows the reading
-    // thread's error.
-    const LineChunk* next() {
-        std::unique_lock lock(mutex_);
-        if (current_) free_.push_back(current_);
-        current_ = nullptr;
-        changed_.notify_all();
-        changed_.wait(lock, [&] { return !ready_.empty() || done_; });
-        if (!ready_.empty()) {
-            current_ = ready_.front();
-            ready_.pop_front();
-            changed_.notify_all();
-            return current_;
-        }
-        if (error_) std::rethrow_exception(error_);
-        return nullptr;
-    }
-
-  private:
-    void produce() {
-        try {
-            for (;;) {
-                LineChunk* chunk = nullptr;
-                {
-                    std::unique_lock lock(mutex_);
-                    changed_.wait(lock, [&] { return stop_ || !free_.empty(); });
-                    if (stop_) break;
-                    chunk = free_.back();
-                    free_.pop_back();
-                }
-                const bool more = source_.next(*chunk);
-                std::lock_guard lock(mutex_);
-                if (!more) break;
-                ready_.push_back(chunk);
-                changed_.notify_all();
-            }
-        } catch (...) {
-            std::lock_guard lock(mutex_);
-            error_ = std::current_exception();
-        }
-        std::lock_guard lock(mutex_);
-        done_ = true;
-        changed_.notify_all();
-    }
-
-    LineChunkSource& source_;
-    LineChunk pool_[3];
-    std::vector<LineChunk*> free_;
-    std::deque<LineChunk*> ready_;
-    LineChunk* current_ = nullptr;
-    bool stop_ = false, done_ = false;
-    std::exception_ptr error_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::thread thread_;
-};
-
-// Copies the kept documents' lines by streaming each input once, in order; a Parquet input's
-// kept rows become JSON lines of their id and text (each row group decoded once).
-void writeJsonl(const RunResult& run, const std::vector<InputFile>& files,
-                const DocumentTable& docs, AtomicFile& out, Ticker& ticker, bool readAhead,
-                const ReaderOptions& reader) {
-    std::size_t next = 0;  // next document to consider, in input order
-    const std::size_t n = docs.size();
-    auto skipRemoved = [&] {
-        const std::size_t from = next;
-        while (next < n && run.removed(next))
-            ++next;
-        ticker.advance(next - from);
-    };
-    skipRemoved();
-    if (next == n) return;
-    // The stored offsets are used only on the files they came from (input_pin.h).
-    if (const std::string problem = pinProblem(files); !problem.empty())
-        throw InputError(problem + "; export refused");
-    // Skip: an unreadable file or a damaged stream was a rejection when the run read it; what
-    // is missing after it is caught below as a short input.
-    // No kept line is longer than the longest document: longer lines (rejected as too long
-    // when read) are streamed past, never held in memory.
-    // The line source reads the JSON Lines inputs only; its file indices map to the dataset's.
-    std::vector<InputFile> textFiles;
-    std::vector<uint32_t> datasetIndex;
-    std::vector<uint8_t> parquet(files.size(), 0);
-    for (uint32_t f = 0; f < files.size(); ++f) {
-        parquet[f] = columnar::isParquetName(files[f].path) ? 1 : 0;
-        if (parquet[f]) continue;
-        textFiles.push_back(files[f]);
-        datasetIndex.push_back(f);
-    }
-    uint32_t longest = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        if (!parquet[docs.file[i]]) longest = std::max(longest, docs.length[i]);
-    LineChunkSource source(textFiles, std::size_t{4} << 20, OnError::Skip, uint64_t{longest} + 1);
-    std::unique_ptr<DocumentFetcher> rows;
-    std::optional<ChunkReadAhead> ahead;
-    if (readAhead) ahead.emplace(source);
-    LineChunk own;
-    auto nextChunk = [&]() -> const LineChunk* {
-        if (ahead) return ahead->next();
-        return source.next(own) ? &own : nullptr;
-    };
-    while (next < n) {
-        if (parquet[docs.file[next]]) {
-            if (!rows) rows = std::make_unique<DocumentFetcher>(files, reader);
-            const FetchedDocument row = rows->fetch(docs, next);
-            if (!row.ok)
-                throw std::runtime_error("cannot export row " + std::to_string(docs.line[next]) +
-                                         " of '" + files[docs.file[next]].path + "': " + row.error);
-            out.write(row.line);
-            out.write("\n");
-            ++next;
-            ticker.advance(1);
-            skipRemoved();
-            continue;
-        }
-        const LineChunk* current = nextChunk();
-        if (!current) break;
-        const LineChunk& chunk = *current;
-        const uint32_t chunkFile = datasetIndex[chunk.file];
-        const uint64_t end = chunk.baseOffset + chunk.data.size();
-        while (next < n && docs.file[next] == chunkFile && docs.offset[next] < end) {
-            const uint64_t at = docs.offset[next] - chunk.baseOffset;
-            out.write(std::string_view(chunk.data).substr(at, docs.length[next]));
-            out.write("\n");
-            ++next;
-            ticker.advance(1);
-            skipRemoved();
-        }
-    }
-    if (next < n)
-        throw std::runtime_error("input '" + files[docs.file[next]].path +
-                                 "' is shorter than when it was read; export aborted");
 }
 
 }  // namespace
@@ -227,81 +43,41 @@ void PendingOutputs::commit() {
 
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
                const ExportOptions& options, PendingOutputs* pending) {
-    if (const std::string problem = outputProblem(namedOutputs(options), files, options.project);
+    if (const std::string problem = outputProblem(options, files, options.project);
         !problem.empty())
         throw std::runtime_error(problem);
     const std::size_t n = docs.size();
     uint64_t outputs = 0;
     for (const std::string* p :
-         {&options.jsonl, &options.kept, &options.removed, &options.clusters})
+         {&options.jsonl, &options.kept, &options.removed, &options.clusters, &options.outDir})
         outputs += p->empty() ? 0 : 1;
-    Ticker ticker(options, outputs * n);
+    ExportTicker ticker(options, outputs * n);
     ticker.tick();  // a flag raised before the start cancels at once
     // Every output is complete under its temporary name before any is renamed into place.
-    std::vector<std::unique_ptr<AtomicFile>> written;
-    auto open = [&](const std::string& path) -> AtomicFile& {
-        written.push_back(std::make_unique<AtomicFile>(path));
+    // Each compressed as its name asks (output_file.h).
+    std::vector<std::unique_ptr<OutputFile>> written;
+    auto open = [&](const std::string& path) -> OutputFile& {
+        written.push_back(std::make_unique<OutputFile>(path));
         return *written.back();
     };
-    if (!options.jsonl.empty())
-        writeJsonl(run, files, docs, open(options.jsonl), ticker, options.readAhead,
-                   options.reader);
+    if (!options.jsonl.empty()) {
+        std::optional<ClusterAnnotation> annotation;
+        if (options.annotate) annotation.emplace(run);
+        LineTargets lines;
+        lines.sinks.assign(files.size(), &open(options.jsonl));
+        lines.annotation = annotation ? &*annotation : nullptr;
+        lines.readAhead = options.readAhead;
+        lines.reader = options.reader;
+        writeDocumentLines(run, files, docs, lines, ticker);
+    }
+    if (!options.outDir.empty()) writeDatasetShards(run, files, docs, options, ticker, written);
     for (const bool kept : {true, false}) {
         const std::string& path = kept ? options.kept : options.removed;
-        if (path.empty()) continue;
-        AtomicFile& out = open(path);
-        for (std::size_t i = 0; i < n; ++i) {
-            if (run.removed(i) != kept) {
-                out.write(docs.id(i));
-                out.write("\n");
-            }
-            ticker.advance(1);
-        }
+        if (!path.empty()) writeIdList(run, docs, kept, open(path), ticker);
     }
-    if (!options.clusters.empty()) {
-        AtomicFile& out = open(options.clusters);
-        // Members grouped by cluster, clusters in order of their smallest member.
-        std::vector<std::vector<uint32_t>> members(run.representative.size());
-        for (std::size_t i = 0; i < n; ++i)
-            if (run.clusterOf[i] != RunResult::kNoCluster)
-                members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
-        std::string line;
-        uint64_t outside = n;  // documents in no cluster count as done at the end
-        for (std::size_t c = 0; c < members.size(); ++c) {
-            for (const uint32_t d : members[c]) {
-                const bool representative = run.representative[c] == d;
-                line = "{\"id\":" + json::quote(docs.id(d)) + ",\"cluster\":" + std::to_string(c) +
-                       ",\"representative\":" + (representative ? "true" : "false");
-                const bool wholeKept = !run.keepAll.empty() && run.keepAll[c];
-                if (representative && !wholeKept) {
-                } else if (!run.removed(d)) {
-                    // Kept too: no kept duplicate vouches for its removal (witness rule), or
-                    // the cluster is kept whole by a "keep all" decision.
-                    line += ",\"kept\":true";
-                } else if (const std::optional<ScoredPair> p = witnessPair(run, run.pairs, d)) {
-                    const uint32_t w = p->a == d ? p->b : p->a;
-                    line += ",\"witness\":" + json::quote(docs.id(w)) + ",\"jaccard\":";
-                    json::appendNumber(
-                        line, static_cast<double>(p->matches) / run.params.signature.hashes);
-                    if (p->exact >= 0.0f) {
-                        line += ",\"exact\":";
-                        json::appendNumber(line, p->exact);
-                    }
-                } else {
-                    // Removed by the components rule without a duplicate pair with the kept
-                    // document: a chained removal.
-                    line += ",\"witness\":null";
-                }
-                line += "}\n";
-                out.write(line);
-            }
-            ticker.advance(members[c].size());
-            outside -= members[c].size();
-        }
-        ticker.advance(outside);
-    }
+    if (!options.clusters.empty()) writeClusterList(run, docs, open(options.clusters), ticker);
     if (!options.summaryJson.empty()) {
-        AtomicFile& out = open(options.summaryJson);
+        OutputFile& out = open(options.summaryJson);
         out.write(summaryJson(run));
         out.write("\n");
     }
@@ -310,7 +86,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out->finish();
     if (pending) {
         for (auto& out : written)
-            pending->add(std::move(out));
+            pending->add(out->release());
         return;
     }
     for (auto& out : written)

@@ -24,6 +24,16 @@ struct ExportOptions {
     // verified), or "witness": null for a removal without one (components rule only).
     std::string clusters;
     std::string summaryJson;  // the run summary
+    // The deduplicated dataset shard by shard (dataset_shards.h): each input file's kept rows
+    // in a file of its own under this folder, in the input's format and compression.
+    std::string outDir;
+    // Per input file, its name under outDir (expandInputs' names: a file given directly is its
+    // base name, one found in a folder its path below it); empty: each file's path below the
+    // deepest folder holding them all (an export from a project, which keeps absolute paths).
+    std::vector<std::string> shardNames;
+    // --annotate: --out-jsonl and --out-dir write every document instead of the kept ones, with
+    // its cluster fields appended (cluster_annotation.h).
+    bool annotate = false;
     // Optional: called every few thousand documents with (documents done, documents in all,
     // counted over every requested output), on the exporting thread.
     std::function<void(uint64_t, uint64_t)> progress;
@@ -42,7 +52,7 @@ struct ExportOptions {
 
     bool any() const {
         return !jsonl.empty() || !kept.empty() || !removed.empty() || !clusters.empty() ||
-               !summaryJson.empty();
+               !summaryJson.empty() || !outDir.empty();
     }
 };
 

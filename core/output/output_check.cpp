@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "dataset_shards.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 
 namespace neardup {
 
@@ -35,6 +37,33 @@ std::string problemWith(const std::string& path) {
         return prefix + "directory '" + dir + "': " + std::strerror(errno);
     if (!S_ISDIR(st.st_mode)) return prefix + "'" + dir + "' is not a directory";
     // The output is written to a temporary file in that directory, then renamed.
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        return prefix + "directory '" + dir + "': " + std::strerror(errno);
+    return {};
+}
+
+// The problem of a file or folder to be created with its missing parent folders: the nearest
+// folder above it that exists must be a writable directory.
+std::string problemBelow(const std::string& option, const std::string& path, bool folder) {
+    const std::string prefix = "cannot write " + option + " '" + path + "': ";
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (folder) {
+            if (!S_ISDIR(st.st_mode)) return prefix + "it is not a directory";
+            if (::access(path.c_str(), W_OK | X_OK) != 0) return prefix + std::strerror(errno);
+            return {};
+        }
+        if (S_ISDIR(st.st_mode)) return prefix + "it is a directory";
+    }
+    fs::path above = fs::path(path).lexically_normal();
+    do {
+        above = above.has_parent_path() && above.parent_path() != above ? above.parent_path()
+                                                                        : fs::path(".");
+    } while (::stat(above.c_str(), &st) != 0 && above != fs::path("."));
+    const std::string dir = above.string();
+    if (::stat(dir.c_str(), &st) != 0)
+        return prefix + "directory '" + dir + "': " + std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return prefix + "'" + dir + "' is not a directory";
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         return prefix + "directory '" + dir + "': " + std::strerror(errno);
     return {};
@@ -105,11 +134,9 @@ std::string canonicalPath(const std::string& path) {
 }
 
 std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs) {
-    return {{"--out-jsonl", outputs.jsonl},
-            {"--out-kept", outputs.kept},
-            {"--out-removed", outputs.removed},
-            {"--out-clusters", outputs.clusters},
-            {"--summary-json", outputs.summaryJson}};
+    return {{"--out-jsonl", outputs.jsonl},          {"--out-kept", outputs.kept},
+            {"--out-removed", outputs.removed},      {"--out-clusters", outputs.clusters},
+            {"--summary-json", outputs.summaryJson}, {"--out-dir", outputs.outDir, true}};
 }
 
 std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector<InputFile>& files,
@@ -119,8 +146,15 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
         const std::string& path = all[i].path;
         if (path.empty()) continue;
         keys[i] = keyOf(path);
+        if (all[i].folder) {
+            if (std::string problem = projectProblem(all[i], keys[i], project); !problem.empty())
+                return problem;
+            if (std::string problem = problemBelow(all[i].option, path, true); !problem.empty())
+                return problem;
+            continue;
+        }
         for (std::size_t j = 0; j < i; ++j) {
-            if (!all[j].path.empty() && sameFile(keys[j], keys[i])) {
+            if (!all[j].path.empty() && !all[j].folder && sameFile(keys[j], keys[i])) {
                 return all[j].option + " '" + all[j].path + "' and " + all[i].option + " '" + path +
                        "' name the same file";
             }
@@ -132,9 +166,32 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
             if (sameFile(keys[i], keyOf(f.path)))
                 return "refusing to overwrite input file '" + f.path + "' with " + all[i].option;
         }
-        if (std::string problem = problemWith(path); !problem.empty()) return problem;
+        if (!columnar::parquetCompiledIn() && columnar::isParquetName(path) &&
+            (all[i].option == "--out-kept" || all[i].option == "--out-removed" ||
+             all[i].option == "--out-clusters"))
+            return "cannot write " + all[i].option + " '" + path +
+                   "' as Parquet: Parquet support is not compiled in";
+        if (std::string problem =
+                all[i].inFolder ? problemBelow(all[i].option, path, false) : problemWith(path);
+            !problem.empty())
+            return problem;
     }
     return {};
+}
+
+std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
+                          const std::string& project) {
+    if (outputs.annotate && outputs.jsonl.empty() && outputs.outDir.empty())
+        return "--annotate needs --out-dir or --out-jsonl (the outputs it annotates)";
+    std::vector<NamedOutput> all = namedOutputs(outputs);
+    if (!outputs.outDir.empty()) {
+        const std::vector<std::string> names = shardNames(outputs, files);
+        if (std::string problem = shardNameProblem(files, names, outputs.outDir); !problem.empty())
+            return problem;
+        for (const std::string& name : names)
+            all.push_back({"--out-dir", (fs::path(outputs.outDir) / name).string(), false, true});
+    }
+    return outputProblem(all, files, project);
 }
 
 std::string outputProblem(const ExportOptions& outputs) {
@@ -144,12 +201,14 @@ std::string outputProblem(const ExportOptions& outputs) {
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
                           const std::string& project) {
     std::vector<InputFile> files;
+    ExportOptions named = outputs;
     try {
-        files = expandInputs(inputs, OnError::Skip);
+        files = expandInputs(inputs, OnError::Skip, named.shardNames);
     } catch (const std::exception&) {
         // A missing input is the run's to report, with its own message.
+        named.shardNames.clear();
     }
-    return outputProblem(namedOutputs(outputs), files, project);
+    return outputProblem(named, files, project);
 }
 
 }  // namespace neardup

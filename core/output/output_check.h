@@ -14,6 +14,10 @@ namespace neardup {
 struct NamedOutput {
     std::string option;  // "--out-jsonl", for messages
     std::string path;    // empty: not requested
+    // --out-dir itself: a folder, created when missing below an existing writable one.
+    bool folder = false;
+    // A shard under --out-dir, whose folders are created when missing.
+    bool inFolder = false;
 };
 
 // The outputs of `outputs`, named by their command-line options.
@@ -32,8 +36,15 @@ std::string outputProblem(const std::vector<NamedOutput>& outputs,
                           const std::string& project = {});
 std::string outputProblem(const ExportOptions& outputs);
 
+// As above for every output of `outputs` made from the input `files`, the shards of --out-dir
+// (dataset_shards.h) one by one: two inputs whose shards would have one name, a shard that would
+// be an input or another output, are refused; so is --annotate without an output it annotates.
+std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
+                          const std::string& project);
+
 // As above for a run's `inputs` as given (files or directories, expanded as the run expands
-// them; an input that cannot be expanded is left to the run to report).
+// them, the shards named as the run names them; an input that cannot be expanded is left to
+// the run to report).
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
                           const std::string& project = {});
 

@@ -13,6 +13,7 @@
 
 #include "atomic_file.h"
 #include "json_text.h"
+#include "output_file.h"
 #include "parquet_file.h"
 
 namespace neardup::rejected_lines {
@@ -107,7 +108,7 @@ bool load(ProjectStore& store, const DatasetRecord& dataset, std::vector<Rejecte
 }
 
 ExportCounts exportJsonl(const DatasetRecord& dataset, const std::vector<RejectedLine>& lines,
-                         AtomicFile& out) {
+                         OutputFile& out) {
     ExportCounts counts;
     const auto& files = dataset.files;
     std::vector<bool> readable(files.size(), false);

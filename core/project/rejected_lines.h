@@ -17,7 +17,7 @@
 
 namespace neardup {
 
-class AtomicFile;
+class OutputFile;
 
 namespace rejected_lines {
 
@@ -42,7 +42,7 @@ struct ExportCounts {
 // line without its line end, when its file is unchanged since it was read and the line is
 // valid UTF-8. Throws std::runtime_error naming the file.
 ExportCounts exportJsonl(const DatasetRecord& dataset, const std::vector<RejectedLine>& lines,
-                         AtomicFile& out);
+                         OutputFile& out);
 
 }  // namespace rejected_lines
 }  // namespace neardup

@@ -22,9 +22,11 @@ namespace {
 
 // The inputs as files; a run whose inputs cannot be listed is recorded before the error leaves
 // (unreadable ones fail in input order).
-std::vector<InputFile> listInputs(RunState& s, const std::vector<std::string>& inputs) {
+// `names` gets each file's name for --out-dir.
+std::vector<InputFile> listInputs(RunState& s, const std::vector<std::string>& inputs,
+                                  std::vector<std::string>& names) {
     try {
-        return expandInputs(inputs, OnError::Skip);
+        return expandInputs(inputs, OnError::Skip, names);
     } catch (...) {
         recordUnfinishedRun(s.store, s.run, std::nullopt, {}, 0, std::current_exception());
         throw;
@@ -131,11 +133,13 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     // A project the run cannot write is found now, not after the corpus was read and signed.
     if (const std::string problem = store_.writeProblem(); !problem.empty())
         throw StoreError(problem);
-    RunState s(store_, backend_, observer_, cancel_, params, exports);
-    s.files = listInputs(s, inputs);
+    // The outputs with the names of --out-dir's shards, as the inputs were given.
+    ExportOptions outputs = exports;
+    RunState s(store_, backend_, observer_, cancel_, params, outputs);
+    s.files = listInputs(s, inputs, outputs.shardNames);
     // Outputs are checked against the inputs and the project before any work (and before the
     // run is recorded): nothing the user needs is ever overwritten.
-    if (const std::string problem = outputProblem(namedOutputs(exports), s.files, store_.path());
+    if (const std::string problem = outputProblem(outputs, s.files, store_.path());
         !problem.empty())
         throw std::runtime_error(problem);
     s.lock.emplace(store_, absolutePaths(inputs), params, s.run.startedAt);

@@ -1,0 +1,160 @@
+// core/columnar with Apache Arrow: copyParquetRows (parquet_file.h), the selected rows of a
+// Parquet file written as a Parquet file of the same schema and compression, one row group at a
+// time, with the annotation columns of --annotate appended when asked.
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <arrow/io/interfaces.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <parquet/metadata.h>
+#include <parquet/properties.h>
+
+#include <algorithm>
+
+#include "callback_stream.h"
+#include "parquet_file.h"
+
+namespace neardup::columnar {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+    throw ColumnarError("cannot copy rows of Parquet file '" + path + "': " + why);
+}
+
+void check(const arrow::Status& status, const std::string& path) {
+    if (!status.ok()) fail(path, status.ToString());
+}
+
+template <typename T>
+T orFail(arrow::Result<T> result, const std::string& path) {
+    check(result.status(), path);
+    return std::move(result).ValueUnsafe();
+}
+
+// The writer's properties: each leaf column compressed with its codec in the source's first
+// row group (Arrow's default, snappy, for a file without row groups).
+std::shared_ptr<parquet::WriterProperties> propertiesLike(const parquet::FileMetaData& meta) {
+    parquet::WriterProperties::Builder builder;
+    if (meta.num_row_groups() > 0) {
+        const std::unique_ptr<parquet::RowGroupMetaData> group = meta.RowGroup(0);
+        for (int c = 0; c < group->num_columns(); ++c) {
+            const parquet::Compression::type codec = group->ColumnChunk(c)->compression();
+            if (c == 0) builder.compression(codec);
+            builder.compression(meta.schema()->Column(c)->path(), codec);
+        }
+    }
+    return builder.build();
+}
+
+// The three annotation columns of the selected rows `selected` (rows of the file).
+std::vector<std::shared_ptr<arrow::Array>> annotationArrays(const ParquetRowSelection& rows,
+                                                            const std::vector<uint64_t>& selected,
+                                                            const std::string& path) {
+    arrow::Int64Builder ids, sizes;
+    arrow::BooleanBuilder removed;
+    for (const uint64_t r : selected) {
+        check(ids.Append(r < rows.clusterId.size() ? rows.clusterId[r] : -1), path);
+        check(sizes.Append(r < rows.clusterSize.size() ? rows.clusterSize[r] : 1), path);
+        check(removed.Append(r < rows.removed.size() && rows.removed[r] != 0), path);
+    }
+    return {orFail(ids.Finish(), path), orFail(sizes.Finish(), path),
+            orFail(removed.Finish(), path)};
+}
+
+}  // namespace
+
+void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
+                     const std::function<void(std::string_view)>& write,
+                     const std::function<void(uint64_t)>& progress) {
+    arrow::MemoryPool* pool = arrow::system_memory_pool();
+    std::unique_ptr<parquet::arrow::FileReader> reader;
+    try {
+        auto file = orFail(arrow::io::ReadableFile::Open(source), source);
+        parquet::ArrowReaderProperties readProperties;
+        readProperties.set_pre_buffer(false);
+        readProperties.set_use_threads(false);
+        reader = orFail(parquet::arrow::FileReader::Make(
+                            pool, parquet::ParquetFileReader::Open(file), readProperties),
+                        source);
+    } catch (const ColumnarError&) {
+        throw;
+    } catch (const std::exception& e) {
+        fail(source, e.what());
+    }
+    std::shared_ptr<arrow::Schema> schema;
+    check(reader->GetSchema(&schema), source);
+    if (rows.annotate) {
+        for (const std::string* name :
+             {&rows.clusterIdName, &rows.clusterSizeName, &rows.removedName}) {
+            if (schema->GetFieldIndex(*name) >= 0)
+                fail(source, "it already has a column '" + *name + "' (--annotate adds it)");
+        }
+        schema = orFail(schema->AddField(schema->num_fields(),
+                                         arrow::field(rows.clusterIdName, arrow::int64(), false)),
+                        source);
+        schema = orFail(schema->AddField(schema->num_fields(),
+                                         arrow::field(rows.clusterSizeName, arrow::int64(), false)),
+                        source);
+        schema = orFail(schema->AddField(schema->num_fields(),
+                                         arrow::field(rows.removedName, arrow::boolean(), false)),
+                        source);
+    }
+    const std::shared_ptr<parquet::FileMetaData> meta = reader->parquet_reader()->metadata();
+    auto sink = std::make_shared<CallbackStream>(write);
+    // The Arrow schema stored in the file, so that types Parquet has no name for (large
+    // strings, dictionaries) and the schema's metadata come back as they were.
+    const auto arrowProperties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+    std::unique_ptr<parquet::arrow::FileWriter> writer;
+    try {
+        writer = orFail(parquet::arrow::FileWriter::Open(*schema, pool, sink, propertiesLike(*meta),
+                                                         arrowProperties),
+                        source);
+        uint64_t firstRow = 0;
+        std::vector<uint64_t> selected;
+        for (int g = 0; g < meta->num_row_groups(); ++g) {
+            const auto groupRows = static_cast<uint64_t>(meta->RowGroup(g)->num_rows());
+            selected.clear();
+            for (uint64_t r = firstRow; r < firstRow + groupRows && r < rows.keep.size(); ++r)
+                if (rows.keep[r]) selected.push_back(r);
+            if (!selected.empty()) {
+                const std::shared_ptr<arrow::Table> group = orFail(reader->ReadRowGroup(g), source);
+                // Runs of consecutive selected rows, sliced without a copy.
+                std::vector<std::shared_ptr<arrow::Table>> runs;
+                for (std::size_t i = 0; i < selected.size();) {
+                    std::size_t j = i + 1;
+                    while (j < selected.size() && selected[j] == selected[j - 1] + 1)
+                        ++j;
+                    runs.push_back(group->Slice(static_cast<int64_t>(selected[i] - firstRow),
+                                                static_cast<int64_t>(j - i)));
+                    i = j;
+                }
+                std::shared_ptr<arrow::Table> table =
+                    orFail(arrow::ConcatenateTables(runs), source);
+                if (rows.annotate) {
+                    const auto arrays = annotationArrays(rows, selected, source);
+                    for (std::size_t a = 0; a < arrays.size(); ++a) {
+                        const int at = table->num_columns();
+                        table = orFail(
+                            table->AddColumn(at, schema->field(at),
+                                             std::make_shared<arrow::ChunkedArray>(arrays[a])),
+                            source);
+                    }
+                }
+                table = table->ReplaceSchemaMetadata(schema->metadata());
+                check(writer->WriteTable(*table, static_cast<int64_t>(selected.size())), source);
+            }
+            firstRow += groupRows;
+            if (progress) progress(groupRows);
+        }
+        check(writer->Close(), source);
+    } catch (const ColumnarError&) {
+        throw;
+    } catch (const parquet::ParquetException& e) {
+        fail(source, e.what());
+    }
+}
+
+}  // namespace neardup::columnar

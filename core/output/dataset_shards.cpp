@@ -1,0 +1,154 @@
+// The shards of --out-dir (dataset_shards.h): JSON Lines shards in one streaming pass over the
+// inputs (kept_lines.h), Parquet shards one input at a time through core/columnar.
+#include "dataset_shards.h"
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "cluster_annotation.h"
+#include "export_ticker.h"
+#include "input_pin.h"
+#include "kept_lines.h"
+#include "output_file.h"
+#include "parquet_file.h"
+
+namespace neardup {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> namesBelowCommonFolder(const std::vector<InputFile>& files) {
+    std::vector<std::string> names;
+    if (files.empty()) return names;
+    fs::path common = fs::path(files.front().path).parent_path();
+    for (const InputFile& f : files) {
+        const fs::path parent = fs::path(f.path).parent_path();
+        // The longest leading run of components both paths share.
+        fs::path shared;
+        auto a = common.begin();
+        auto b = parent.begin();
+        for (; a != common.end() && b != parent.end() && *a == *b; ++a, ++b)
+            shared /= *a;
+        common = shared;
+    }
+    for (const InputFile& f : files)
+        names.push_back(fs::path(f.path).lexically_relative(common).string());
+    return names;
+}
+
+std::vector<std::string> shardNames(const ExportOptions& options,
+                                    const std::vector<InputFile>& files) {
+    if (options.shardNames.size() == files.size()) return options.shardNames;
+    return namesBelowCommonFolder(files);
+}
+
+std::string shardNameProblem(const std::vector<InputFile>& files,
+                             const std::vector<std::string>& names, const std::string& outDir) {
+    std::unordered_map<std::string, std::size_t> first;
+    for (std::size_t f = 0; f < files.size() && f < names.size(); ++f) {
+        const std::string name = fs::path(names[f]).lexically_normal().string();
+        const auto [at, inserted] = first.emplace(name, f);
+        if (!inserted)
+            return "refusing --out-dir '" + outDir + "': inputs '" + files[at->second].path +
+                   "' and '" + files[f].path + "' would both be written to '" +
+                   (fs::path(outDir) / name).string() + "'";
+    }
+    return {};
+}
+
+namespace {
+
+OutputCompression compressionOf(const InputFile& file) {
+    switch (file.compression) {
+        case InputFile::Compression::Gzip:
+            return OutputCompression::Gzip;
+        case InputFile::Compression::Zstd:
+            return OutputCompression::Zstd;
+        case InputFile::Compression::None:
+            break;
+    }
+    return OutputCompression::None;
+}
+
+// The rows of each Parquet input that its shard holds, from the documents read from it.
+std::vector<columnar::ParquetRowSelection> parquetSelections(const RunResult& run,
+                                                             const std::vector<uint8_t>& parquet,
+                                                             const DocumentTable& docs,
+                                                             const ClusterAnnotation* annotation) {
+    std::vector<columnar::ParquetRowSelection> rows(parquet.size());
+    for (std::size_t f = 0; f < parquet.size(); ++f) {
+        rows[f].annotate = annotation != nullptr;
+        rows[f].clusterIdName = ClusterAnnotation::kClusterId;
+        rows[f].clusterSizeName = ClusterAnnotation::kClusterSize;
+        rows[f].removedName = ClusterAnnotation::kRemoved;
+    }
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        const uint32_t f = docs.file[i];
+        if (!parquet[f] || (!annotation && run.removed(i))) continue;
+        columnar::ParquetRowSelection& s = rows[f];
+        const std::size_t row = docs.line[i] - 1;  // rows are numbered from 1, like lines
+        if (s.keep.size() <= row) s.keep.resize(row + 1, 0);
+        s.keep[row] = 1;
+        if (!annotation) continue;
+        s.clusterId.resize(s.keep.size(), -1);
+        s.clusterSize.resize(s.keep.size(), 1);
+        s.removed.resize(s.keep.size(), 0);
+        s.clusterId[row] = annotation->clusterId(i);
+        s.clusterSize[row] = annotation->clusterSize(i);
+        s.removed[row] = annotation->removed(i) ? 1 : 0;
+    }
+    return rows;
+}
+
+}  // namespace
+
+void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& files,
+                        const DocumentTable& docs, const ExportOptions& options,
+                        ExportTicker& ticker, std::vector<std::unique_ptr<OutputFile>>& written) {
+    const std::vector<std::string> names = shardNames(options, files);
+    if (const std::string problem = shardNameProblem(files, names, options.outDir);
+        !problem.empty())
+        throw std::runtime_error(problem);
+    std::optional<ClusterAnnotation> annotation;
+    if (options.annotate) annotation.emplace(run);
+    LineTargets lines;
+    lines.sinks.assign(files.size(), nullptr);
+    lines.annotation = annotation ? &*annotation : nullptr;
+    lines.readAhead = options.readAhead;
+    lines.reader = options.reader;
+    std::vector<uint8_t> parquet(files.size(), 0);
+    std::vector<OutputFile*> shard(files.size(), nullptr);
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        const fs::path target = fs::path(options.outDir) / names[f];
+        std::error_code ec;
+        fs::create_directories(target.parent_path(), ec);
+        if (ec)
+            throw std::runtime_error("cannot write '" + target.string() + "': cannot create '" +
+                                     target.parent_path().string() + "': " + ec.message());
+        parquet[f] = columnar::isParquetName(files[f].path) ? 1 : 0;
+        written.push_back(std::make_unique<OutputFile>(
+            target.string(), parquet[f] ? OutputCompression::None : compressionOf(files[f])));
+        shard[f] = written.back().get();
+        if (!parquet[f]) lines.sinks[f] = shard[f];
+    }
+    writeDocumentLines(run, files, docs, lines, ticker);
+    bool anyParquet = false;
+    for (const uint8_t p : parquet)
+        anyParquet = anyParquet || p;
+    if (!anyParquet) return;
+    // A Parquet shard is made from its input's columns, read again: only from the same file.
+    if (const std::string problem = pinProblem(files); !problem.empty())
+        throw InputError(problem + "; export refused");
+    const std::vector<columnar::ParquetRowSelection> rows =
+        parquetSelections(run, parquet, docs, lines.annotation);
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        if (!parquet[f]) continue;
+        OutputFile& out = *shard[f];
+        columnar::copyParquetRows(
+            files[f].path, rows[f], [&](std::string_view bytes) { out.write(bytes); },
+            [&](uint64_t) { ticker.tick(); });
+    }
+}
+
+}  // namespace neardup
