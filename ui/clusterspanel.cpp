@@ -13,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -22,9 +23,11 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "clustersmodel.h"
 #include "comparisonview.h"
+#include "elidedlabel.h"
 #include "jobqueue.h"
 
 namespace neardup::ui {
@@ -109,7 +112,10 @@ QWidget* ClustersPanel::buildClusterList() {
     stopSearch_->setObjectName(QStringLiteral("stopTextSearch"));
     searchStatus_ = new QLabel;
     searchStatus_->setObjectName(QStringLiteral("textSearchStatus"));
+    reviewProgress_ = new ElidedLabel;
+    reviewProgress_->setObjectName(QStringLiteral("reviewProgress"));
     auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(reviewProgress_);
     searchRow->addWidget(searchStatus_, 1);
     searchRow->addWidget(searchProgress_);
     searchRow->addWidget(stopSearch_);
@@ -142,8 +148,8 @@ QWidget* ClustersPanel::buildClusterList() {
     members_->verticalHeader()->setDefaultSectionSize(20);
     members_->horizontalHeader()->setStretchLastSection(true);
     members_->setToolTip(
-        tr("Click a member to compare it with the kept document it is removed for (its "
-           "witness), or with the representative"));
+        tr("Click (or double-click) a member to compare it with the kept document it is "
+           "removed for (its witness), or with the representative"));
 
     auto* leftBox = new QWidget;
     auto* lv = new QVBoxLayout(leftBox);
@@ -166,6 +172,7 @@ void ClustersPanel::connectSignals() {
     debounce->setSingleShot(true);
     debounce->setInterval(250);
     connect(search_, &QLineEdit::textChanged, this, [this, debounce](const QString& text) {
+        comparison_->setHighlight(text.trimmed());
         if (searchMode_->currentIndex() == int(SearchMode::Ids)) {
             debounce->start();
         } else if (text.trimmed().isEmpty()) {
@@ -193,6 +200,7 @@ void ClustersPanel::connectSignals() {
     connect(debounce, &QTimer::timeout, this, &ClustersPanel::applyFilter);
     connect(model_, &ClustersModel::reloaded, this, [this] {
         updateCount();
+        refreshReviewProgress();
         if (model_->rowCount() > 0)
             selectClusterRow(0);
         else
@@ -206,10 +214,15 @@ void ClustersPanel::connectSignals() {
             &ClustersPanel::onClusterSelected);
     connect(members_, &QTableWidget::cellClicked, this,
             [this](int row, int) { onMemberActivated(row); });
+    connect(members_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        onMemberActivated(row);
+        comparison_->setFocus(Qt::OtherFocusReason);
+    });
     connect(comparison_, &ComparisonView::nextRequested, this, &ClustersPanel::nextPair);
     connect(comparison_, &ComparisonView::previousRequested, this, &ClustersPanel::previousPair);
     connect(comparison_, &ComparisonView::notDuplicateRequested, this,
             &ClustersPanel::markNotDuplicate);
+    connect(comparison_, &ComparisonView::confirmRequested, this, &ClustersPanel::confirmDuplicate);
     connect(comparison_, &ComparisonView::keepInsteadRequested, this, &ClustersPanel::keepInstead);
     connect(comparison_, &ComparisonView::keepAllRequested, this, &ClustersPanel::keepAll);
     connect(comparison_, &ComparisonView::undoRequested, this, &ClustersPanel::undoDecision);
@@ -229,6 +242,15 @@ void ClustersPanel::addShortcuts() {
     shortcut(QKeySequence(Qt::ALT | Qt::Key_Right), [this] { keepInstead(true); });
     shortcut(QKeySequence(Qt::ALT | Qt::Key_K), &ClustersPanel::keepAll);
     shortcut(QKeySequence(Qt::CTRL | Qt::Key_Z), &ClustersPanel::undoDecision);
+    // Keyboard-only review: one key per verdict, each going on to the next pair. A line edit
+    // with the focus takes these letters as text (Qt gives it the key first).
+    shortcut(QKeySequence(Qt::Key_Y), &ClustersPanel::confirmDuplicate);
+    shortcut(QKeySequence(Qt::Key_N), &ClustersPanel::rejectAndAdvance);
+    shortcut(QKeySequence(Qt::Key_K), &ClustersPanel::keepOtherAndAdvance);
+    shortcut(QKeySequence::Find, [this] {
+        search_->setFocus(Qt::ShortcutFocusReason);
+        search_->selectAll();
+    });
 }
 
 ClustersPanel::~ClustersPanel() {
@@ -266,6 +288,7 @@ void ClustersPanel::setRun(const RunInfo& run) {
     model_->setRun(run.runId);
     updateCount();
     refreshDecisionState();
+    refreshReviewProgress();
 }
 
 void ClustersPanel::setThreshold(double threshold) {
@@ -336,12 +359,26 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
             pairIndex_ = 0;
             int start = wantLastPair_ ? int(pairs_.size()) - 1 : firstWitnessPair();
             wantLastPair_ = false;
+            const bool advance = std::exchange(advanceAfterDecision_, false);
             if (wantPair_) {
                 for (int i = 0; i < int(pairs_.size()); ++i)
                     if (pairs_[std::size_t(i)].a == wantPair_->first &&
                         pairs_[std::size_t(i)].b == wantPair_->second)
-                        start = i;
+                        start = advance ? i + 1 : i;
                 wantPair_.reset();
+                // After the cluster's last pair, a review goes on with the next cluster.
+                if (advance && start >= int(pairs_.size())) {
+                    pairIndex_ = std::max(0, int(pairs_.size()) - 1);
+                    return nextPair();
+                }
+            }
+            if (wantDocument_) {
+                const uint32_t doc = *std::exchange(wantDocument_, std::nullopt);
+                for (int i = 0; i < int(memberList_.size()); ++i)
+                    if (memberList_[std::size_t(i)].docIndex == doc) {
+                        members_->selectRow(i);
+                        return onMemberActivated(i);
+                    }
             }
             if (!pairs_.empty())
                 showPair(std::max(0, start));
@@ -461,6 +498,31 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
             if (!ticket.current()) return;
             comparison_->setComparison(d);
             emit comparisonShown();
+        },
+        [this](const QString& e) { comparison_->clear(e); });
+}
+
+void ClustersPanel::showDocument(uint32_t doc) {
+    if (!run_.runId) return;
+    const qint64 runId = run_.runId;
+    jobs_->submit<int64_t>(
+        this, latestShown_.next(),
+        [runId, doc](JobContext& ctx) { return ctx.queries().clusterOfDocument(runId, doc); },
+        [this, doc](int64_t cluster) {
+            if (cluster < 0) {
+                comparison_->clear(tr("Document %1 is in no cluster of run %2: it has no "
+                                      "duplicate to compare with.")
+                                       .arg(doc)
+                                       .arg(run_.runId));
+                return;
+            }
+            wantDocument_ = doc;
+            const int row = model_->rowOfCluster(cluster);
+            if (row >= 0) {
+                const QSignalBlocker block(view_->selectionModel());
+                selectClusterRow(row);
+            }
+            loadCluster(cluster);
         },
         [this](const QString& e) { comparison_->clear(e); });
 }

@@ -109,6 +109,10 @@ MainWindow::MainWindow(QWidget* parent)
     threshold_ = new ThresholdPanel(background_);
     // An audit decision changes the counts at every threshold.
     connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    connect(buckets_, &BucketsPanel::documentActivated, this, [this](quint32 doc) {
+        tabs_->setCurrentWidget(clusters_);
+        clusters_->showDocument(doc);
+    });
     connect(clusters_, &ClustersPanel::decisionsChanged, this, &MainWindow::refreshAuditedRemovals);
     // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
     // Export follow it; "Save as run" records its result as a new run.
