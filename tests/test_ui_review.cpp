@@ -2,7 +2,8 @@
 // and K keeps the other document, each going on to the next pair (and on to the next cluster
 // after a cluster's last pair); the review progress follows ("reviewed 2 of N clusters");
 // Ctrl+F focuses the search, whose hits are marked in the comparison; a double-click in a
-// cluster's or a bucket's document list opens the side-by-side view on that document.
+// cluster's or a bucket's document list opens the side-by-side view on that document; the
+// sampled audit draws a sample, takes verdicts by key and shows the estimated precision.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -11,6 +12,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -20,6 +22,8 @@
 #include <QTextEdit>
 #include <fstream>
 
+#include "audit_sample.h"
+#include "auditdialog.h"
 #include "bucket_members.h"
 #include "bucketspanel.h"
 #include "clustersmodel.h"
@@ -30,6 +34,8 @@
 #include "pipeline.h"
 #include "project_queries.h"
 #include "project_store.h"
+#include "runhistorymodel.h"
+#include "runhistorypanel.h"
 #include "ui_window_fixture.h"
 
 using namespace neardup;
@@ -240,6 +246,66 @@ class TestUiReview : public QObject {
         QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
         QTRY_COMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(panel));
         QTRY_VERIFY_WITH_TIMEOUT(shownPair().first == doc || shownPair().second == doc, 20000);
+    }
+
+    // Run ▸ Audit N Random Pairs: a sample drawn as core draws it, verdicts by key (D, N, U),
+    // the estimate in the dialog, beside the run in the history and in the clusters panel;
+    // opened again, the dialog goes on with the same sample.
+    void sampledAuditByKeys() {
+        QVERIFY(uiwindow::settle(*window_));
+        MainWindow& w = *window_;
+        AuditDialog* dialog = w.openAuditDialog();
+        QVERIFY(dialog);
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        dialog->sizeBox()->setValue(12);
+        dialog->seedBox()->setValue(3);
+        QSignalSpy loaded(dialog, &AuditDialog::sampleLoaded);
+        QTest::mouseClick(dialog->drawButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 20000);
+        const AuditDraw expected = drawAuditSample(run_.pairs, run_.params.signature.hashes,
+                                                   run_.params.compare.threshold, 12, 3);
+        QVERIFY(dialog->sample());
+        QCOMPARE(dialog->sample()->draw.pairs.size(), expected.pairs.size());
+        for (std::size_t i = 0; i < expected.pairs.size(); ++i)
+            QVERIFY(dialog->sample()->draw.pairs[i].a == expected.pairs[i].a &&
+                    dialog->sample()->draw.pairs[i].b == expected.pairs[i].b);
+        QCOMPARE(dialog->currentIndex(), 0);
+        const Qt::Key keys[] = {Qt::Key_D, Qt::Key_D, Qt::Key_N, Qt::Key_U, Qt::Key_D};
+        for (const Qt::Key key : keys) {
+            QSignalSpy recorded(dialog, &AuditDialog::verdictRecorded);
+            QTest::keyClick(dialog, key);
+            QTRY_COMPARE_WITH_TIMEOUT(recorded.size(), 1, 20000);
+        }
+        QCOMPARE(dialog->currentIndex(), 5);
+        const PrecisionEstimate e = dialog->estimate();
+        QCOMPARE(e.judged, uint64_t{4});
+        QCOMPARE(e.duplicates, uint64_t{3});
+        QCOMPARE(e.unsure, uint64_t{1});
+        // The same estimate from what the project stores.
+        ProjectQueries q(project_.toStdString());
+        const auto stored = q.latestAudit(run_.runId);
+        QVERIFY(stored);
+        const PrecisionEstimate again = estimatePrecision(stored->draw.strata, stored->draw.pairs);
+        QCOMPARE(again.precision, e.precision);
+        QCOMPARE(again.low, e.low);
+        QVERIFY(dialog->estimateText().contains(precisionText(e)));
+        const QString shown = QString::number(e.precision, 'f', 3);
+        QTRY_VERIFY(w.history()
+                        ->model()
+                        ->index(0, RunHistoryModel::Precision)
+                        .data()
+                        .toString()
+                        .startsWith(shown));
+        QTRY_VERIFY(w.clusters()->reviewProgressText().contains(precisionText(e)));
+        dialog->close();
+
+        AuditDialog* reopened = w.openAuditDialog();
+        QSignalSpy reloaded(reopened, &AuditDialog::sampleLoaded);
+        QTRY_COMPARE_WITH_TIMEOUT(reloaded.size(), 1, 20000);
+        QCOMPARE(reopened->sample()->sampleId, stored->sampleId);
+        QCOMPARE(reopened->currentIndex(), 5);
+        QCOMPARE(reopened->estimate().judged, uint64_t{4});
+        reopened->close();
     }
 };
 

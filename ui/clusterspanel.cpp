@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "clustersmodel.h"
+#include "comparisonloader.h"
 #include "comparisonview.h"
 #include "elidedlabel.h"
 #include "jobqueue.h"
@@ -34,20 +35,9 @@ namespace neardup::ui {
 
 namespace {
 
-// Very long documents are shown shortened: the diff and the text widget stay responsive.
-constexpr std::size_t kDisplayBytes = 200 * 1024;
 // A giant cluster is browsed through its first members and pairs only.
 constexpr uint64_t kMaxMembersShown = 5000;
 constexpr uint64_t kMaxPairsBrowsed = 20000;
-
-bool shorten(std::string& s) {
-    if (s.size() <= kDisplayBytes) return false;
-    std::size_t cut = kDisplayBytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-        --cut;
-    s.resize(cut);
-    return true;
-}
 
 struct ClusterDetail {
     std::vector<ClusterMember> members;
@@ -460,38 +450,12 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
     jobs_->submit<ComparisonData>(
         this,
         [run, pair, haveStored, repA, repB, keptA, keptB, position](JobContext& ctx) {
-            ComparisonData d;
-            d.docA = pair.a;
-            d.docB = pair.b;
+            ComparisonData d = loadComparison(ctx, run, pair, haveStored);
             d.representativeA = repA;
             d.representativeB = repB;
             d.keptA = keptA;
             d.keptB = keptB;
-            d.notDuplicate = pair.notDuplicate;
             d.position = position;
-            d.hashes = run.params.signature.hashes;
-            d.matches = pair.matches;
-            d.estimated = haveStored ? pair.estimated : std::nan("");
-            ProjectQueries& q = ctx.queries();
-            DocumentFetcher& f = ctx.fetcher(run.datasetId);
-            const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a));
-            const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b));
-            d.idA = QString::fromStdString(x.ok ? x.id : q.documentId(run.datasetId, pair.a));
-            d.idB = QString::fromStdString(y.ok ? y.id : q.documentId(run.datasetId, pair.b));
-            d.errorA = QString::fromStdString(x.error);
-            d.errorB = QString::fromStdString(y.error);
-            if (x.ok && y.ok) {
-                d.exactStored = haveStored && !std::isnan(pair.exact);
-                d.exact = d.exactStored ? pair.exact
-                                        : exactTextJaccard(x.text, y.text, run.params.signature);
-            } else {
-                d.exact = std::nan("");
-            }
-            d.textA = x.text;
-            d.textB = y.text;
-            d.shortenedA = shorten(d.textA);
-            d.shortenedB = shorten(d.textB);
-            d.diff = diffWords(d.textA, d.textB);
             return d;
         },
         [this, ticket](ComparisonData d) {

@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QTableView>
 
+#include "auditdialog.h"
 #include "clustersmodel.h"
 #include "comparisonview.h"
 #include "elidedlabel.h"
@@ -200,16 +201,28 @@ void ClustersPanel::refreshReviewProgress() {
     }
     const qint64 runId = run_.runId;
     const double threshold = model_->threshold();
-    jobs_->submit<ReviewProgress>(
+    struct Progress {
+        ReviewProgress review;
+        std::optional<PrecisionEstimate> audit;
+    };
+    jobs_->submit<Progress>(
         this, latestProgress_.next(),
         [runId, threshold](JobContext& ctx) {
-            return ctx.queries().reviewProgress(runId, threshold);
+            Progress p;
+            p.review = ctx.queries().reviewProgress(runId, threshold);
+            if (const auto audit = ctx.queries().latestAudit(runId))
+                p.audit = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+            return p;
         },
-        [this](ReviewProgress p) {
+        [this](Progress p) {
             const QLocale locale;
-            reviewProgress_->setText(tr("reviewed %1 of %2 clusters")
-                                         .arg(locale.toString(qulonglong(p.reviewed)),
-                                              locale.toString(qulonglong(p.clusters))));
+            QString text = tr("reviewed %1 of %2 clusters")
+                               .arg(locale.toString(qulonglong(p.review.reviewed)),
+                                    locale.toString(qulonglong(p.review.clusters)));
+            // The sampled audit's estimate, beside the run it measures.
+            if (p.audit && p.audit->judged > 0)
+                text += QStringLiteral(" \u00b7 ") + tr("audit: %1").arg(precisionText(*p.audit));
+            reviewProgress_->setText(text);
         });
 }
 

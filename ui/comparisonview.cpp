@@ -277,6 +277,13 @@ void ComparisonView::setDecisionState(int count, const QString& last) {
                                        : tr("%n decision(s); last: %1", "", count).arg(last));
 }
 
+void ComparisonView::setDecisionsVisible(bool visible) {
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_,
+                                         undo_, previous_, next_, decisionState_, decisionMessage_})
+        w->setVisible(visible);
+}
+
 void ComparisonView::setDecisionMessage(const QString& message) {
     decisionMessage_->setText(message);
 }

@@ -67,6 +67,9 @@ class ComparisonView : public QWidget {
     void setDecisionState(int count, const QString& last);
     // A line about the last decision (recorded, undone, or why it failed).
     void setDecisionMessage(const QString& message);
+    // Shows or hides the decision buttons, undo and pair navigation (the sampled audit has
+    // its own verdicts).
+    void setDecisionsVisible(bool visible);
     QString decisionMessage() const;
     // Marks every occurrence of `needle` (ignoring case) in both texts: the clusters panel's
     // search hits. Empty: none. Kept for the next comparisons.
