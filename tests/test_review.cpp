@@ -1,7 +1,8 @@
 // The review workflow in the engine: the "confirmed duplicate" verdict (stored, a no-op for
 // every clustering and export), review progress over a run's clusters, and the sampled audit:
 // its stratified draw (deterministic for a seed), the precision estimator against
-// hand-computed values, its storage, and the upgrade of a version-4 project.
+// hand-computed values, its storage and `neardup export`'s line about it, and the upgrade of a
+// version-4 project.
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "audit_sample.h"
+#include "cli_process.h"
 #include "clustering.h"
 #include "corpus_generator.h"
 #include "decisions.h"
@@ -319,6 +321,17 @@ class TestReview : public QObject {
         const PrecisionEstimate e = estimatePrecision(latest->draw.strata, latest->draw.pairs);
         QCOMPARE(e.judged, uint64_t{2});
         QVERIFY(q.reviewProgress(run_.runId).reviewed >= 1);
+        // `neardup export` prints the estimate beside what it removed.
+        const testsupport::CliResult cli = testsupport::neardup(
+            {QStringLiteral("export"), QStringLiteral("-p"), QString::fromStdString(project_),
+             QStringLiteral("--out-kept"), QString::fromStdString(path("cli-kept.txt"))});
+        QVERIFY2(cli.code == 0, qPrintable(cli.err));
+        QVERIFY2(cli.err.contains(QStringLiteral("sampled audit of run %1: precision %2")
+                                      .arg(run_.runId)
+                                      .arg(e.precision, 0, 'f', 3)),
+                 qPrintable(cli.err));
+        QVERIFY(cli.err.contains(
+            QStringLiteral("2 judged of %1 drawn, 1 unsure").arg(stored->draw.pairs.size())));
         store.setAuditVerdict(id, 0, std::nullopt);
         QVERIFY(!store.auditSample(id)->draw.pairs[0].verdict);
     }
