@@ -102,9 +102,12 @@ inline DatasetRecord makeDataset() {
     return d;
 }
 
-// Turns a project of the current schema into what schema version 2 wrote: no rule, no chained
-// count, no removed_for, the old document_status view.
+// Turns a project of the current schema into what schema version 2 wrote: no sampled audits,
+// no rule, no chained count, no removed_for, the old document_status view.
 inline constexpr const char* kDowngradeToV2 = R"sql(
+DROP TABLE audit_pairs;
+DROP TABLE audit_strata;
+DROP TABLE audit_samples;
 DROP VIEW document_status;
 ALTER TABLE cluster_members DROP COLUMN removed_for;
 ALTER TABLE cluster_members DROP COLUMN copy_of;

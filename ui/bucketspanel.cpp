@@ -155,6 +155,13 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     membersTable_->horizontalHeader()->setStretchLastSection(true);
     membersTable_->setAlternatingRowColors(true);
     membersTable_->setWordWrap(false);
+    membersTable_->setToolTip(
+        tr("Double-click a document to compare it side by side with its kept duplicate"));
+    connect(membersTable_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        const QModelIndex id = index.siblingAtColumn(0);
+        const QVariant doc = id.data(kKeyRole);
+        if (doc.isValid()) emit documentActivated(quint32(doc.toULongLong()));
+    });
     membersLabel_ = new QLabel(tr("Click an outlier bucket to list its documents."));
     membersLabel_->setWordWrap(true);
 

@@ -44,6 +44,7 @@ class BucketsPanel : public QWidget {
     // Lists the documents of bucket `key` of band `band` (what a click on an outlier does).
     void showBucket(int band, quint64 key);
     QTableView* outlierTable() const { return table_; }
+    QTableView* membersTable() const { return membersTable_; }
     QStandardItemModel* memberModel() const { return members_; }
     QLabel* membersLabel() const { return membersLabel_; }
     // Previews are fetched for the first kMaxPreviews members of a bucket.
@@ -53,6 +54,8 @@ class BucketsPanel : public QWidget {
     void loaded();
     // After a bucket's members were listed (ok) or could not be (the label says why).
     void membersListed(bool ok);
+    // A document of the listed bucket was double-clicked: open the side-by-side view on it.
+    void documentActivated(quint32 docIndex);
 
   private:
     void reload();

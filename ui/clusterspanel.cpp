@@ -13,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -22,29 +23,21 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "clustersmodel.h"
+#include "comparisonloader.h"
 #include "comparisonview.h"
+#include "elidedlabel.h"
 #include "jobqueue.h"
 
 namespace neardup::ui {
 
 namespace {
 
-// Very long documents are shown shortened: the diff and the text widget stay responsive.
-constexpr std::size_t kDisplayBytes = 200 * 1024;
 // A giant cluster is browsed through its first members and pairs only.
 constexpr uint64_t kMaxMembersShown = 5000;
 constexpr uint64_t kMaxPairsBrowsed = 20000;
-
-bool shorten(std::string& s) {
-    if (s.size() <= kDisplayBytes) return false;
-    std::size_t cut = kDisplayBytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-        --cut;
-    s.resize(cut);
-    return true;
-}
 
 struct ClusterDetail {
     std::vector<ClusterMember> members;
@@ -109,7 +102,10 @@ QWidget* ClustersPanel::buildClusterList() {
     stopSearch_->setObjectName(QStringLiteral("stopTextSearch"));
     searchStatus_ = new QLabel;
     searchStatus_->setObjectName(QStringLiteral("textSearchStatus"));
+    reviewProgress_ = new ElidedLabel;
+    reviewProgress_->setObjectName(QStringLiteral("reviewProgress"));
     auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(reviewProgress_);
     searchRow->addWidget(searchStatus_, 1);
     searchRow->addWidget(searchProgress_);
     searchRow->addWidget(stopSearch_);
@@ -142,8 +138,8 @@ QWidget* ClustersPanel::buildClusterList() {
     members_->verticalHeader()->setDefaultSectionSize(20);
     members_->horizontalHeader()->setStretchLastSection(true);
     members_->setToolTip(
-        tr("Click a member to compare it with the kept document it is removed for (its "
-           "witness), or with the representative"));
+        tr("Click (or double-click) a member to compare it with the kept document it is "
+           "removed for (its witness), or with the representative"));
 
     auto* leftBox = new QWidget;
     auto* lv = new QVBoxLayout(leftBox);
@@ -166,6 +162,7 @@ void ClustersPanel::connectSignals() {
     debounce->setSingleShot(true);
     debounce->setInterval(250);
     connect(search_, &QLineEdit::textChanged, this, [this, debounce](const QString& text) {
+        comparison_->setHighlight(text.trimmed());
         if (searchMode_->currentIndex() == int(SearchMode::Ids)) {
             debounce->start();
         } else if (text.trimmed().isEmpty()) {
@@ -193,6 +190,7 @@ void ClustersPanel::connectSignals() {
     connect(debounce, &QTimer::timeout, this, &ClustersPanel::applyFilter);
     connect(model_, &ClustersModel::reloaded, this, [this] {
         updateCount();
+        refreshReviewProgress();
         if (model_->rowCount() > 0)
             selectClusterRow(0);
         else
@@ -206,10 +204,15 @@ void ClustersPanel::connectSignals() {
             &ClustersPanel::onClusterSelected);
     connect(members_, &QTableWidget::cellClicked, this,
             [this](int row, int) { onMemberActivated(row); });
+    connect(members_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        onMemberActivated(row);
+        comparison_->setFocus(Qt::OtherFocusReason);
+    });
     connect(comparison_, &ComparisonView::nextRequested, this, &ClustersPanel::nextPair);
     connect(comparison_, &ComparisonView::previousRequested, this, &ClustersPanel::previousPair);
     connect(comparison_, &ComparisonView::notDuplicateRequested, this,
             &ClustersPanel::markNotDuplicate);
+    connect(comparison_, &ComparisonView::confirmRequested, this, &ClustersPanel::confirmDuplicate);
     connect(comparison_, &ComparisonView::keepInsteadRequested, this, &ClustersPanel::keepInstead);
     connect(comparison_, &ComparisonView::keepAllRequested, this, &ClustersPanel::keepAll);
     connect(comparison_, &ComparisonView::undoRequested, this, &ClustersPanel::undoDecision);
@@ -229,6 +232,15 @@ void ClustersPanel::addShortcuts() {
     shortcut(QKeySequence(Qt::ALT | Qt::Key_Right), [this] { keepInstead(true); });
     shortcut(QKeySequence(Qt::ALT | Qt::Key_K), &ClustersPanel::keepAll);
     shortcut(QKeySequence(Qt::CTRL | Qt::Key_Z), &ClustersPanel::undoDecision);
+    // Keyboard-only review: one key per verdict, each going on to the next pair. A line edit
+    // with the focus takes these letters as text (Qt gives it the key first).
+    shortcut(QKeySequence(Qt::Key_Y), &ClustersPanel::confirmDuplicate);
+    shortcut(QKeySequence(Qt::Key_N), &ClustersPanel::rejectAndAdvance);
+    shortcut(QKeySequence(Qt::Key_K), &ClustersPanel::keepOtherAndAdvance);
+    shortcut(QKeySequence::Find, [this] {
+        search_->setFocus(Qt::ShortcutFocusReason);
+        search_->selectAll();
+    });
 }
 
 ClustersPanel::~ClustersPanel() {
@@ -266,6 +278,7 @@ void ClustersPanel::setRun(const RunInfo& run) {
     model_->setRun(run.runId);
     updateCount();
     refreshDecisionState();
+    refreshReviewProgress();
 }
 
 void ClustersPanel::setThreshold(double threshold) {
@@ -336,12 +349,26 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
             pairIndex_ = 0;
             int start = wantLastPair_ ? int(pairs_.size()) - 1 : firstWitnessPair();
             wantLastPair_ = false;
+            const bool advance = std::exchange(advanceAfterDecision_, false);
             if (wantPair_) {
                 for (int i = 0; i < int(pairs_.size()); ++i)
                     if (pairs_[std::size_t(i)].a == wantPair_->first &&
                         pairs_[std::size_t(i)].b == wantPair_->second)
-                        start = i;
+                        start = advance ? i + 1 : i;
                 wantPair_.reset();
+                // After the cluster's last pair, a review goes on with the next cluster.
+                if (advance && start >= int(pairs_.size())) {
+                    pairIndex_ = std::max(0, int(pairs_.size()) - 1);
+                    return nextPair();
+                }
+            }
+            if (wantDocument_) {
+                const uint32_t doc = *std::exchange(wantDocument_, std::nullopt);
+                for (int i = 0; i < int(memberList_.size()); ++i)
+                    if (memberList_[std::size_t(i)].docIndex == doc) {
+                        members_->selectRow(i);
+                        return onMemberActivated(i);
+                    }
             }
             if (!pairs_.empty())
                 showPair(std::max(0, start));
@@ -423,44 +450,43 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
     jobs_->submit<ComparisonData>(
         this,
         [run, pair, haveStored, repA, repB, keptA, keptB, position](JobContext& ctx) {
-            ComparisonData d;
-            d.docA = pair.a;
-            d.docB = pair.b;
+            ComparisonData d = loadComparison(ctx, run, pair, haveStored);
             d.representativeA = repA;
             d.representativeB = repB;
             d.keptA = keptA;
             d.keptB = keptB;
-            d.notDuplicate = pair.notDuplicate;
             d.position = position;
-            d.hashes = run.params.signature.hashes;
-            d.matches = pair.matches;
-            d.estimated = haveStored ? pair.estimated : std::nan("");
-            ProjectQueries& q = ctx.queries();
-            DocumentFetcher& f = ctx.fetcher(run.datasetId);
-            const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a));
-            const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b));
-            d.idA = QString::fromStdString(x.ok ? x.id : q.documentId(run.datasetId, pair.a));
-            d.idB = QString::fromStdString(y.ok ? y.id : q.documentId(run.datasetId, pair.b));
-            d.errorA = QString::fromStdString(x.error);
-            d.errorB = QString::fromStdString(y.error);
-            if (x.ok && y.ok) {
-                d.exactStored = haveStored && !std::isnan(pair.exact);
-                d.exact = d.exactStored ? pair.exact
-                                        : exactTextJaccard(x.text, y.text, run.params.signature);
-            } else {
-                d.exact = std::nan("");
-            }
-            d.textA = x.text;
-            d.textB = y.text;
-            d.shortenedA = shorten(d.textA);
-            d.shortenedB = shorten(d.textB);
-            d.diff = diffWords(d.textA, d.textB);
             return d;
         },
         [this, ticket](ComparisonData d) {
             if (!ticket.current()) return;
             comparison_->setComparison(d);
             emit comparisonShown();
+        },
+        [this](const QString& e) { comparison_->clear(e); });
+}
+
+void ClustersPanel::showDocument(uint32_t doc) {
+    if (!run_.runId) return;
+    const qint64 runId = run_.runId;
+    jobs_->submit<int64_t>(
+        this, latestShown_.next(),
+        [runId, doc](JobContext& ctx) { return ctx.queries().clusterOfDocument(runId, doc); },
+        [this, doc](int64_t cluster) {
+            if (cluster < 0) {
+                comparison_->clear(tr("Document %1 is in no cluster of run %2: it has no "
+                                      "duplicate to compare with.")
+                                       .arg(doc)
+                                       .arg(run_.runId));
+                return;
+            }
+            wantDocument_ = doc;
+            const int row = model_->rowOfCluster(cluster);
+            if (row >= 0) {
+                const QSignalBlocker block(view_->selectionModel());
+                selectClusterRow(row);
+            }
+            loadCluster(cluster);
         },
         [this](const QString& e) { comparison_->clear(e); });
 }

@@ -30,6 +30,7 @@ class QTableWidget;
 
 namespace neardup::ui {
 
+class ElidedLabel;
 class ClustersModel;
 class ComparisonView;
 struct ComparisonData;
@@ -57,6 +58,9 @@ class ClustersPanel : public QWidget {
     QCheckBox* decidedOnlyBox() const { return decidedOnly_; }
     QSpinBox* minSizeBox() const { return minSize_; }
     QPushButton* stopSearchButton() const { return stopSearch_; }
+    // "reviewed 37 of 1,714 clusters" (ProjectQueries::reviewProgress), for the run shown at
+    // the working threshold; updated after every decision, threshold change and audit verdict.
+    QString reviewProgressText() const;
     QString searchStatus() const;
     bool isSearchingText() const { return searches_->pending() > 0; }
     void setSearchMode(SearchMode mode);
@@ -68,13 +72,25 @@ class ClustersPanel : public QWidget {
 
   public slots:
     void selectClusterRow(int row);
+    // Opens the side-by-side view on a document: its cluster, it and the kept document it is
+    // removed for (its witness), as a click on it in the members list does.
+    void showDocument(uint32_t doc);
     void nextPair();
     void previousPair();
     // Decisions about the pair shown: recorded, then the table and the comparison follow.
     void markNotDuplicate();
+    // Records "confirmed duplicate" on the pair shown and goes on to the next pair (Y).
+    void confirmDuplicate();
     void keepInstead(bool right);
     void keepAll();
     void undoDecision();
+    // Keyboard review (with confirmDuplicate): each records its decision about the pair shown,
+    // then shows the next pair (the next cluster's first after the last). N and K.
+    void rejectAndAdvance();
+    // Keeps the document of the pair that is removed instead of the kept one.
+    void keepOtherAndAdvance();
+    // Reads the review progress again (after an audit verdict, say).
+    void refreshReviewProgress();
     // Text mode: searches the clustered documents' texts for the search box's text.
     void startTextSearch();
     void stopTextSearch();
@@ -91,7 +107,7 @@ class ClustersPanel : public QWidget {
     void onClusterSelected();
     void loadCluster(qint64 cluster);
     void applyFilter();
-    void record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor);
+    void record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor, bool advance = false);
     void afterDecision(const QString& message, int64_t anchorCluster);
     void refreshDecisionState();
     struct SearchInput;
@@ -122,6 +138,8 @@ class ClustersPanel : public QWidget {
     QSpinBox* minSize_;
     QCheckBox* decidedOnly_;
     QLabel* count_;
+    ElidedLabel* reviewProgress_;
+    LatestRequest latestProgress_;
     QProgressBar* searchProgress_;
     QPushButton* stopSearch_;
     QLabel* searchStatus_;
@@ -134,9 +152,11 @@ class ClustersPanel : public QWidget {
     int pairIndex_ = 0;
     bool wantLastPair_ = false;
     std::optional<std::pair<uint32_t, uint32_t>> wantPair_;  // show this pair once loaded
+    std::optional<uint32_t> wantDocument_;                   // or this member's comparison
     LatestRequest latestShown_;  // the cluster or pair shown: an earlier selection's is dropped
     int decisionCount_ = 0;
-    bool deciding_ = false;  // a decision is being recorded: ignore more until it shows
+    bool deciding_ = false;              // a decision is being recorded: ignore more until it shows
+    bool advanceAfterDecision_ = false;  // then show the pair after wantPair_
     // The running text search: its stop flag, and the latest search (an earlier one's results
     // are dropped).
     std::shared_ptr<std::atomic<bool>> searchCancel_;

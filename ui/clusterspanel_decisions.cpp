@@ -5,12 +5,15 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
 
+#include "auditdialog.h"
 #include "clustersmodel.h"
 #include "comparisonview.h"
+#include "elidedlabel.h"
 #include "jobqueue.h"
 
 namespace neardup::ui {
@@ -30,6 +33,8 @@ QString describe(const Decision& d) {
             return ClustersPanel::tr("keep %1 instead").arg(d.a);
         case DecisionKind::KeepAll:
             return ClustersPanel::tr("keep all with %1").arg(d.a);
+        case DecisionKind::ConfirmedDuplicate:
+            return ClustersPanel::tr("confirmed duplicate %1 / %2").arg(d.a).arg(d.b);
     }
     return {};
 }
@@ -46,6 +51,32 @@ void ClustersPanel::markNotDuplicate() {
     record(DecisionKind::NotDuplicate, a, b, a);
 }
 
+void ClustersPanel::confirmDuplicate() {
+    if (!comparison_->hasComparison() || !comparison_->confirmButton()->isEnabled()) return;
+    const uint32_t a = comparison_->leftDocument(), b = comparison_->rightDocument();
+    record(DecisionKind::ConfirmedDuplicate, a, b, a, true);
+}
+
+void ClustersPanel::rejectAndAdvance() {
+    if (!comparison_->hasComparison() || !comparison_->notDuplicateButton()->isEnabled()) return;
+    const uint32_t a = comparison_->leftDocument(), b = comparison_->rightDocument();
+    record(DecisionKind::NotDuplicate, a, b, a, true);
+}
+
+void ClustersPanel::keepOtherAndAdvance() {
+    if (!comparison_->hasComparison()) return;
+    // The other one: the side that is removed now; when both or neither are kept, the side
+    // that is not the representative (the right one first).
+    const bool leftKept = comparison_->leftKept(), rightKept = comparison_->rightKept();
+    const bool right =
+        leftKept != rightKept ? leftKept : comparison_->keepRightButton()->isEnabled();
+    const QPushButton* button =
+        right ? comparison_->keepRightButton() : comparison_->keepLeftButton();
+    if (!button->isEnabled()) return;
+    const uint32_t doc = right ? comparison_->rightDocument() : comparison_->leftDocument();
+    record(DecisionKind::KeepInstead, doc, 0, doc, true);
+}
+
 void ClustersPanel::keepInstead(bool right) {
     const QPushButton* button =
         right ? comparison_->keepRightButton() : comparison_->keepLeftButton();
@@ -60,9 +91,11 @@ void ClustersPanel::keepAll() {
     record(DecisionKind::KeepAll, doc, 0, doc);
 }
 
-void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor) {
+void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t anchor,
+                           bool advance) {
     if (!run_.runId || deciding_) return;
     deciding_ = true;
+    advanceAfterDecision_ = advance;
     // Come back to the same pair when it is still in a cluster.
     wantPair_ = std::make_pair(std::min(comparison_->leftDocument(), comparison_->rightDocument()),
                                std::max(comparison_->leftDocument(), comparison_->rightDocument()));
@@ -74,8 +107,8 @@ void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t a
         [=](JobContext& ctx) {
             Decision d;
             d.kind = kind;
-            d.a = std::min(a, kind == DecisionKind::NotDuplicate ? b : a);
-            d.b = kind == DecisionKind::NotDuplicate ? std::max(a, b) : 0;
+            d.a = std::min(a, isPairDecision(kind) ? b : a);
+            d.b = isPairDecision(kind) ? std::max(a, b) : 0;
             d.id = recordDecision(ctx.store(), datasetId, kind, a, b);
             DecisionOutcome out;
             out.message = tr("Recorded: %1.").arg(describe(d));
@@ -86,6 +119,7 @@ void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t a
         [this](DecisionOutcome out) { afterDecision(out.message, out.anchorCluster); },
         [this](const QString& e) {
             deciding_ = false;
+            advanceAfterDecision_ = false;
             wantPair_.reset();
             comparison_->setDecisionMessage(tr("Cannot record the decision: %1").arg(e));
         });
@@ -134,12 +168,15 @@ void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster)
             disconnect(*connection);
             deciding_ = false;
             updateCount();
+            refreshReviewProgress();
             int row = anchorCluster >= 0 ? model_->rowOfCluster(anchorCluster) : -1;
             if (row < 0) {
                 wantPair_.reset();
+                advanceAfterDecision_ = false;  // the next cluster is at this row now
                 row = std::min(selectedRow, model_->rowCount() - 1);
             }
             if (row < 0) {
+                advanceAfterDecision_ = false;
                 comparison_->clear(tr("No clusters match."));
             } else {
                 selectClusterRow(row);
@@ -150,6 +187,43 @@ void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster)
             emit decisionsChanged();
         });
     model_->refresh();
+}
+
+QString ClustersPanel::reviewProgressText() const {
+    return reviewProgress_->text();
+}
+
+void ClustersPanel::refreshReviewProgress() {
+    if (!run_.runId) {
+        latestProgress_.forget();
+        reviewProgress_->clear();
+        return;
+    }
+    const qint64 runId = run_.runId;
+    const double threshold = model_->threshold();
+    struct Progress {
+        ReviewProgress review;
+        std::optional<PrecisionEstimate> audit;
+    };
+    jobs_->submit<Progress>(
+        this, latestProgress_.next(),
+        [runId, threshold](JobContext& ctx) {
+            Progress p;
+            p.review = ctx.queries().reviewProgress(runId, threshold);
+            if (const auto audit = ctx.queries().latestAudit(runId))
+                p.audit = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+            return p;
+        },
+        [this](Progress p) {
+            const QLocale locale;
+            QString text = tr("reviewed %1 of %2 clusters")
+                               .arg(locale.toString(qulonglong(p.review.reviewed)),
+                                    locale.toString(qulonglong(p.review.clusters)));
+            // The sampled audit's estimate, beside the run it measures.
+            if (p.audit && p.audit->judged > 0)
+                text += QStringLiteral(" \u00b7 ") + tr("audit: %1").arg(precisionText(*p.audit));
+            reviewProgress_->setText(text);
+        });
 }
 
 void ClustersPanel::refreshDecisionState() {

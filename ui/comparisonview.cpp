@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTextCursor>
+#include <QTextDocument>
 #include <QTextEdit>
 #include <QVBoxLayout>
 #include <cmath>
@@ -107,13 +108,23 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     notDuplicate_ = new QPushButton(tr("Not a duplicate"));
     notDuplicate_->setObjectName(QStringLiteral("notDuplicateButton"));
     notDuplicate_->setToolTip(
-        tr("These two are not duplicates: their pair no longer joins them (Alt+N)"));
+        tr("These two are not duplicates: their pair no longer joins them. N records it and "
+           "goes on to the next pair (N); Alt+N stays on this pair"));
+    confirm_ = new QPushButton(tr("Confirm duplicate"));
+    confirm_->setObjectName(QStringLiteral("confirmButton"));
+    confirm_->setToolTip(
+        tr("These two are duplicates: record it (the cluster counts as reviewed; nothing is "
+           "changed) and go on to the next pair (Y)"));
     keepLeft_ = new QPushButton(tr("\u25c0 Keep this one instead"));
     keepLeft_->setObjectName(QStringLiteral("keepLeftButton"));
-    keepLeft_->setToolTip(tr("Make the left document its cluster's representative (Alt+Left)"));
+    keepLeft_->setToolTip(
+        tr("Make the left document its cluster's representative (Alt+Left; K keeps the removed "
+           "one of the two and goes on to the next pair)"));
     keepRight_ = new QPushButton(tr("Keep this one instead \u25b6"));
     keepRight_->setObjectName(QStringLiteral("keepRightButton"));
-    keepRight_->setToolTip(tr("Make the right document its cluster's representative (Alt+Right)"));
+    keepRight_->setToolTip(
+        tr("Make the right document its cluster's representative (Alt+Right; K keeps the "
+           "removed one of the two and goes on to the next pair)"));
     keepAll_ = new QPushButton(tr("Keep all"));
     keepAll_->setObjectName(QStringLiteral("keepAllButton"));
     keepAll_->setToolTip(tr("Keep every member of this cluster: remove none (Alt+K)"));
@@ -128,6 +139,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     decisionMessage_->setObjectName(QStringLiteral("decisionMessage"));
     decisionMessage_->setWordWrap(true);
     connect(notDuplicate_, &QPushButton::clicked, this, &ComparisonView::notDuplicateRequested);
+    connect(confirm_, &QPushButton::clicked, this, &ComparisonView::confirmRequested);
     connect(keepLeft_, &QPushButton::clicked, this, [this] { emit keepInsteadRequested(false); });
     connect(keepRight_, &QPushButton::clicked, this, [this] { emit keepInsteadRequested(true); });
     connect(keepAll_, &QPushButton::clicked, this, &ComparisonView::keepAllRequested);
@@ -153,6 +165,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(next_);
     auto* decide = new QHBoxLayout;
     decide->addWidget(keepLeft_);
+    decide->addWidget(confirm_);
     decide->addWidget(notDuplicate_);
     decide->addWidget(keepAll_);
     decide->addWidget(keepRight_);
@@ -191,6 +204,8 @@ void ComparisonView::setComparison(const ComparisonData& d) {
     shown_ = true;
     docA_ = d.docA;
     docB_ = d.docB;
+    keptA_ = d.representativeA || d.keptA;
+    keptB_ = d.representativeB || d.keptB;
     if (d.errorA.isEmpty())
         renderSide(left_, d.textA, d.diff, Side::A, QColor(255, 205, 205), QColor(255, 225, 170));
     else
@@ -226,17 +241,47 @@ void ComparisonView::setComparison(const ComparisonData& d) {
     summary_->setText(parts.join(QStringLiteral(" \u00b7 ")));
     previous_->setEnabled(true);
     next_->setEnabled(true);
-    for (QPushButton* b : {notDuplicate_, keepLeft_, keepRight_, keepAll_})
+    for (QPushButton* b : {notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_})
         b->setEnabled(true);
     keepLeft_->setEnabled(!d.representativeA);
     keepRight_->setEnabled(!d.representativeB);
     notDuplicate_->setEnabled(!d.notDuplicate);
+    applyHighlight();
+}
+
+void ComparisonView::setHighlight(const QString& needle) {
+    needle_ = needle;
+    applyHighlight();
+}
+
+void ComparisonView::applyHighlight() {
+    highlights_ = 0;
+    QTextCharFormat hit;
+    hit.setBackground(QColor(255, 235, 59));
+    hit.setFontWeight(QFont::Bold);
+    for (QTextEdit* edit : {left_, right_}) {
+        QList<QTextEdit::ExtraSelection> marks;
+        if (shown_ && !needle_.isEmpty()) {
+            QTextCursor at(edit->document());
+            while (!(at = edit->document()->find(needle_, at)).isNull())
+                marks.append({at, hit});
+        }
+        highlights_ += int(marks.size());
+        edit->setExtraSelections(marks);
+    }
 }
 
 void ComparisonView::setDecisionState(int count, const QString& last) {
     undo_->setEnabled(count > 0);
     decisionState_->setText(count == 0 ? tr("no decisions")
                                        : tr("%n decision(s); last: %1", "", count).arg(last));
+}
+
+void ComparisonView::setDecisionsVisible(bool visible) {
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_,
+                                         undo_, previous_, next_, decisionState_, decisionMessage_})
+        w->setVisible(visible);
 }
 
 void ComparisonView::setDecisionMessage(const QString& message) {
@@ -249,7 +294,7 @@ QString ComparisonView::decisionMessage() const {
 
 void ComparisonView::clear(const QString& message) {
     shown_ = false;
-    for (QPushButton* b : {notDuplicate_, keepLeft_, keepRight_, keepAll_})
+    for (QPushButton* b : {notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_})
         b->setEnabled(false);
     headerA_->clear();
     headerB_->clear();
@@ -257,6 +302,7 @@ void ComparisonView::clear(const QString& message) {
     headerB_->setToolTip(QString());
     left_->clear();
     right_->clear();
+    applyHighlight();
     summary_->setText(message);
 }
 

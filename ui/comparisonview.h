@@ -50,6 +50,7 @@ class ComparisonView : public QWidget {
     QPushButton* nextButton() const { return next_; }
     QPushButton* previousButton() const { return previous_; }
     QPushButton* notDuplicateButton() const { return notDuplicate_; }
+    QPushButton* confirmButton() const { return confirm_; }
     QPushButton* keepLeftButton() const { return keepLeft_; }
     QPushButton* keepRightButton() const { return keepRight_; }
     QPushButton* keepAllButton() const { return keepAll_; }
@@ -58,23 +59,36 @@ class ComparisonView : public QWidget {
     bool hasComparison() const { return shown_; }
     uint32_t leftDocument() const { return docA_; }
     uint32_t rightDocument() const { return docB_; }
+    // Whether each side is kept (the representative, or kept by a decision or the rule).
+    bool leftKept() const { return keptA_; }
+    bool rightKept() const { return keptB_; }
     // "3 decisions; last: not a duplicate 12 / 40" next to the undo button; undo is enabled
     // when there is one to undo.
     void setDecisionState(int count, const QString& last);
     // A line about the last decision (recorded, undone, or why it failed).
     void setDecisionMessage(const QString& message);
+    // Shows or hides the decision buttons, undo and pair navigation (the sampled audit has
+    // its own verdicts).
+    void setDecisionsVisible(bool visible);
     QString decisionMessage() const;
+    // Marks every occurrence of `needle` (ignoring case) in both texts: the clusters panel's
+    // search hits. Empty: none. Kept for the next comparisons.
+    void setHighlight(const QString& needle);
+    // Occurrences marked now, left and right together.
+    int highlightCount() const { return highlights_; }
 
   signals:
     void nextRequested();
     void previousRequested();
     void notDuplicateRequested();
+    void confirmRequested();
     void keepInsteadRequested(bool right);  // keep the right (or left) document instead
     void keepAllRequested();
     void undoRequested();
 
   private:
     void syncScroll(QTextEdit* from, QTextEdit* to);
+    void applyHighlight();
 
     QLabel* headerA_;
     QLabel* headerB_;
@@ -84,6 +98,7 @@ class ComparisonView : public QWidget {
     QPushButton* previous_;
     QPushButton* next_;
     QPushButton* notDuplicate_;
+    QPushButton* confirm_;
     QPushButton* keepLeft_;
     QPushButton* keepRight_;
     QPushButton* keepAll_;
@@ -93,6 +108,9 @@ class ComparisonView : public QWidget {
     bool syncing_ = false;
     bool shown_ = false;
     uint32_t docA_ = 0, docB_ = 0;
+    bool keptA_ = false, keptB_ = false;
+    QString needle_;
+    int highlights_ = 0;
 };
 
 }  // namespace neardup::ui

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <utility>
 
+#include "auditdialog.h"
 #include "backend_factory.h"
 #include "bucketspanel.h"
 #include "clustersmodel.h"
@@ -109,6 +110,10 @@ MainWindow::MainWindow(QWidget* parent)
     threshold_ = new ThresholdPanel(background_);
     // An audit decision changes the counts at every threshold.
     connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    connect(buckets_, &BucketsPanel::documentActivated, this, [this](quint32 doc) {
+        tabs_->setCurrentWidget(clusters_);
+        clusters_->showDocument(doc);
+    });
     connect(clusters_, &ClustersPanel::decisionsChanged, this, &MainWindow::refreshAuditedRemovals);
     // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
     // Export follow it; "Save as run" records its result as a new run.
@@ -249,6 +254,7 @@ void MainWindow::buildMenus() {
     run->addSeparator();
     run->addAction(tr("Use the Selected Run's &Parameters"), this, &MainWindow::useRunParameters)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    run->addAction(tr("&Audit N Random Pairs\u2026"), this, [this] { openAuditDialog(); });
     run->addAction(tr("C&ompare the Two Selected Runs\u2026"), this, [this] {
         const QList<qint64> runs = history_->selectedRuns();
         if (runs.size() == 2)
@@ -387,6 +393,7 @@ void MainWindow::refreshRuns(qint64 select) {
             statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
             if (n == 0) runShownOnce_ = true;  // nothing to wait for
             refreshAuditedRemovals();
+            refreshAuditEstimates();
             emit runsLoaded();
         },
         [this, project](const QString& e) {
@@ -500,6 +507,18 @@ void MainWindow::updateTitle() {
                        : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project_).fileName()));
     setWindowFilePath(project_);
     showStartPageWhenNoProject();
+}
+
+AuditDialog* MainWindow::openAuditDialog() {
+    if (!runInfo_.runId) return nullptr;
+    auto* dialog = new AuditDialog(queries_, runInfo_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &AuditDialog::verdictRecorded, clusters_,
+            &ClustersPanel::refreshReviewProgress);
+    connect(dialog, &AuditDialog::verdictRecorded, this, &MainWindow::refreshAuditEstimates);
+    connect(dialog, &AuditDialog::sampleLoaded, this, &MainWindow::refreshAuditEstimates);
+    dialog->show();
+    return dialog;
 }
 
 ExportDialog* MainWindow::openExportDialog() {

@@ -23,6 +23,7 @@ class BucketsPanel;
 class ClustersPanel;
 class DatasetPanel;
 class ElidedLabel;
+class AuditDialog;
 class ExportDialog;
 class JobQueue;
 class ParametersPanel;
@@ -60,6 +61,8 @@ class MainWindow : public QMainWindow {
     bool startRun();
     // Non-modal export dialog for the selected run (nullptr when none is selected).
     ExportDialog* openExportDialog();
+    // Run ▸ Audit N Random Pairs…: the sampled audit of the run shown (nullptr when none).
+    AuditDialog* openAuditDialog();
     // Runs the project's latest unfinished run again with its inputs and parameters (as
     // `neardup run --resume`); false when there is none or a run is going.
     bool resumeRun();
@@ -111,6 +114,8 @@ class MainWindow : public QMainWindow {
     void refreshRuns(qint64 select);
     // What exports of the listed runs remove with the dataset's decisions, for the history.
     void refreshAuditedRemovals();
+    // The history's Precision column: each finished run's latest sampled audit.
+    void refreshAuditEstimates();
     void onCurrentRunChanged(qint64 runId);
     void onRunFinished(const QString& status, qint64 runId, const QString& message);
     void useRunParameters();

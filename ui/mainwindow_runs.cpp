@@ -64,4 +64,24 @@ void MainWindow::refreshAuditedRemovals() {
         });
 }
 
+void MainWindow::refreshAuditEstimates() {
+    std::vector<int64_t> runs;
+    for (const RunSummary& r : history_->model()->runs())
+        if (r.status == "ok") runs.push_back(r.runId);
+    if (runs.empty()) return;
+    const QString project = project_;
+    background_->submit<std::map<int64_t, PrecisionEstimate>>(
+        this,
+        [runs](JobContext& c) {
+            std::map<int64_t, PrecisionEstimate> estimates;
+            for (const int64_t run : runs)
+                if (const auto audit = c.queries().latestAudit(run))
+                    estimates[run] = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+            return estimates;
+        },
+        [this, project](std::map<int64_t, PrecisionEstimate> estimates) {
+            if (project == project_) history_->model()->setAuditEstimates(std::move(estimates));
+        });
+}
+
 }  // namespace neardup::ui

@@ -5,6 +5,8 @@
 #include <QLocale>
 #include <QRegularExpression>
 
+#include "auditdialog.h"
+
 namespace neardup::ui {
 
 double phaseSeconds(const RunSummary& run, const char* phase) {
@@ -67,6 +69,12 @@ void RunHistoryModel::setRuns(std::vector<RunSummary> runs) {
     endResetModel();
 }
 
+void RunHistoryModel::setAuditEstimates(std::map<int64_t, PrecisionEstimate> estimates) {
+    estimates_ = std::move(estimates);
+    if (!runs_.empty())
+        emit dataChanged(index(0, Precision), index(int(runs_.size()) - 1, Precision));
+}
+
 void RunHistoryModel::setAuditedRemovals(std::map<int64_t, uint64_t> removed) {
     auditedRemoved_ = std::move(removed);
     if (!runs_.empty()) emit dataChanged(index(0, Removed), index(rowCount() - 1, Removed));
@@ -106,6 +114,13 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
                             "export removes %2.")
                              .arg(count(c.removed), count(audited->second))
                        : tr("Documents the run removed (what an export removes).");
+    const auto estimate = estimates_.find(r->runId);
+    const bool sampled = estimate != estimates_.end() && estimate->second.judged > 0;
+    if (role == Qt::ToolTipRole && index.column() == Precision)
+        return sampled ? tr("Sampled audit (Run \u25b8 Audit N Random Pairs): %1; %2 unsure.")
+                             .arg(precisionText(estimate->second))
+                             .arg(estimate->second.unsure)
+                       : tr("No sampled audit with a verdict (Run \u25b8 Audit N Random Pairs).");
     if (role == Qt::ToolTipRole && index.column() == Status)
         return QString::fromStdString(r->backend);
     const bool sortRole = role == Qt::UserRole;
@@ -137,6 +152,13 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
             if (decided && !sortRole)
                 return tr("%1 (%2 after decisions)").arg(count(c.removed), count(audited->second));
             return num(c.removed);
+        case Precision:
+            if (!sampled) return sortRole ? QVariant(-1.0) : QVariant();
+            if (sortRole) return estimate->second.precision;
+            return QStringLiteral("%1 [%2, %3]")
+                .arg(estimate->second.precision, 0, 'f', 3)
+                .arg(estimate->second.low, 0, 'f', 3)
+                .arg(estimate->second.high, 0, 'f', 3);
         case ReadSeconds:
             return secs(phaseSeconds(*r, "read"));
         case SignatureSeconds:
@@ -157,9 +179,9 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
 QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     static const char* const names[ColumnCount] = {
-        "Run",        "Status",     "Started",   "Parameters", "Documents",
-        "Candidates", "Dup. pairs", "Clusters",  "Removed",    "Read s",
-        "Sign s",     "Buckets s",  "Compare s", "Union s",    "Total s"};
+        "Run",        "Status",    "Started", "Parameters", "Documents", "Candidates",
+        "Dup. pairs", "Clusters",  "Removed", "Precision",  "Read s",    "Sign s",
+        "Buckets s",  "Compare s", "Union s", "Total s"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -1,7 +1,8 @@
 // The project's runs as a table (one row per run, oldest first): parameters in brief, counts and
 // per-phase seconds. Sorting happens in a QSortFilterProxyModel on Qt::UserRole values. The
 // Removed column shows the run's own count and, where audit decisions changed it, what an
-// export removes now ("273 (268 after decisions)").
+// export removes now ("273 (268 after decisions)"); the Precision column the estimate of the
+// run's latest sampled audit with its 95 % interval ("0.930 [0.852, 0.968]").
 #pragma once
 
 #include <QAbstractTableModel>
@@ -25,6 +26,7 @@ class RunHistoryModel : public QAbstractTableModel {
         DuplicatePairs,
         Clusters,
         Removed,
+        Precision,
         ReadSeconds,
         SignatureSeconds,
         BucketSeconds,
@@ -43,6 +45,8 @@ class RunHistoryModel : public QAbstractTableModel {
     // What an export of each run removes with the dataset's decisions (runs without decisions
     // need not be listed).
     void setAuditedRemovals(std::map<int64_t, uint64_t> removed);
+    // The estimate of each run's latest sampled audit (runs without one need not be listed).
+    void setAuditEstimates(std::map<int64_t, PrecisionEstimate> estimates);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -55,6 +59,7 @@ class RunHistoryModel : public QAbstractTableModel {
   private:
     std::vector<RunSummary> runs_;
     std::map<int64_t, uint64_t> auditedRemoved_;
+    std::map<int64_t, PrecisionEstimate> estimates_;
 };
 
 // Seconds of one phase of a run, 0 when it did not run.

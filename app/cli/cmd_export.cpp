@@ -19,6 +19,21 @@ namespace neardup::cli {
 
 namespace {
 
+// The estimate of the run's latest sampled audit (the workbench's Run > Audit N Random Pairs),
+// beside what the export removed; nothing when the run has none with a verdict.
+void printAuditEstimate(const ProjectStore& store, int64_t runId) {
+    const std::vector<int64_t> samples = store.auditSamples(runId);
+    if (samples.empty()) return;
+    const std::optional<StoredAudit> audit = store.auditSample(samples.back());
+    if (!audit) return;
+    const PrecisionEstimate e = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+    if (e.judged == 0) return;
+    fmt::print(stderr,
+               "sampled audit of run {}: precision {:.3f} (95 % CI {:.3f}-{:.3f}), {} judged of "
+               "{} drawn, {} unsure\n",
+               runId, e.precision, e.low, e.high, e.judged, audit->draw.pairs.size(), e.unsure);
+}
+
 std::atomic<bool> gExportCancel{false};
 
 // The first Ctrl-C stops the export (nothing is renamed into place); a second exits at once.
@@ -105,6 +120,7 @@ Command addExportCommand(CLI::App& app) {
                 exportRun(run, dataset.files, docs, all);
                 fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId, run.counts.kept,
                            run.counts.removed);
+                printAuditEstimate(store, runId);
             }
             if (!opt->rejected.empty()) {
                 std::vector<RejectedLine> lines;

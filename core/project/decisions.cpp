@@ -18,13 +18,23 @@ const char* toString(DecisionKind kind) {
             return "keep_instead";
         case DecisionKind::KeepAll:
             return "keep_all";
+        case DecisionKind::ConfirmedDuplicate:
+            return "confirmed_duplicate";
     }
     return "keep_all";
 }
 
+bool isPairDecision(DecisionKind kind) {
+    return kind == DecisionKind::NotDuplicate || kind == DecisionKind::ConfirmedDuplicate;
+}
+
+bool shapesClusters(DecisionKind kind) {
+    return kind != DecisionKind::ConfirmedDuplicate;
+}
+
 std::optional<DecisionKind> parseDecisionKind(std::string_view name) {
-    for (const DecisionKind k :
-         {DecisionKind::NotDuplicate, DecisionKind::KeepInstead, DecisionKind::KeepAll})
+    for (const DecisionKind k : {DecisionKind::NotDuplicate, DecisionKind::KeepInstead,
+                                 DecisionKind::KeepAll, DecisionKind::ConfirmedDuplicate})
         if (name == toString(k)) return k;
     return std::nullopt;
 }
@@ -51,6 +61,7 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
     ordered.reserve(decisions.size());
     std::vector<DocPair> excluded;
     for (const Decision& d : decisions) {
+        if (!shapesClusters(d.kind)) continue;  // a verdict changes nothing
         ordered.push_back(&d);
         if (d.kind == DecisionKind::NotDuplicate && d.a != d.b)
             excluded.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));

@@ -11,7 +11,10 @@
 //                        under the witness rule visited first, so the other members' witnesses
 //                        are found again (a removal whose witness is now removed finds another
 //                        kept duplicate, or is kept);
-//   keep_all(a)          no member of the cluster holding a is removed.
+//   keep_all(a)          no member of the cluster holding a is removed;
+//   confirmed_duplicate(a, b)  a verdict, not a change: a person looked at the pair and agrees
+//                        it is a duplicate. It changes no clustering and no removal (exports
+//                        ignore it), and counts the clusters holding a or b as reviewed.
 //
 // Later decisions win: of several keep_instead / keep_all decisions about one (adjusted)
 // cluster, the most recent one decides. A decision about documents that are not clustered
@@ -31,16 +34,21 @@ namespace neardup {
 
 class ProjectStore;
 
-enum class DecisionKind : uint8_t { NotDuplicate, KeepInstead, KeepAll };
+enum class DecisionKind : uint8_t { NotDuplicate, KeepInstead, KeepAll, ConfirmedDuplicate };
 
-const char* toString(DecisionKind kind);  // "not_duplicate", "keep_instead", "keep_all"
+// "not_duplicate", "keep_instead", "keep_all", "confirmed_duplicate"
+const char* toString(DecisionKind kind);
 std::optional<DecisionKind> parseDecisionKind(std::string_view name);
+// A decision about a pair (a < b): not_duplicate and confirmed_duplicate.
+bool isPairDecision(DecisionKind kind);
+// Whether the decision can change a clustering or a removal (confirmed_duplicate cannot).
+bool shapesClusters(DecisionKind kind);
 
 struct Decision {
     int64_t id = 0;  // recording order: a higher id is a later decision
     DecisionKind kind = DecisionKind::KeepAll;
     uint32_t a = 0;
-    uint32_t b = 0;  // the other document of a not_duplicate pair (a < b); 0 otherwise
+    uint32_t b = 0;  // the other document of a pair decision (a < b); 0 otherwise
     std::string createdAt;
 };
 
@@ -53,9 +61,9 @@ enum DecisionMark : uint8_t {
 
 // The store's decision API (ProjectStore::recordDecision, decisions, undoDecision), as free
 // functions for the call sites that predate it. recordDecision returns the new decision's id;
-// a not_duplicate pair is stored with a < b (the order given does not matter). It throws
-// StoreError when the documents are not in the dataset or a not_duplicate pair names one
-// document twice.
+// a pair decision is stored with a < b (the order given does not matter). It throws
+// StoreError when the documents are not in the dataset or a pair decision names one document
+// twice.
 int64_t recordDecision(ProjectStore& store, int64_t datasetId, DecisionKind kind, uint32_t a,
                        uint32_t b = 0);
 // The dataset's decisions, oldest first.

@@ -197,4 +197,10 @@ SizeMoments ProjectQueries::bucketSizeMoments(int64_t runId, int band) {
     return m;
 }
 
+std::optional<StoredAudit> ProjectQueries::latestAudit(int64_t runId) {
+    const std::vector<int64_t> ids = store_rows::auditSampleIds(*db_, runId);
+    if (ids.empty()) return std::nullopt;
+    return store_rows::loadAuditSample(*db_, ids.back());
+}
+
 }  // namespace neardup

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "audit_rows.h"
 #include "decisions.h"
 #include "document_fetcher.h"
 #include "document_table.h"
@@ -129,6 +130,15 @@ struct PairRow {
     bool notDuplicate = false;  // a decision says the two are not duplicates (still linked)
 };
 
+// Review progress of a run: of its clusters as listed (at the working threshold, with the
+// decisions), those a person has looked at: a member is named by a decision of any kind
+// (confirmed duplicate included) or is in a pair given a verdict in one of the run's sampled
+// audits.
+struct ReviewProgress {
+    uint64_t reviewed = 0;
+    uint64_t clusters = 0;
+};
+
 struct BandRow {
     int band = 0;
     uint64_t buckets = 0, multiBuckets = 0;
@@ -195,6 +205,12 @@ class ProjectQueries {
     // Every clustered document of the run with its location, in document (input) order: what a
     // text search reads.
     std::vector<std::pair<uint32_t, DocumentLocation>> clusteredDocuments(int64_t runId);
+
+    // Review progress of the run's listing at `threshold` (NaN: the run's own).
+    ReviewProgress reviewProgress(int64_t runId,
+                                  double threshold = std::numeric_limits<double>::quiet_NaN());
+    // The run's latest sampled audit with its verdicts; none when it has none.
+    std::optional<StoredAudit> latestAudit(int64_t runId);
 
     // Aborts the statement running on another thread (it then throws QueryError).
     void interrupt();

@@ -176,6 +176,7 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
     std::sort(pairs.begin(), pairs.end());
     std::vector<Decision> mine;
     for (const Decision& d : list) {
+        if (!shapesClusters(d.kind)) continue;
         const auto a = localOf(d.a);
         if (!a) continue;
         Decision m = d;
@@ -268,6 +269,7 @@ ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId,
                 return c;
             };
             for (const Decision& d : now) {
+                if (!shapesClusters(d.kind)) continue;  // a verdict reaches no cluster
                 const int64_t a = clusterOf(d.a);
                 if (a < 0) continue;
                 if (d.kind != DecisionKind::NotDuplicate || clusterOf(d.b) == a) touched.insert(a);
@@ -338,6 +340,32 @@ uint64_t ProjectQueries::clusterCount(int64_t runId, const ClusterFilter& filter
     auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary" + clusterWhere(filter));
     bindFilter(s, runId, datasetId, filter);
     return s.step() ? s.u64(0) : 0;
+}
+
+ReviewProgress ProjectQueries::reviewProgress(int64_t runId, double threshold) {
+    ensureClusterSummary(runId, threshold);
+    const int64_t datasetId = runInfo(runId).datasetId;
+    ReviewProgress p;
+    {
+        auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary WHERE run_id = ?1");
+        s.bind(1, runId);
+        p.clusters = s.step() ? s.u64(0) : 0;
+    }
+    std::string named =
+        "m.doc_index IN (SELECT doc_a FROM decisions WHERE dataset_id = ?2"
+        " UNION SELECT doc_b FROM decisions WHERE dataset_id = ?2 AND doc_b IS NOT NULL";
+    if (db_->hasTable("audit_pairs"))
+        named +=
+            " UNION SELECT p.doc_a FROM audit_pairs p JOIN audit_samples s ON s.id = p.sample_id"
+            " WHERE s.run_id = ?1 AND p.verdict IS NOT NULL"
+            " UNION SELECT p.doc_b FROM audit_pairs p JOIN audit_samples s ON s.id = p.sample_id"
+            " WHERE s.run_id = ?1 AND p.verdict IS NOT NULL";
+    named += ")";
+    auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary WHERE run_id = ?1" +
+                          memberMatch(named, false));
+    s.bind(1, runId).bind(2, datasetId);
+    p.reviewed = s.step() ? s.u64(0) : 0;
+    return p;
 }
 
 std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFilter& filter,

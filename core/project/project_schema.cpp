@@ -323,6 +323,64 @@ JOIN documents d ON d.dataset_id = r.dataset_id
 LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 )sql";
 
+// Version 5 adds the review workflow: the "confirmed_duplicate" verdict among the decisions (a
+// CHECK constraint cannot be altered: the table is rebuilt with its rows and ids), and the
+// sampled audits of runs (core/audit/audit_sample.h): the pairs drawn, stratified by estimated
+// Jaccard over [threshold, 1], each stratum's share of the run's duplicate pairs, and the
+// verdict given on each pair.
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE decisions_v5(
+    id         INTEGER PRIMARY KEY,
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL CHECK(kind IN ('not_duplicate', 'keep_instead', 'keep_all',
+                                            'confirmed_duplicate')),
+    doc_a      INTEGER NOT NULL,
+    doc_b      INTEGER,
+    created_at TEXT NOT NULL
+);
+INSERT INTO decisions_v5(id, dataset_id, kind, doc_a, doc_b, created_at)
+    SELECT id, dataset_id, kind, doc_a, doc_b, created_at FROM decisions;
+DROP TABLE decisions;
+ALTER TABLE decisions_v5 RENAME TO decisions;
+CREATE INDEX decisions_by_dataset ON decisions(dataset_id, kind);
+
+-- A sampled audit of a run: `requested` pairs drawn with `seed` among the run's duplicate pairs
+-- at `threshold`, in `strata` strata of estimated Jaccard of equal width over [threshold, 1].
+CREATE TABLE audit_samples(
+    id         INTEGER PRIMARY KEY,
+    run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    seed       INTEGER NOT NULL,
+    threshold  REAL NOT NULL,
+    strata     INTEGER NOT NULL,
+    requested  INTEGER NOT NULL
+);
+CREATE INDEX audit_samples_by_run ON audit_samples(run_id);
+
+-- Each stratum's bounds and how many of the run's duplicate pairs fall in it (its weight).
+CREATE TABLE audit_strata(
+    sample_id INTEGER NOT NULL REFERENCES audit_samples(id) ON DELETE CASCADE,
+    stratum   INTEGER NOT NULL,
+    low       REAL NOT NULL,
+    high      REAL NOT NULL,
+    pairs     INTEGER NOT NULL,
+    PRIMARY KEY(sample_id, stratum)
+) WITHOUT ROWID;
+
+-- The pairs drawn, in the order they are presented; verdict NULL until given.
+CREATE TABLE audit_pairs(
+    sample_id  INTEGER NOT NULL REFERENCES audit_samples(id) ON DELETE CASCADE,
+    ordinal    INTEGER NOT NULL,
+    stratum    INTEGER NOT NULL,
+    doc_a      INTEGER NOT NULL,
+    doc_b      INTEGER NOT NULL,
+    estimated  REAL NOT NULL,
+    verdict    TEXT CHECK(verdict IN ('duplicate', 'not_duplicate', 'unsure')),
+    decided_at TEXT,
+    PRIMARY KEY(sample_id, ordinal)
+) WITHOUT ROWID;
+)sql";
+
 // Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
 // transaction. One step per version.
 void migrate(sql::Database& db, int from) {
@@ -336,6 +394,9 @@ void migrate(sql::Database& db, int from) {
                 break;
             case 3:
                 db.exec(kSchemaV4);
+                break;
+            case 4:
+                db.exec(kSchemaV5);
                 break;
             default:
                 throw StoreError("project store: no upgrade from schema version " +
@@ -351,6 +412,7 @@ void create(sql::Database& db) {
     db.exec(kSchemaV2);
     db.exec(kSchemaV3);
     db.exec(kSchemaV4);
+    db.exec(kSchemaV5);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);
     meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();

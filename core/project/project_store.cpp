@@ -240,14 +240,15 @@ int64_t ProjectStore::recordDecision(int64_t datasetId, DecisionKind kind, uint3
         if (!st.step()) throw StoreError("project store: no dataset " + std::to_string(datasetId));
         documents = st.u64(0);
     }
-    const bool pair = kind == DecisionKind::NotDuplicate;
+    const bool pair = isPairDecision(kind);
     if (pair && a > b) std::swap(a, b);
     if (a >= documents || (pair && b >= documents))
         throw StoreError("decision about document " + std::to_string(a >= documents ? a : b) +
                          ", but dataset " + std::to_string(datasetId) + " has " +
                          std::to_string(documents) + " documents");
     if (pair && a == b)
-        throw StoreError("a \"not a duplicate\" decision needs two different documents");
+        throw StoreError(std::string("a \"") + toString(kind) +
+                         "\" decision needs two different documents");
     return store_rows::insertDecision(db, datasetId, kind, a,
                                       pair ? std::optional<uint32_t>(b) : std::nullopt);
 }

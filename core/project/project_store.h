@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "audit_rows.h"
 #include "decisions.h"
 #include "document_table.h"
 #include "jsonl_reader.h"
@@ -159,6 +160,17 @@ class ProjectStore {
     int64_t recordDecision(int64_t datasetId, DecisionKind kind, uint32_t a, uint32_t b = 0);
     std::vector<Decision> decisions(int64_t datasetId) const;
     std::optional<Decision> undoDecision(int64_t datasetId, int64_t decisionId = 0);
+
+    // Sampled audits of a run (core/audit/audit_sample.h; project_store_audit.cpp).
+    // createAuditSample draws up to n of the run's duplicate pairs at its own threshold from its
+    // stored pairs, stores the sample and returns its id; StoreError when the run has no
+    // stored pairs or did not finish.
+    int64_t createAuditSample(int64_t runId, uint64_t n, uint64_t seed,
+                              int strata = kDefaultAuditStrata);
+    // Sets (or, with none, clears) the verdict on pair `ordinal` of a sample.
+    void setAuditVerdict(int64_t sampleId, int ordinal, std::optional<AuditVerdict> verdict);
+    std::vector<int64_t> auditSamples(int64_t runId) const;  // oldest first
+    std::optional<StoredAudit> auditSample(int64_t sampleId) const;
 
   private:
     struct Impl;

@@ -1,0 +1,243 @@
+// The sampled audit's dialog (auditdialog.h).
+#include "auditdialog.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "comparisonloader.h"
+#include "comparisonview.h"
+
+namespace neardup::ui {
+
+QString precisionText(const PrecisionEstimate& e) {
+    if (e.judged == 0 || std::isnan(e.precision)) return AuditDialog::tr("no verdict yet");
+    QString s = AuditDialog::tr("precision %1 (95 % CI %2\u2013%3), %4 judged")
+                    .arg(e.precision, 0, 'f', 3)
+                    .arg(e.low, 0, 'f', 3)
+                    .arg(e.high, 0, 'f', 3)
+                    .arg(e.judged);
+    if (e.coverage < 1.0)
+        s += AuditDialog::tr(", strata holding %1 % of the pairs").arg(e.coverage * 100, 0, 'f', 0);
+    return s;
+}
+
+AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
+    : QDialog(parent), jobs_(jobs), run_(run) {
+    setObjectName(QStringLiteral("auditDialog"));
+    setWindowTitle(tr("Sampled audit of run %1").arg(run.runId));
+    size_ = new QSpinBox;
+    size_->setObjectName(QStringLiteral("auditSize"));
+    size_->setRange(1, 100000);
+    size_->setValue(50);
+    size_->setPrefix(tr("pairs: "));
+    seed_ = new QSpinBox;
+    seed_->setObjectName(QStringLiteral("auditSeed"));
+    seed_->setRange(0, 1000000);
+    seed_->setValue(1);
+    seed_->setPrefix(tr("seed: "));
+    draw_ = new QPushButton(tr("Draw a new sample"));
+    draw_->setObjectName(QStringLiteral("auditDraw"));
+    draw_->setToolTip(
+        tr("Draw this many of the run's duplicate pairs at random, spread equally over four "
+           "strata of estimated Jaccard between the run's threshold and 1 (the same seed draws "
+           "the same pairs)"));
+    position_ = new QLabel;
+    estimateLabel_ = new QLabel;
+    estimateLabel_->setObjectName(QStringLiteral("auditEstimate"));
+    estimateLabel_->setWordWrap(true);
+    duplicate_ = new QPushButton(tr("Duplicate (D)"));
+    duplicate_->setToolTip(tr("These two are duplicates: a correct pair of the run (D)"));
+    notDuplicate_ = new QPushButton(tr("Not a duplicate (N)"));
+    notDuplicate_->setToolTip(tr("These two are not duplicates: a false pair of the run (N)"));
+    unsure_ = new QPushButton(tr("Unsure (U)"));
+    unsure_->setToolTip(tr("Cannot tell: left out of the estimate (U)"));
+    previous_ = new QPushButton(tr("\u25c0 Previous"));
+    previous_->setToolTip(tr("Previous pair of the sample (Left)"));
+    next_ = new QPushButton(tr("Next \u25b6"));
+    next_->setToolTip(tr("Next pair of the sample (Right)"));
+    comparison_ = new ComparisonView;
+    comparison_->setDecisionsVisible(false);
+
+    auto* drawRow = new QHBoxLayout;
+    drawRow->addWidget(size_);
+    drawRow->addWidget(seed_);
+    drawRow->addWidget(draw_);
+    drawRow->addStretch(1);
+    auto* verdictRow = new QHBoxLayout;
+    verdictRow->addWidget(previous_);
+    verdictRow->addWidget(duplicate_);
+    verdictRow->addWidget(notDuplicate_);
+    verdictRow->addWidget(unsure_);
+    verdictRow->addWidget(next_);
+    verdictRow->addWidget(position_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(drawRow);
+    layout->addWidget(estimateLabel_);
+    layout->addLayout(verdictRow);
+    layout->addWidget(comparison_, 1);
+
+    connect(draw_, &QPushButton::clicked, this, &AuditDialog::drawSample);
+    connect(duplicate_, &QPushButton::clicked, this, [this] { judge(AuditVerdict::Duplicate); });
+    connect(notDuplicate_, &QPushButton::clicked, this,
+            [this] { judge(AuditVerdict::NotDuplicate); });
+    connect(unsure_, &QPushButton::clicked, this, [this] { judge(AuditVerdict::Unsure); });
+    connect(previous_, &QPushButton::clicked, this, [this] { showPairAt(index_ - 1); });
+    connect(next_, &QPushButton::clicked, this, [this] { showPairAt(index_ + 1); });
+    auto key = [this](QKeySequence keys, auto slot) {
+        auto* s = new QShortcut(keys, this);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(s, &QShortcut::activated, this, slot);
+    };
+    key(QKeySequence(Qt::Key_D), [this] { judge(AuditVerdict::Duplicate); });
+    key(QKeySequence(Qt::Key_N), [this] { judge(AuditVerdict::NotDuplicate); });
+    key(QKeySequence(Qt::Key_U), [this] { judge(AuditVerdict::Unsure); });
+    key(QKeySequence(Qt::Key_Left), [this] { showPairAt(index_ - 1); });
+    key(QKeySequence(Qt::Key_Right), [this] { showPairAt(index_ + 1); });
+    resize(1100, 700);
+    setSample(std::nullopt);
+
+    // Goes on with the run's latest sample, when it has one.
+    const qint64 runId = run.runId;
+    jobs_->submit<std::optional<StoredAudit>>(
+        this, [runId](JobContext& ctx) { return ctx.queries().latestAudit(runId); },
+        [this](std::optional<StoredAudit> s) {
+            if (s && !sample_) setSample(std::move(s));
+        },
+        [this](const QString& e) { estimateLabel_->setText(e); });
+}
+
+QString AuditDialog::estimateText() const {
+    return estimateLabel_->text();
+}
+
+void AuditDialog::drawSample() {
+    const qint64 runId = run_.runId;
+    const uint64_t n = uint64_t(size_->value()), seed = uint64_t(seed_->value());
+    draw_->setEnabled(false);
+    estimateLabel_->setText(tr("Drawing %1 pairs\u2026").arg(n));
+    jobs_->submit<std::optional<StoredAudit>>(
+        this,
+        [runId, n, seed](JobContext& ctx) {
+            const int64_t id = ctx.store().createAuditSample(runId, n, seed);
+            return ctx.store().auditSample(id);
+        },
+        [this](std::optional<StoredAudit> s) {
+            draw_->setEnabled(true);
+            setSample(std::move(s));
+        },
+        [this](const QString& e) {
+            draw_->setEnabled(true);
+            estimateLabel_->setText(tr("Cannot draw a sample: %1").arg(e));
+        });
+}
+
+void AuditDialog::setSample(std::optional<StoredAudit> sample) {
+    sample_ = std::move(sample);
+    const bool have = sample_ && !sample_->draw.pairs.empty();
+    for (QPushButton* b : {duplicate_, notDuplicate_, unsure_, previous_, next_})
+        b->setEnabled(have);
+    updateEstimate();
+    if (!have) {
+        index_ = -1;
+        position_->clear();
+        comparison_->clear(tr("Draw a sample of the run's pairs to audit."));
+        return;
+    }
+    size_->setValue(int(sample_->requested));
+    seed_->setValue(int(sample_->draw.seed));
+    const int first = nextUnjudged(0);
+    showPairAt(first >= 0 ? first : 0);
+    emit sampleLoaded();
+}
+
+int AuditDialog::nextUnjudged(int from) const {
+    if (!sample_) return -1;
+    for (int i = std::max(0, from); i < int(sample_->draw.pairs.size()); ++i)
+        if (!sample_->draw.pairs[std::size_t(i)].verdict) return i;
+    return -1;
+}
+
+void AuditDialog::updateEstimate() {
+    if (!sample_) {
+        estimate_ = PrecisionEstimate{};
+        estimateLabel_->setText(tr("No sample of this run yet."));
+        return;
+    }
+    estimate_ = estimatePrecision(sample_->draw.strata, sample_->draw.pairs);
+    estimateLabel_->setText(tr("Sample %1 of %2 pairs (seed %3): %4; %5 unsure.")
+                                .arg(sample_->sampleId)
+                                .arg(sample_->draw.pairs.size())
+                                .arg(sample_->draw.seed)
+                                .arg(precisionText(estimate_))
+                                .arg(estimate_.unsure));
+}
+
+void AuditDialog::showPairAt(int index) {
+    if (!sample_ || index < 0 || index >= int(sample_->draw.pairs.size())) return;
+    index_ = index;
+    const AuditPair& p = sample_->draw.pairs[std::size_t(index)];
+    const QString verdict =
+        p.verdict
+            ? QString::fromLatin1(toString(*p.verdict)).replace(QLatin1Char('_'), QLatin1Char(' '))
+            : tr("no verdict yet");
+    position_->setText(tr("pair %1 of %2 (stratum %3, estimated J %4): %5")
+                           .arg(index + 1)
+                           .arg(sample_->draw.pairs.size())
+                           .arg(p.stratum + 1)
+                           .arg(p.estimated, 0, 'f', 3)
+                           .arg(verdict));
+    const RunInfo run = run_;
+    PairRow pair;
+    pair.a = p.a;
+    pair.b = p.b;
+    pair.estimated = p.estimated;
+    pair.matches = uint32_t(std::lround(p.estimated * run.params.signature.hashes));
+    pair.exact = std::nan("");
+    jobs_->submit<ComparisonData>(
+        this, latestPair_.next(),
+        [run, pair](JobContext& ctx) {
+            ComparisonData d = loadComparison(ctx, run, pair, true);
+            d.keptA = d.keptB = true;  // the audit judges the pair, not what the run kept
+            d.representativeA = d.representativeB = true;
+            return d;
+        },
+        [this](ComparisonData d) {
+            comparison_->setComparison(d);
+            emit pairShown();
+        },
+        [this](const QString& e) { comparison_->clear(e); });
+}
+
+void AuditDialog::judge(AuditVerdict verdict) {
+    if (!sample_ || index_ < 0 || saving_) return;
+    saving_ = true;
+    const int64_t sampleId = sample_->sampleId;
+    const int ordinal = index_;
+    jobs_->submit<bool>(
+        this,
+        [sampleId, ordinal, verdict](JobContext& ctx) {
+            ctx.store().setAuditVerdict(sampleId, ordinal, verdict);
+            return true;
+        },
+        [this, ordinal, verdict](bool) {
+            saving_ = false;
+            if (!sample_) return;
+            sample_->draw.pairs[std::size_t(ordinal)].verdict = verdict;
+            updateEstimate();
+            emit verdictRecorded();
+            const int next = nextUnjudged(ordinal + 1);
+            showPairAt(next >= 0 ? next
+                                 : std::min(ordinal + 1, int(sample_->draw.pairs.size()) - 1));
+        },
+        [this](const QString& e) {
+            saving_ = false;
+            estimateLabel_->setText(tr("Cannot record the verdict: %1").arg(e));
+        });
+}
+
+}  // namespace neardup::ui

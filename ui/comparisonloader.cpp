@@ -1,0 +1,58 @@
+// Reading a pair of documents back for the side-by-side view (comparisonloader.h).
+#include "comparisonloader.h"
+
+#include <cmath>
+
+#include "document_fetcher.h"
+
+namespace neardup::ui {
+
+namespace {
+
+// Very long documents are shown shortened: the diff and the text widget stay responsive.
+constexpr std::size_t kDisplayBytes = 200 * 1024;
+
+bool shorten(std::string& s) {
+    if (s.size() <= kDisplayBytes) return false;
+    std::size_t cut = kDisplayBytes;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+        --cut;
+    s.resize(cut);
+    return true;
+}
+
+}  // namespace
+
+ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
+                              bool stored) {
+    ComparisonData d;
+    d.docA = pair.a;
+    d.docB = pair.b;
+    d.notDuplicate = pair.notDuplicate;
+    d.hashes = run.params.signature.hashes;
+    d.matches = pair.matches;
+    d.estimated = stored ? pair.estimated : std::nan("");
+    ProjectQueries& q = ctx.queries();
+    DocumentFetcher& f = ctx.fetcher(run.datasetId);
+    const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a));
+    const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b));
+    d.idA = QString::fromStdString(x.ok ? x.id : q.documentId(run.datasetId, pair.a));
+    d.idB = QString::fromStdString(y.ok ? y.id : q.documentId(run.datasetId, pair.b));
+    d.errorA = QString::fromStdString(x.error);
+    d.errorB = QString::fromStdString(y.error);
+    if (x.ok && y.ok) {
+        d.exactStored = stored && !std::isnan(pair.exact);
+        d.exact =
+            d.exactStored ? pair.exact : exactTextJaccard(x.text, y.text, run.params.signature);
+    } else {
+        d.exact = std::nan("");
+    }
+    d.textA = x.text;
+    d.textB = y.text;
+    d.shortenedA = shorten(d.textA);
+    d.shortenedB = shorten(d.textB);
+    d.diff = diffWords(d.textA, d.textB);
+    return d;
+}
+
+}  // namespace neardup::ui

@@ -1,0 +1,18 @@
+// Reading two documents of a run back for the side-by-side view (ComparisonView): their texts
+// from the input files by their stored offsets, shortened when very long, their word diff and
+// exact Jaccard. Runs inside a JobQueue job; the clusters panel and the sampled audit use it.
+#pragma once
+
+#include "comparisonview.h"
+#include "jobqueue.h"
+#include "project_queries.h"
+
+namespace neardup::ui {
+
+// The comparison of documents pair.a and pair.b; `stored` says whether `pair` holds the run's
+// stored pair (its matches, estimate and exact Jaccard), else the estimate is NaN and the
+// exact Jaccard is computed from the texts. Kept / representative flags are the caller's.
+ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
+                              bool stored);
+
+}  // namespace neardup::ui
