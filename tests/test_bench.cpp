@@ -123,7 +123,7 @@ class TestBench : public QObject {
             QVERIFY(rows[i + 1].removed > 0);
             QVERIFY(rows[i + 1].removed < rows[i + 2].removed);  // the chains
             for (std::size_t j = i; j < i + 3; ++j)
-                QVERIFY(rows[j].medianSeconds > 0);
+                QVERIFY(rows[j].medianSeconds > 0 && rows[j].medianCpuSeconds >= 0);
         }
         QCOMPARE(rows[0].copies, false);
         QCOMPARE(rows[6].copies, true);

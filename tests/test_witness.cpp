@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "chain_corpus.h"
 #include "shingles.h"
 #include "test_support.h"
 
@@ -25,48 +26,6 @@ using testsupport::readFile;
 namespace {
 
 using Result = testsupport::CliResult;
-
-// A small deterministic generator (no std:: distributions: same bytes everywhere).
-struct Lcg {
-    uint64_t s;
-    uint64_t next() {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        return s >> 33;
-    }
-};
-
-constexpr int kVersions = 25;
-
-// The issue's chain: 25 versions of one 400-word text, each with 3 % of its words replaced
-// (12 words), then 6 unrelated documents. Ids v00..v24, o0..o5.
-std::map<std::string, std::string> writeChain(const std::string& path) {
-    Lcg rng{2026};
-    auto word = [&] { return "w" + std::to_string(rng.next() % 3000); };
-    std::vector<std::string> words;
-    for (int i = 0; i < 400; ++i)
-        words.push_back(word());
-    std::map<std::string, std::string> texts;
-    std::ofstream out(path, std::ios::binary);
-    auto add = [&](const std::string& id, const std::vector<std::string>& w) {
-        std::string text;
-        for (const std::string& x : w)
-            text += (text.empty() ? "" : " ") + x;
-        texts[id] = text;
-        out << "{\"id\":\"" << id << "\",\"text\":\"" << text << "\"}\n";
-    };
-    for (int v = 0; v < kVersions; ++v) {
-        add((v < 10 ? "v0" : "v") + std::to_string(v), words);
-        for (int k = 0; k < 12; ++k)
-            words[rng.next() % words.size()] = "x" + std::to_string(rng.next() % 1000000);
-    }
-    for (int o = 0; o < 6; ++o) {
-        std::vector<std::string> other;
-        for (int i = 0; i < 300; ++i)
-            other.push_back(word());
-        add("o" + std::to_string(o), other);
-    }
-    return texts;
-}
 
 // Exact Jaccard of two texts' character 5-gram sets under the default normalization.
 double exact(const std::string& a, const std::string& b) {
@@ -167,7 +126,7 @@ class TestWitness : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         corpus_ = d("chain.jsonl");
-        texts_ = writeChain(corpus_);
+        texts_ = testsupport::writeChainCorpus(corpus_);
         // The chain is what the issue describes: neighbours near-duplicates, ends far apart.
         QVERIFY(exact(texts_.at("v00"), texts_.at("v01")) > 0.8);
         QVERIFY(exact(texts_.at("v00"), texts_.at("v24")) < 0.5);
@@ -207,7 +166,7 @@ class TestWitness : public QObject {
                                QStringLiteral("--decide"), QStringLiteral("components")});
         QCOMPARE(r.code, 0);
         const auto rows = jsonLines(d("components.clusters"));
-        QCOMPARE(int(rows.size()), kVersions);
+        QCOMPARE(int(rows.size()), testsupport::kChainVersions);
         int removed = 0, chained = 0;
         for (const QJsonObject& row : rows) {
             const bool rep = row.value(QStringLiteral("representative")).toBool();
@@ -220,9 +179,9 @@ class TestWitness : public QObject {
                 QVERIFY(exact(texts_.at(id), texts_.at("v00")) < 0.8);
             }
         }
-        QCOMPARE(removed, kVersions - 1);
+        QCOMPARE(removed, testsupport::kChainVersions - 1);
         const QJsonObject s = summary(d("components.summary"));
-        QCOMPARE(s.value(QStringLiteral("removed")).toInt(), kVersions - 1);
+        QCOMPARE(s.value(QStringLiteral("removed")).toInt(), testsupport::kChainVersions - 1);
         QCOMPARE(s.value(QStringLiteral("chained_removals")).toInt(), chained);
         QCOMPARE(summary(d("witness.summary")).value(QStringLiteral("chained_removals")).toInt(),
                  chained);

@@ -1,3 +1,5 @@
+// The clusters table's model (clustersmodel.h): paged listing, refresh after decisions, and
+// the diameters measured in the background.
 #include "clustersmodel.h"
 
 #include <QColor>
@@ -123,11 +125,13 @@ void ClustersModel::refresh() {
                 endInsertRows();
             }
             emit refreshed();
+            measureDiameters();
         },
         [this](const QString& error) { emit failed(error); });
 }
 
 void ClustersModel::sort(int column, Qt::SortOrder order) {
+    if (column == Diameter) return;  // measured after the listing: not an order of the query
     const ClusterSort s = sortFor(column);
     const bool desc = order == Qt::DescendingOrder;
     if (s == sort_ && desc == descending_) return;
@@ -138,8 +142,12 @@ void ClustersModel::sort(int column, Qt::SortOrder order) {
 
 void ClustersModel::reload() {
     latestListing_.forget();  // pages still coming are of the old listing
+    latestDiameters_.forget();
     beginResetModel();
     rows_.clear();
+    diameters_.clear();
+    measured_ = false;
+    diameterNote_.clear();
     total_ = 0;
     loading_ = false;
     endResetModel();
@@ -176,13 +184,59 @@ void ClustersModel::requestPage() {
             } else {
                 total_ = rows_.size();  // the listing ended early (the run changed?)
             }
-            if (first) emit reloaded();
+            if (first) {
+                emit reloaded();
+                measureDiameters();
+            }
         },
         [this](const QString& error) {
             loading_ = false;
             total_ = rows_.size();
             emit failed(error);
         });
+}
+
+void ClustersModel::measureDiameters() {
+    struct Measured {
+        std::vector<ComponentDiameter> list;
+        std::string why;
+    };
+    const qint64 run = runId_;
+    const double threshold = filter_.threshold;
+    const std::shared_ptr<ComponentDiameters> state = signatures_;
+    jobs_->submit<Measured>(
+        this, latestDiameters_.next(),
+        [=](JobContext& c) {
+            // The signatures stay loaded while the same run is listed (used on this thread only).
+            if (state->runId() != run) state->load(c.reader(), run);
+            Measured m;
+            m.list = state->measure(c.queries().listingMembers(run, threshold), threshold);
+            m.why = state->why();
+            return m;
+        },
+        [this](Measured m) {
+            diameters_.clear();
+            for (const ComponentDiameter& d : m.list)
+                diameters_[d.cluster] = d;
+            measured_ = true;
+            diameterNote_ = QString::fromStdString(m.why);
+            if (!rows_.empty())
+                emit dataChanged(index(0, Diameter), index(int(rows_.size()) - 1, Diameter));
+            emit diametersReady();
+        },
+        [this](const QString& error) { diameterNote_ = error; });
+}
+
+quint64 ClustersModel::flaggedCount() const {
+    quint64 n = 0;
+    for (const auto& entry : diameters_)
+        n += entry.second.flagged() ? 1 : 0;
+    return n;
+}
+
+const ComponentDiameter* ClustersModel::diameterOf(qint64 cluster) const {
+    const auto it = diameters_.find(cluster);
+    return it == diameters_.end() ? nullptr : &it->second;
 }
 
 const ClusterRow* ClustersModel::clusterAt(int row) const {
@@ -211,9 +265,44 @@ void ClustersModel::fetchMore(const QModelIndex& parent) {
     if (canFetchMore(parent)) requestPage();
 }
 
+QVariant ClustersModel::diameterData(qint64 cluster, int role) const {
+    const ComponentDiameter* d = diameterOf(cluster);
+    if (!d)
+        return role == Qt::DisplayRole && !measured_ ? QVariant(QStringLiteral("\u2026"))
+                                                     : QVariant();
+    const QString value =
+        std::isnan(d->diameter) ? QStringLiteral("\u2014") : QString::number(d->diameter, 'f', 3);
+    switch (role) {
+        case Qt::DisplayRole:
+            return d->chain   ? tr("\u26a0 %1 chain").arg(value)
+                   : d->large ? tr("\u26a0 %1 large").arg(value)
+                              : value;
+        case Qt::BackgroundRole:
+            return d->flagged() ? QVariant(QColor(255, 224, 178)) : QVariant();
+        case Qt::ToolTipRole: {
+            QString tip =
+                std::isnan(d->diameter)
+                    ? tr("Diameter unknown: %1.").arg(diameterNote_)
+                    : tr("Lowest estimated Jaccard between a member (document %1) and the "
+                         "representative: %2.")
+                          .arg(d->farthest)
+                          .arg(value);
+            if (d->chain)
+                tip +=
+                    tr(" A chain: members are linked to the representative only through "
+                       "other members; open the Chain tab before exporting.");
+            if (d->large) tip += tr(" A large component (%1 members).").arg(d->size);
+            return tip;
+        }
+        default:
+            return {};
+    }
+}
+
 QVariant ClustersModel::data(const QModelIndex& index, int role) const {
     const ClusterRow* r = clusterAt(index.row());
     if (!r) return {};
+    if (index.column() == Diameter) return diameterData(r->cluster, role);
     if (role == Qt::TextAlignmentRole)
         return index.column() == Representative || index.column() == Decision
                    ? QVariant()
@@ -251,6 +340,11 @@ QVariant ClustersModel::headerData(int section, Qt::Orientation o, int role) con
         return tr(
             "Smallest exact Jaccard among the cluster's verified pairs (\u2014 when none "
             "was verified)");
+    if (role == Qt::ToolTipRole && section == Diameter)
+        return tr("Lowest estimated Jaccard between any member and the representative, from the "
+                  "run's signatures. Flagged (\u26a0): a chain, below \u03b8 \u2212 3\u03c3 of "
+                  "the estimate, or a component of %1 members or more")
+            .arg(kLargeComponent);
     if (role == Qt::ToolTipRole && section == Decision)
         return tr(
             "Audit decisions that shaped the cluster: split (not a duplicate), keep "
@@ -258,7 +352,7 @@ QVariant ClustersModel::headerData(int section, Qt::Orientation o, int role) con
     if (role != Qt::DisplayRole) return {};
     static const char* const names[ColumnCount] = {"Cluster",    "Size",        "Representative",
                                                    "Min est. J", "Mean est. J", "Exact J (min)",
-                                                   "Pairs",      "Decision"};
+                                                   "Pairs",      "Decision",    "Diameter"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -3,12 +3,18 @@
 // filtering re-queries instead of sorting in memory, so a million clusters cost what one page
 // costs. The listing is the audited one (core/project/decisions.h): refresh() re-reads the rows
 // loaded so far in place after a decision, without resetting the view.
+//
+// The Diameter column flags chains (component_chain.h): after each listing or refresh, one job
+// measures every listed component's diameter from the run's cached signatures (loaded once per
+// run) and flags the large ones and the chains; the column fills in when it is done.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
+#include "component_chain.h"
 #include "jobqueue.h"
 #include "project_queries.h"
 
@@ -32,6 +38,7 @@ class ClustersModel : public QAbstractTableModel {
         Exact,
         Pairs,
         Decision,
+        Diameter,
         ColumnCount
     };
     static constexpr int kPageSize = 200;
@@ -53,6 +60,15 @@ class ClustersModel : public QAbstractTableModel {
     quint64 totalCount() const { return total_; }
     bool isLoading() const { return loading_; }
     const ClusterRow* clusterAt(int row) const;
+    // The diameter of a listed cluster, once measured (diametersMeasured()); null before.
+    const ComponentDiameter* diameterOf(qint64 cluster) const;
+    bool diametersMeasured() const { return measured_; }
+    // Listed components flagged as large or as chains (0 until measured).
+    quint64 flaggedCount() const;
+    // Why diameters are unknown (the run's signatures are not cached); empty when they are known.
+    QString diameterNote() const { return diameterNote_; }
+    // The run's signatures, for the chain view's similarities; used on the job queue's thread only.
+    std::shared_ptr<ComponentDiameters> signatures() const { return signatures_; }
     int rowOfCluster(qint64 cluster) const;  // among the rows loaded so far, -1 otherwise
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -69,10 +85,14 @@ class ClustersModel : public QAbstractTableModel {
     // After refresh() replaced the rows.
     void refreshed();
     void failed(const QString& message);
+    // After the diameters of the current listing were measured.
+    void diametersReady();
 
   private:
     void reload();
     void requestPage();
+    void measureDiameters();
+    QVariant diameterData(qint64 cluster, int role) const;
 
     JobQueue* jobs_;
     qint64 runId_ = 0;
@@ -83,6 +103,11 @@ class ClustersModel : public QAbstractTableModel {
     quint64 total_ = 0;
     bool loading_ = false;
     LatestRequest latestListing_;  // pages of an older listing are dropped
+    std::shared_ptr<ComponentDiameters> signatures_ = std::make_shared<ComponentDiameters>();
+    std::unordered_map<qint64, ComponentDiameter> diameters_;
+    bool measured_ = false;
+    QString diameterNote_;
+    LatestRequest latestDiameters_;  // the measure of an older listing is dropped
 };
 
 }  // namespace neardup::ui

@@ -16,6 +16,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QThread>
@@ -25,6 +26,7 @@
 #include <limits>
 #include <utility>
 
+#include "chainview.h"
 #include "clustersmodel.h"
 #include "comparisonloader.h"
 #include "comparisonview.h"
@@ -42,6 +44,8 @@ constexpr uint64_t kMaxPairsBrowsed = 20000;
 struct ClusterDetail {
     std::vector<ClusterMember> members;
     std::vector<PairRow> pairs;
+    std::vector<ChainNode> chain;
+    std::vector<double> toRepresentative;  // per chain node
 };
 
 }  // namespace
@@ -124,8 +128,8 @@ QWidget* ClustersPanel::buildClusterList() {
     view_->horizontalHeader()->setStretchLastSection(true);
     view_->setSortingEnabled(true);
     view_->sortByColumn(ClustersModel::Size, Qt::DescendingOrder);
-    const int widths[] = {56, 40, 110, 74, 80, 86, 44};
-    for (int c = 0; c < 7; ++c)
+    const int widths[] = {56, 40, 110, 74, 80, 86, 44, 80};
+    for (int c = 0; c < 8; ++c)
         view_->setColumnWidth(c, widths[c]);
 
     members_ = new QTableWidget(0, 4);
@@ -141,6 +145,12 @@ QWidget* ClustersPanel::buildClusterList() {
         tr("Click (or double-click) a member to compare it with the kept document it is "
            "removed for (its witness), or with the representative"));
 
+    chain_ = new ChainView;
+    memberTabs_ = new QTabWidget;
+    memberTabs_->setObjectName(QStringLiteral("memberTabs"));
+    memberTabs_->addTab(members_, tr("Members"));
+    memberTabs_->addTab(chain_, tr("Chain"));
+
     auto* leftBox = new QWidget;
     auto* lv = new QVBoxLayout(leftBox);
     lv->setContentsMargins(0, 0, 0, 0);
@@ -148,7 +158,7 @@ QWidget* ClustersPanel::buildClusterList() {
     lv->addLayout(searchRow);
     auto* leftSplit = new QSplitter(Qt::Vertical);
     leftSplit->addWidget(view_);
-    leftSplit->addWidget(members_);
+    leftSplit->addWidget(memberTabs_);
     leftSplit->setStretchFactor(0, 3);
     leftSplit->setStretchFactor(1, 1);
     lv->addWidget(leftSplit, 1);
@@ -197,6 +207,7 @@ void ClustersPanel::connectSignals() {
             comparison_->clear(tr("No clusters match."));
     });
     connect(model_, &QAbstractItemModel::rowsInserted, this, &ClustersPanel::updateCount);
+    connect(model_, &ClustersModel::diametersReady, this, &ClustersPanel::updateCount);
     connect(model_, &ClustersModel::failed, this, [this](const QString& e) {
         comparison_->clear(tr("Cannot list clusters: %1").arg(e));
     });
@@ -208,6 +219,7 @@ void ClustersPanel::connectSignals() {
         onMemberActivated(row);
         comparison_->setFocus(Qt::OtherFocusReason);
     });
+    connect(chain_, &ChainView::pairRequested, this, &ClustersPanel::showPairOf);
     connect(comparison_, &ComparisonView::nextRequested, this, &ClustersPanel::nextPair);
     connect(comparison_, &ComparisonView::previousRequested, this, &ClustersPanel::previousPair);
     connect(comparison_, &ComparisonView::notDuplicateRequested, this,
@@ -273,6 +285,7 @@ void ClustersPanel::setRun(const RunInfo& run) {
     pairs_.clear();
     memberList_.clear();
     members_->setRowCount(0);
+    chain_->clear();
     comparison_->clear(run.runId ? tr("Loading clusters of run %1\u2026").arg(run.runId)
                                  : tr("No run selected."));
     model_->setRun(run.runId);
@@ -296,7 +309,12 @@ void ClustersPanel::updateCount() {
         count_->clear();
         return;
     }
-    count_->setText(tr("%1 clusters").arg(model_->totalCount()));
+    const quint64 flagged = model_->flaggedCount();
+    count_->setText(
+        flagged ? tr("%1 clusters, %2 flagged \u26a0").arg(model_->totalCount()).arg(flagged)
+                : tr("%1 clusters").arg(model_->totalCount()));
+    count_->setToolTip(flagged ? tr("Chains and large components: see the Diameter column")
+                               : QString());
 }
 
 void ClustersPanel::selectClusterRow(int row) {
@@ -320,12 +338,24 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
     // Checked in `done` only: a failure clears the comparison even for a replaced selection.
     const LatestRequest::Ticket ticket = latestShown_.next();
     const qint64 runId = run_.runId, cluster = clusterId;
+    const std::shared_ptr<ComponentDiameters> signatures = model_->signatures();
+    const int hashes = run_.params.signature.hashes;
+    const double threshold =
+        std::isnan(model_->threshold()) ? run_.params.compare.threshold : model_->threshold();
     jobs_->submit<ClusterDetail>(
         this,
-        [runId, cluster](JobContext& ctx) {
+        [runId, cluster, signatures, hashes, threshold](JobContext& ctx) {
             ClusterDetail d;
             d.members = ctx.queries().clusterMembers(runId, cluster, kMaxMembersShown);
             d.pairs = ctx.queries().clusterPairs(runId, cluster, kMaxPairsBrowsed);
+            d.chain = witnessChain(d.members, d.pairs, hashes, threshold);
+            // The signatures the table's diameters use (this queue's thread only).
+            if (signatures->runId() != runId) signatures->load(ctx.reader(), runId);
+            uint32_t rep = d.chain.empty() ? 0 : d.chain.front().doc;
+            for (const ClusterMember& m : d.members)
+                if (m.representative) rep = m.docIndex;
+            for (const ChainNode& n : d.chain)
+                d.toRepresentative.push_back(signatures->similarity(n.doc, rep));
             return d;
         },
         [this, ticket](ClusterDetail d) {
@@ -346,6 +376,8 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                                                   : tr("removed (for %1)").arg(m.removedFor)));
             }
             members_->resizeColumnsToContents();
+            chain_->setChain(d.chain, memberList_, d.toRepresentative);
+            emit clusterShown();
             pairIndex_ = 0;
             int start = wantLastPair_ ? int(pairs_.size()) - 1 : firstWitnessPair();
             wantLastPair_ = false;
@@ -410,6 +442,13 @@ void ClustersPanel::onMemberActivated(int row) {
     for (int i = 0; i < int(pairs_.size()); ++i)
         if (pairs_[std::size_t(i)].a == a && pairs_[std::size_t(i)].b == b) return showPair(i);
     compare(a, b, nullptr, tr("kept document and member %1 (no stored pair)").arg(m.docIndex));
+}
+
+void ClustersPanel::showPairOf(uint32_t a, uint32_t b) {
+    if (a > b) std::swap(a, b);
+    for (int i = 0; i < int(pairs_.size()); ++i)
+        if (pairs_[std::size_t(i)].a == a && pairs_[std::size_t(i)].b == b) return showPair(i);
+    compare(a, b, nullptr, tr("members %1 and %2 (no stored pair)").arg(a).arg(b));
 }
 
 void ClustersPanel::showPair(int index) {

@@ -25,12 +25,14 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
 class QTableWidget;
 
 namespace neardup::ui {
 
 class ElidedLabel;
+class ChainView;
 class ClustersModel;
 class ComparisonView;
 struct ComparisonData;
@@ -52,6 +54,9 @@ class ClustersPanel : public QWidget {
     ClustersModel* model() const { return model_; }
     QTableView* view() const { return view_; }
     QTableWidget* membersTable() const { return members_; }
+    // The selected cluster as a tree of who vouches for whom (the "Chain" tab beside Members).
+    ChainView* chainView() const { return chain_; }
+    QTabWidget* memberTabs() const { return memberTabs_; }
     ComparisonView* comparison() const { return comparison_; }
     QLineEdit* searchBox() const { return search_; }
     QComboBox* searchModeBox() const { return searchMode_; }
@@ -98,6 +103,8 @@ class ClustersPanel : public QWidget {
   signals:
     // After a comparison is shown (for tests and the status bar).
     void comparisonShown();
+    // After a cluster's members and chain are shown.
+    void clusterShown();
     // After a decision was recorded or undone and the table shows its effect.
     void decisionsChanged();
     // After a text search finished (or was stopped) and the table lists its clusters.
@@ -118,6 +125,7 @@ class ClustersPanel : public QWidget {
                        std::function<void(const QString&)> failed);
     void abandonTextSearch();
     void onMemberActivated(int row);
+    void showPairOf(uint32_t a, uint32_t b);
     // The first stored pair of a removed member and its witness (0 when there is none): shown
     // first when a cluster opens.
     int firstWitnessPair() const;
@@ -145,6 +153,8 @@ class ClustersPanel : public QWidget {
     QLabel* searchStatus_;
     QTableView* view_;
     QTableWidget* members_;
+    ChainView* chain_;
+    QTabWidget* memberTabs_;
     ComparisonView* comparison_;
     qint64 cluster_ = -1;
     std::vector<ClusterMember> memberList_;

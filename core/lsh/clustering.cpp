@@ -109,6 +109,9 @@ uint64_t keepKey(KeepPolicy policy, const DocumentTable& docs, uint32_t d) {
 }
 
 constexpr uint32_t kNone = RunResult::kNoDocument;
+// How many pairs ahead the passes over pairs prefetch what they read at random for the later
+// document of a pair (its union-find parent, its witness, its visiting rank).
+constexpr std::size_t kPrefetchAhead = 16;
 
 // Witnesses in input order (--keep first, every representative its cluster's smallest member,
 // no cluster kept whole) from pairs sorted by (a, b): they arrive grouped by their earlier
@@ -122,12 +125,20 @@ inline void inputOrderWitness(std::vector<uint32_t>& removedFor, const ScoredPai
 // Input-order witnesses over the duplicate pairs in the order given; false (and `removedFor`
 // to be discarded) when they are not sorted by (a, b), or when some are signature copies (see
 // findWitnesses).
-template <typename Visit>
+// `ahead(b)` is called for the pair a few places ahead (prefetches of what `visit` reads).
+template <typename Visit, typename Ahead>
 bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
-                         std::vector<uint32_t>& removedFor, Visit visit) {
+                         std::vector<uint32_t>& removedFor, Visit visit, Ahead ahead) {
     uint64_t previous = 0;
     bool valid = true;
-    for (const ScoredPair& p : pairs) {
+    const std::size_t count = pairs.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i + kPrefetchAhead < count) {
+            const uint32_t b = pairs[i + kPrefetchAhead].b;
+            __builtin_prefetch(removedFor.data() + b);
+            ahead(b);
+        }
+        const ScoredPair& p = pairs[i];
         if (!duplicate(p)) continue;
         visit(p);
         const uint64_t key = uint64_t{p.a} << 32 | p.b;
@@ -136,6 +147,32 @@ bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTe
         inputOrderWitness(removedFor, p);
     }
     return valid;
+}
+
+// Numbers the clusters by their smallest member (`root`: each document's root, roots being
+// smallest members; overwritten for roots with their cluster's number) and picks each one's
+// representative: its first member under `rather` (keepRather for the policy, inlined: it runs
+// once per clustered document).
+template <typename Rather>
+void numberClusters(std::vector<uint32_t>& root, const std::vector<uint8_t>& joined, RunResult& run,
+                    Rather rather) {
+    const std::size_t n = root.size();
+    run.clusterOf.assign(n, RunResult::kNoCluster);
+    run.representative.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint32_t r = root[i];
+        uint32_t c;
+        if (r == i) {
+            if (!joined[i]) continue;
+            c = root[i] = static_cast<uint32_t>(run.representative.size());
+            run.representative.push_back(static_cast<uint32_t>(i));
+        } else {
+            c = root[r];  // r < i: already numbered
+            if (rather(static_cast<uint32_t>(i), run.representative[c]))
+                run.representative[c] = static_cast<uint32_t>(i);
+        }
+        run.clusterOf[i] = c;
+    }
 }
 
 // clusterComponents, and with `witnesses` the input-order witnesses in the same pass; returns
@@ -154,10 +191,14 @@ bool components(const std::vector<ScoredPair>& pairs, int hashes, double thresho
     };
     if (witnesses) {
         witnesses->assign(n, kNone);
-        witnessed = inputOrderWitnesses(pairs, duplicate, *witnesses, join);
+        witnessed = inputOrderWitnesses(pairs, duplicate, *witnesses, join,
+                                        [&uf](uint32_t b) { uf.prefetch(b); });
     } else {
-        for (const ScoredPair& p : pairs)
-            if (duplicate(p)) join(p);
+        const std::size_t count = pairs.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i + kPrefetchAhead < count) uf.prefetch(pairs[i + kPrefetchAhead].b);
+            if (duplicate(pairs[i])) join(pairs[i]);
+        }
     }
     // Roots are smallest members, so numbering clusters on first sight of a root in document
     // order numbers them by their smallest member. `root` holds each document's root, then
@@ -166,21 +207,20 @@ bool components(const std::vector<ScoredPair>& pairs, int hashes, double thresho
     std::vector<uint8_t> joined(n, 0);
     for (std::size_t i = 0; i < n; ++i)
         if (root[i] != i) joined[root[i]] = 1;
-    run.clusterOf.assign(n, RunResult::kNoCluster);
-    run.representative.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-        const uint32_t r = root[i];
-        uint32_t c;
-        if (r == i) {
-            if (!joined[i]) continue;
-            c = root[i] = static_cast<uint32_t>(run.representative.size());
-            run.representative.push_back(static_cast<uint32_t>(i));
-        } else {
-            c = root[r];  // r < i: already numbered
-            if (keepRather(policy, docs, static_cast<uint32_t>(i), run.representative[c]))
-                run.representative[c] = static_cast<uint32_t>(i);
-        }
-        run.clusterOf[i] = c;
+    switch (policy) {
+        case KeepPolicy::First:  // the root, the smallest member, comes first in input order
+            numberClusters(root, joined, run, [](uint32_t, uint32_t) { return false; });
+            break;
+        case KeepPolicy::Longest:
+            numberClusters(root, joined, run, [&chars = docs.chars](uint32_t x, uint32_t y) {
+                return chars[x] != chars[y] ? chars[x] > chars[y] : x < y;
+            });
+            break;
+        case KeepPolicy::MaxField:
+            numberClusters(root, joined, run, [policy, &docs](uint32_t x, uint32_t y) {
+                return keepRather(policy, docs, x, y);
+            });
+            break;
     }
     run.keepAll.clear();
     run.removedFor.clear();
@@ -243,7 +283,7 @@ namespace {
 std::vector<uint64_t> rankEdges(const std::vector<ScoredPair>& pairs,
                                 const DuplicateTest& duplicate, const std::vector<uint32_t>& pos,
                                 uint64_t expected) {
-    constexpr std::size_t kAhead = 16;
+    constexpr std::size_t kAhead = kPrefetchAhead;
     std::vector<uint64_t> edges;
     edges.reserve(expected);
     const std::size_t count = pairs.size();
@@ -316,8 +356,12 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     std::vector<uint32_t> head;  // each document's class head; empty when there are no copies
     if (copies) {
         UnionFind classes(n);
-        for (const ScoredPair& p : pairs)
+        const std::size_t count = pairs.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            if (i + kPrefetchAhead < count) classes.prefetch(pairs[i + kPrefetchAhead].b);
+            const ScoredPair& p = pairs[i];
             if (duplicate.copy(p) && duplicate(p)) classes.unite(p.a, p.b);
+        }
         head = std::move(classes).roots();
         // The class's smallest member (its root) is the comparison's group leader, which
         // holds the class's stored pairs: what copyOf names.
@@ -340,7 +384,8 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
 
     // Fast path: input order (see inputOrderWitness), one pass over the pairs.
     if (!copies && policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
-        if (inputOrderWitnesses(pairs, duplicate, witness, [](const ScoredPair&) {}))
+        if (inputOrderWitnesses(
+                pairs, duplicate, witness, [](const ScoredPair&) {}, [](uint32_t) {}))
             return witness;
         witness.assign(n, kNone);
     }
@@ -385,8 +430,10 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     // Indexed by document, so the pass over the pairs (sorted by a) reads it in order for a and
     // at random only for b.
     std::vector<uint32_t> pos(n, kNone);
-    for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t r = 0; r < m; ++r) {
+        if (r + kPrefetchAhead < m) __builtin_prefetch(pos.data() + order[r + kPrefetchAhead], 1);
         pos[order[r]] = static_cast<uint32_t>(r);
+    }
     if (copies)
         for (std::size_t i = 0; i < n; ++i)
             if (head[i] != i && visited(i)) pos[i] = pos[head[i]];
@@ -398,6 +445,8 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     std::vector<uint32_t> byRank(m, kNone);
     std::size_t e = 0;
     for (std::size_t r = 0; r < m; ++r) {
+        if (r + kPrefetchAhead < m)
+            __builtin_prefetch(witness.data() + order[r + kPrefetchAhead], 1);
         const std::size_t from = e;
         while (e < edges.size() && (edges[e] >> 32) == r)
             ++e;

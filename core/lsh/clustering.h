@@ -21,6 +21,10 @@ class UnionFind {
     // The smaller root becomes the parent, so a component's root is its smallest member
     // whatever the order of the unions.
     void unite(uint32_t a, uint32_t b);
+    // Hints that x's parent will be read soon: a pass over pairs sorted by their first document
+    // reads the second one's at random, and a prefetch a few pairs ahead turns those cache
+    // misses from latency into bandwidth.
+    void prefetch(uint32_t x) const { __builtin_prefetch(parent_.data() + x); }
     // Every element's root, in one pass; the structure is used up.
     std::vector<uint32_t> roots() &&;
 

@@ -139,6 +139,13 @@ struct ReviewProgress {
     uint64_t clusters = 0;
 };
 
+// One member of a listed cluster, with its cluster's representative (ListingMembers()).
+struct ListingMember {
+    int64_t cluster = 0;
+    uint32_t doc = 0;
+    uint32_t representative = 0;
+};
+
 struct BandRow {
     int band = 0;
     uint64_t buckets = 0, multiBuckets = 0;
@@ -189,6 +196,11 @@ class ProjectQueries {
     // of 0 means all (a giant cluster can have millions of pairs).
     std::vector<ClusterMember> clusterMembers(int64_t runId, int64_t cluster, uint64_t limit = 0);
     std::vector<PairRow> clusterPairs(int64_t runId, int64_t cluster, uint64_t limit = 0);
+    // Every member of every cluster listed at `threshold` (as in ClusterFilter; audited pieces
+    // in place of the clusters a decision reached), grouped by cluster, in document order
+    // within each: what the components' diameters are measured over (component_chain.h).
+    std::vector<ListingMember> listingMembers(
+        int64_t runId, double threshold = std::numeric_limits<double>::quiet_NaN());
 
     std::vector<BandRow> bandStats(int64_t runId);
     // Bucket-size histogram of one band, or of all bands summed when band < 0.

@@ -464,6 +464,29 @@ std::vector<PairRow> ProjectQueries::clusterPairs(int64_t runId, int64_t cluster
     return pairs;
 }
 
+std::vector<ListingMember> ProjectQueries::listingMembers(int64_t runId, double threshold) {
+    const RunView& v = ensureClusterSummary(runId, threshold);
+    // The stored clusters a decision did not reach, then the audited pieces (all of the listing
+    // when it was re-clustered whole at another threshold).
+    std::string sql =
+        "SELECT m.cluster, m.doc_index, c.representative FROM temp.adj_members m"
+        " JOIN temp.adj_clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster"
+        " WHERE m.run_id = ?1";
+    if (!v.whole)
+        sql +=
+            " UNION ALL SELECT m.cluster, m.doc_index, c.representative FROM main.cluster_members m"
+            " JOIN main.clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster"
+            " WHERE m.run_id = ?1 AND m.cluster NOT IN"
+            " (SELECT cluster FROM temp.touched WHERE run_id = ?1)";
+    sql += " ORDER BY 1, 2";
+    auto s = db_->prepare(sql);
+    s.bind(1, runId);
+    std::vector<ListingMember> out;
+    while (s.step())
+        out.push_back({s.int64(0), s.u32(1), s.u32(2)});
+    return out;
+}
+
 int64_t ProjectQueries::clusterOfDocument(int64_t runId, uint32_t docIndex) {
     const RunView& v = ensureClusterSummary(runId);
     {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -68,16 +69,24 @@ std::vector<ScoredPair> syntheticPairs(uint32_t n, bool copies, std::mt19937_64&
     return pairs;
 }
 
+struct Medians {
+    double wall = 0, cpu = 0;
+};
+
+// Median wall and process CPU seconds of `repeat` runs of `step`, each taken separately.
 template <typename Step>
-double medianSeconds(int repeat, Step step) {
-    std::vector<double> seconds;
+Medians medianSeconds(int repeat, Step step) {
+    std::vector<double> wall, cpu;
     for (int r = 0; r < repeat; ++r) {
         const auto t0 = SteadyClock::now();
+        const std::clock_t c0 = std::clock();
         step();
-        seconds.push_back(secondsSince(t0));
+        cpu.push_back(static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
+        wall.push_back(secondsSince(t0));
     }
-    std::sort(seconds.begin(), seconds.end());
-    return seconds[seconds.size() / 2];
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 }  // namespace
@@ -97,17 +106,21 @@ std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, i
             row.pairs = pairs.size();
             RunResult run;
             row.step = "union-find";
-            row.medianSeconds = medianSeconds(repeat, [&] {
+            Medians m = medianSeconds(repeat, [&] {
                 run = RunResult{};
                 clusterComponents(pairs, kHashes, kThreshold, keep, docs, run);
             });
+            row.medianSeconds = m.wall;
+            row.medianCpuSeconds = m.cpu;
             rows.push_back(row);
             for (const DecideRule rule : {DecideRule::Witness, DecideRule::Components}) {
                 row.step = rule == DecideRule::Witness ? "witness" : "components";
-                row.medianSeconds = medianSeconds(repeat, [&] {
+                m = medianSeconds(repeat, [&] {
                     run = RunResult{};
                     clusterDocuments(pairs, kHashes, kThreshold, keep, rule, docs, run);
                 });
+                row.medianSeconds = m.wall;
+                row.medianCpuSeconds = m.cpu;
                 row.removed = run.counts.removed;
                 rows.push_back(row);
             }
@@ -118,15 +131,17 @@ std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, i
 
 std::string clusteringBenchmarkTable(const std::vector<ClusteringBenchmarkRow>& rows) {
     std::string out =
-        "| keep | exact copies | step | documents | pairs | removed | median s | vs union-find |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|\n";
+        "| keep | exact copies | step | documents | pairs | removed | median s | vs union-find |"
+        " median CPU s |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     double unionFind = 0;
     for (const ClusteringBenchmarkRow& r : rows) {
         if (r.step == "union-find") unionFind = r.medianSeconds;
         const std::string removed = r.step == "union-find" ? "" : std::to_string(r.removed);
-        out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.3f} | {:.2f} |\n", r.keep,
+        out += fmt::format("| {} | {} | {} | {} | {} | {} | {:.3f} | {:.2f} | {:.3f} |\n", r.keep,
                            r.copies ? "yes" : "no", r.step, r.documents, r.pairs, removed,
-                           r.medianSeconds, unionFind > 0 ? r.medianSeconds / unionFind : 0.0);
+                           r.medianSeconds, unionFind > 0 ? r.medianSeconds / unionFind : 0.0,
+                           r.medianCpuSeconds);
     }
     return out;
 }

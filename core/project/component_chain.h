@@ -1,0 +1,103 @@
+// The chain of a component (issue 19), for the workbench's cluster view: which kept document
+// vouches for which removal, drawn as a tree, and the component's diameter, so that users spot
+// a chain of near-duplicates (documents linked only through the documents between them) before
+// exporting.
+//
+// The tree: the representative is the root; under each kept member hang the removals it is the
+// witness of (ClusterMember::removedFor), each with the stored pair's Jaccard; under a removed
+// member hang the kept members the cluster reaches only through it (no two kept documents form
+// a duplicate pair under the witness rule, so a kept member other than the representative is
+// always linked through a removed one). Under the components rule every removal hangs under the
+// representative, and one without a stored pair with it is marked as a chained removal.
+//
+// The diameter: the lowest estimated Jaccard (equal signature positions / H, the estimate the
+// run compared with) between any member and the cluster's representative, from the run's
+// cached signatures (exact for that estimate, one row comparison per member). A star of
+// near-duplicates around its representative has a diameter near θ or above; a chain has one far
+// below it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "project_queries.h"
+#include "signatures.h"
+
+namespace neardup {
+
+class ProjectStore;
+
+struct ChainNode {
+    uint32_t doc = 0;
+    int parent = -1;  // index of the parent node in the list; -1 for the root(s)
+    int depth = 0;
+    bool kept = false;
+    bool representative = false;
+    // The stored pair with the parent: estimated and exact Jaccard (NaN when not verified).
+    // False for a removal hanging under a document it has no stored pair with (the
+    // components rule's chained removals, or a pair beyond the pairs loaded).
+    bool linked = false;
+    double estimated = std::numeric_limits<double>::quiet_NaN();
+    double exact = std::numeric_limits<double>::quiet_NaN();
+};
+
+// The tree of one cluster's members, in pre-order (a parent before its children, children in
+// document order), each member once. Only the pairs that are duplicates at `threshold` (the
+// listing's: isDuplicate() of core/lsh, the exact Jaccard when verified) and not marked "not a
+// duplicate" link members. Members not reached from the representative through them (a
+// truncated listing) hang under any placed member they are linked to, else are further roots.
+std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
+                                    const std::vector<PairRow>& pairs, int hashes,
+                                    double threshold);
+
+// A component of the listing and how far it spreads.
+struct ComponentDiameter {
+    int64_t cluster = 0;
+    uint64_t size = 0;
+    double diameter = std::numeric_limits<double>::quiet_NaN();  // NaN: no signatures
+    uint32_t farthest = 0;  // the member with the lowest similarity to the representative
+    bool large = false;     // size >= kLargeComponent
+    bool chain = false;     // diameter below chainBelow(): linked only through other members
+    bool flagged() const { return large || chain; }
+};
+
+// A component of this many members or more is flagged whatever its diameter.
+constexpr uint64_t kLargeComponent = 100;
+
+// The diameter under which a component is a chain: θ − 3·sqrt(θ(1 − θ)/H), the low end of the
+// borderline band of --verify borderline (0.694 at θ = 0.8, H = 128): below it the estimate
+// says, beyond its noise, that the farthest member is not a near-duplicate of the representative.
+double chainBelow(double threshold, int hashes);
+
+// The signatures of a run, loaded once, and the diameters of its components.
+class ComponentDiameters {
+  public:
+    // Loads the run's signatures from the project's signature cache. False, with why() set, when
+    // they are not cached (a run that spilled, a cleared sidecar directory); then diameters are
+    // NaN and only the size flags. Throws StoreError when the run does not exist.
+    bool load(const ProjectStore& store, int64_t runId);
+    int64_t runId() const { return runId_; }
+    bool loaded() const { return !signatures_.values.empty(); }
+    const std::string& why() const { return why_; }
+
+    // Estimated Jaccard of two documents from their signatures; NaN when not loaded.
+    double similarity(uint32_t a, uint32_t b) const;
+
+    // One entry per cluster of `members` (grouped by cluster, as ProjectQueries::listingMembers
+    // gives them), in that order; a chain is flagged against `threshold` (the listing's; NaN:
+    // the run's own).
+    std::vector<ComponentDiameter> measure(
+        const std::vector<ListingMember>& members,
+        double threshold = std::numeric_limits<double>::quiet_NaN()) const;
+
+  private:
+    int64_t runId_ = 0;
+    int hashes_ = 0;
+    double threshold_ = 0;  // the run's
+    SignatureMatrix signatures_;
+    std::string why_;
+};
+
+}  // namespace neardup
