@@ -12,7 +12,6 @@
 #include "mpi_run.h"
 #include "output_options.h"
 #include "progress_printer.h"
-#include "recluster.h"
 #include "run_options.h"
 #include "run_resume.h"
 #include "run_service.h"
@@ -64,8 +63,8 @@ void printSummary(const RunResult& r) {
             formatBytes(r.spillBytes), formatBytes(r.memoryBudget), formatBytes(r.peakRssBytes));
 }
 
-// The run the options ask for, through the run service, with progress and the summary on
-// stderr; a resumed run takes its inputs and parameters from the project.
+}  // namespace
+
 int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     RunParams& params = opt.params;
     // Under mpirun or srun, every rank but 0 serves rank 0's backend requests from here
@@ -119,8 +118,6 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     return kExitOk;
 }
 
-}  // namespace
-
 Command addRunCommand(CLI::App& app) {
     auto opt = std::make_shared<RunOptions>();
     CLI::App* cmd = app.add_subcommand(
@@ -132,46 +129,6 @@ Command addRunCommand(CLI::App& app) {
     addOutputOptions(*cmd, opt->outputs);
     return [opt, cmd]() -> int {
         if (const std::optional<int> code = applyRunChoices(*opt)) return *code;
-        return executeRunCommand(*opt, *cmd);
-    };
-}
-
-// `neardup recluster`: a stored run re-clustered at another threshold and saved as a new run
-// from its stored pairs (core/run/recluster.h), with the run's parameters otherwise.
-Command addReclusterCommand(CLI::App& app) {
-    auto opt = std::make_shared<RunOptions>();
-    auto run = std::make_shared<int64_t>(0);
-    auto threshold = std::make_shared<double>(0);
-    CLI::App* cmd = app.add_subcommand(
-        "recluster",
-        "Re-cluster a stored run at another threshold from its stored pairs (no comparing) and "
-        "record the result as a new run");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
-        ->required()
-        ->check(CLI::ExistingFile);
-    cmd->add_option("--run", *run, "The run to re-cluster")->required();
-    cmd->add_option("-t,--threshold", *threshold,
-                    "The new Jaccard threshold, between the run's store floor and 1")
-        ->required();
-    cmd->add_option("-j,--threads", opt->params.threads, "Threads (0 = all cores)")
-        ->capture_default_str();
-    cmd->add_flag("-q,--quiet", opt->quiet, "No progress and no summary on stderr");
-    addOutputOptions(*cmd, opt->outputs);
-    return [opt, run, threshold, cmd]() -> int {
-        RunRequest request;
-        try {
-            request = reclusterRequest(opt->project, *run, *threshold);
-        } catch (const ReclusterRefused& e) {
-            std::fprintf(stderr, "neardup recluster: %s\n", e.what());
-            return kExitUsage;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "neardup recluster: %s\n", e.what());
-            return kExitError;
-        }
-        const int threads = opt->params.threads;
-        opt->params = request.params;
-        opt->params.threads = threads;
-        opt->inputs = request.inputs;
         return executeRunCommand(*opt, *cmd);
     };
 }

@@ -50,4 +50,9 @@ void addExecutionOptions(CLI::App& cmd, RunOptions& opt);
 // stderr and returns the exit code.
 std::optional<int> applyRunChoices(RunOptions& opt);
 
+// The run the options ask for, through the run service, with progress and the summary on
+// stderr; a resumed run takes its inputs and parameters from the project. Returns the exit
+// code. `neardup run` and `neardup recluster` both end here.
+int executeRunCommand(RunOptions& opt, CLI::App& cmd);
+
 }  // namespace neardup::cli
