@@ -4,6 +4,7 @@
 # chooses (no -b/-r) and with the old fixed 16 x 8, scored against exact Jaccard at the same
 # threshold (the duplicate-document-set metric of the accuracy table).
 # Usage: scripts/measure-recall.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
+# THRESHOLDS="0.5 0.6" limits the thresholds (default: 0.5 0.6 0.7 0.8 0.9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 neardup="${NEARDUP:-./build/app/neardup}"
@@ -12,6 +13,7 @@ shift || true
 seeds=(1 2 3)
 [ $# -gt 0 ] && seeds=("$@")
 work="${WORK_DIR:-build/recall}"
+read -r -a thresholds <<< "${THRESHOLDS:-0.5 0.6 0.7 0.8 0.9}"
 mkdir -p "$work"
 printf '| seed | threshold | b x r | miss at threshold | doc-set Jaccard | precision | recall | seconds |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
@@ -19,7 +21,7 @@ for seed in "${seeds[@]}"; do
   corpus="$work/corpus-$seed.jsonl"
   truth="$work/truth-$seed.json"
   [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
-  for threshold in 0.5 0.6 0.7 0.8 0.9; do
+  for threshold in "${thresholds[@]}"; do
     for choice in chosen fixed; do
       tag="$seed-$threshold-$choice"
       rm -rf "$work/$tag.ndw" "$work/$tag.ndw.d"

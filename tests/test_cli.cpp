@@ -75,6 +75,48 @@ class TestCli : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("--bands 200 leaves no room within --hashes (128)")),
                  qPrintable(r.err));
     }
+    void storeFloorReachesTheBorderlineBand() {
+        // θ 0.5 with borderline verification: the floor is lowered to θ - 3σ (0.367 with 128
+        // hashes), so a pair estimated just under 0.5 is still verified.
+        Result r =
+            neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("fl.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.5"), QStringLiteral("-q")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QCOMPARE(sqlValue(d("fl.ndw"), "SELECT round(store_floor, 3) FROM runs WHERE id = 1"),
+                 QStringLiteral("0.367"));
+        QVERIFY(sqlValue(d("fl.ndw"), "SELECT min(matches) FROM pairs WHERE run_id = 1").toInt() <
+                64);
+        // θ 0.8 (floor 0.5) reuses those pairs and stores only those a comparison of its own
+        // stores: the same as a fresh project's run with the same b x r.
+        r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("fl.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.8")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("reusing the compared pairs of run 1")),
+                 qPrintable(r.err));
+        r = neardup(
+            {QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("fl2.ndw"),
+             QStringLiteral("-t"), QStringLiteral("0.8"), QStringLiteral("-b"),
+             QStringLiteral("39"), QStringLiteral("-r"), QStringLiteral("3"), QStringLiteral("-q")},
+            inDir());
+        QCOMPARE(r.code, 0);
+        const char* pairs =
+            "SELECT group_concat(a || '-' || b || ':' || matches || ':' || "
+            "ifnull(exact, '')) FROM (SELECT * FROM pairs WHERE run_id = %1 "
+            "ORDER BY a, b)";
+        const QString reused = sqlValue(d("fl.ndw"), qPrintable(QString::fromLatin1(pairs).arg(2)));
+        QVERIFY(!reused.isEmpty());
+        QCOMPARE(reused, sqlValue(d("fl2.ndw"), qPrintable(QString::fromLatin1(pairs).arg(1))));
+        // A floor given is used as given.
+        r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"), d("fl3.ndw"),
+                     QStringLiteral("-t"), QStringLiteral("0.5"), QStringLiteral("--store-floor"),
+                     QStringLiteral("0.45"), QStringLiteral("-q")},
+                    inDir());
+        QCOMPARE(r.code, 0);
+        QCOMPARE(sqlValue(d("fl3.ndw"), "SELECT store_floor FROM runs WHERE id = 1"),
+                 QStringLiteral("0.45"));
+    }
     void bandsAndRowsAreChosenForTheThreshold() {
         // Neither given: chosen for -t 0.7 and 128 hashes, said and recorded.
         Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),

@@ -332,7 +332,19 @@ class TestProjectStore : public QObject {
         q.keep = KeepPolicy::First;  // decisions after comparison do not matter
         q.threads = 1;
         q.compare.storeFloor = 0.1;
+        // A lower floor: the pairs between it and 0.55 were not stored. Judged by their
+        // estimates alone (no verification) they cannot reach 0.75, so the pairs serve...
+        q.compare.verify = VerifyMode::None;
         QCOMPARE(store.findReusablePairs(datasetId, q, 977).value(), base.runId);
+        // ...but exact verification judges every stored pair by its exact Jaccard, and
+        // borderline verification those down to 0.75 - 3 sigma (0.59 with 64 hashes, below 0.55
+        // only for a lower threshold): comparing again could find more.
+        q.compare.verify = VerifyMode::Exact;
+        QVERIFY(!store.findReusablePairs(datasetId, q, 977).has_value());
+        q.compare.verify = VerifyMode::Borderline;
+        QCOMPARE(store.findReusablePairs(datasetId, q, 977).value(), base.runId);
+        q.compare.threshold = 0.6;  // its band reaches 0.41: below the stored 0.55
+        QVERIFY(!store.findReusablePairs(datasetId, q, 977).has_value());
 
         QVERIFY(!store.findReusablePairs(datasetId, p, 978).has_value());
         QVERIFY(!store.findReusablePairs(otherDataset, p, 977).has_value());

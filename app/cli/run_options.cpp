@@ -8,6 +8,7 @@
 #include "lsh_buckets.h"
 #include "lsh_tuning.h"
 #include "memory_budget.h"
+#include "pair_verifier.h"
 
 namespace neardup::cli {
 
@@ -114,10 +115,10 @@ void addComparisonOptions(CLI::App& cmd, RunOptions& opt) {
                    "Estimated Jaccard at or above which a pair is a duplicate")
         ->capture_default_str()
         ->group(lsh);
-    cmd.add_option("--store-floor", p.compare.storeFloor,
+    cmd.add_option("--store-floor", opt.storeFloor,
                    "Pairs at or above this are stored, so later runs can change the threshold "
-                   "without comparing again")
-        ->capture_default_str()
+                   "without comparing again (default: 0.5, lower when verification reaches "
+                   "below it: the threshold minus three standard deviations)")
         ->group(lsh);
     cmd.add_option(
            "--verify", opt.verify,
@@ -265,6 +266,8 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
         !sizeOption(opt.maxLineBytes, "--max-line-bytes", "64M or 1G", params.reader.maxLineBytes))
         return kExitUsage;
     if (const std::optional<int> code = chooseBandsAndRows(opt)) return code;
+    params.compare.storeFloor = opt.storeFloor.value_or(defaultStoreFloor(
+        params.compare.threshold, params.signature.hashes, params.compare.verify));
     params.decide = parseDecideRule(opt.decide).value_or(DecideRule::Witness);
     if (!parseKeepPolicy(opt.keep, params.keep, params.reader.keepField)) {
         fmt::print(stderr, "neardup run: --keep must be first, longest or max:FIELD\n");

@@ -32,6 +32,8 @@ struct RunOptions {
     std::string maxLineBytes;
     // -b/-r when given; otherwise chosen from the threshold and hashes (chooseBandsRows).
     std::optional<int> bands, rows;
+    // --store-floor when given; otherwise defaultStoreFloor() for the threshold and verification.
+    std::optional<double> storeFloor;
     // The line that says which b x r the run uses, why, and its miss rate at the threshold.
     std::string bandsRowsNote;
 };

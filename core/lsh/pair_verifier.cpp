@@ -16,10 +16,46 @@
 
 namespace neardup {
 
+double borderlineMargin(double threshold, int hashes) {
+    return 3.0 * std::sqrt(threshold * (1.0 - threshold) / static_cast<double>(hashes));
+}
+
 bool isBorderline(uint32_t matches, int hashes, double threshold) {
     const double h = static_cast<double>(hashes);
-    const double margin = 3.0 * std::sqrt(threshold * (1.0 - threshold) / h);
-    return std::abs(static_cast<double>(matches) / h - threshold) <= margin + 1e-12;
+    return std::abs(static_cast<double>(matches) / h - threshold) <=
+           borderlineMargin(threshold, hashes) + 1e-12;
+}
+
+double lowestDecisiveEstimate(const RunParams& params) {
+    const double threshold = params.compare.threshold;
+    switch (params.compare.verify) {
+        case VerifyMode::None:
+            return threshold;
+        case VerifyMode::Borderline:
+            return threshold - borderlineMargin(threshold, params.signature.hashes);
+        case VerifyMode::Exact:
+            break;
+    }
+    return 0.0;
+}
+
+double defaultStoreFloor(double threshold, int hashes, VerifyMode verify) {
+    constexpr double kUsualFloor = 0.5;
+    if (verify == VerifyMode::None || hashes < 1) return std::min(kUsualFloor, threshold);
+    // Never 0 or below (validate() wants a positive floor), even for tiny thresholds.
+    const double low = std::max(threshold - borderlineMargin(threshold, hashes), threshold / 2);
+    return std::min(kUsualFloor, low);
+}
+
+double highestServingStoreFloor(const RunParams& params) {
+    // Pairs an earlier run dropped lie below its floor; they matter only when this run would
+    // have stored them (its own floor is lower) and they can change its result.
+    return std::min(params.compare.threshold,
+                    std::max(params.compare.storeFloor, lowestDecisiveEstimate(params)));
+}
+
+int storeMinMatches(const RunParams& params) {
+    return static_cast<int>(std::ceil(params.compare.storeFloor * params.signature.hashes - 1e-9));
 }
 
 std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,

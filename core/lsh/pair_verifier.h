@@ -15,6 +15,30 @@ namespace neardup {
 // three binomial standard deviations of the threshold, where the estimate alone is unreliable.
 bool isBorderline(uint32_t matches, int hashes, double threshold);
 
+// Three binomial standard deviations of an estimate at the threshold: the half-width of the
+// borderline band.
+double borderlineMargin(double threshold, int hashes);
+
+// The lowest estimated Jaccard a stored pair can have and still change a run's result: the
+// threshold without verification, the bottom of the borderline band with borderline
+// verification, anything stored (0) with exact verification.
+double lowestDecisiveEstimate(const RunParams& params);
+
+// The store floor a run uses when none is given: 0.5 (what later runs at other thresholds
+// usually need), lowered to the bottom of the borderline band when verification reaches below
+// it (θ < 0.63 with 128 hashes), so that a pair whose estimate falls just below 0.5 but whose
+// exact Jaccard reaches θ is still verified and found.
+double defaultStoreFloor(double threshold, int hashes, VerifyMode verify);
+
+// The highest store floor an earlier run may have had for its stored pairs to serve a run with
+// `params` exactly as its own comparison would: every pair that can change this run's result
+// was stored. (Pairs the earlier run stored below this run's floor are dropped when they are
+// loaded, so the run stores what its own comparison would have.)
+double highestServingStoreFloor(const RunParams& params);
+
+// The matches (out of H) at or above which a pair is stored: the store floor in matches.
+int storeMinMatches(const RunParams& params);
+
 // Brings the pairs to what params.compare.verify calls for: pairs the mode verifies get their
 // exact Jaccard (computed when missing, e.g. for pairs reused from another run), all others
 // have it cleared, so a run's result never depends on what an earlier run verified. Returns

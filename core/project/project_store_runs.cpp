@@ -4,6 +4,7 @@
 
 #include "dataset_rows.h"
 #include "decision_rows.h"
+#include "pair_verifier.h"
 #include "project_store.h"
 #include "project_store_impl.h"
 #include "result_rows.h"
@@ -70,7 +71,7 @@ std::optional<int64_t> ProjectStore::findReusablePairs(int64_t datasetId, const 
         .bind(4, int64_t{params.lsh.rows})
         .bind(5, std::string_view(toString(params.lsh.scheme)))
         .bindU64(6, resolvedBuckets)
-        .bind(7, params.compare.threshold);
+        .bind(7, highestServingStoreFloor(params) + 1e-12);
     if (!st.step()) return std::nullopt;
     return st.int64(0);
 }
@@ -86,7 +87,7 @@ std::vector<ProjectStore::PairsSource> ProjectStore::pairSourcesAnyBandsRows(
         .bind(2, std::string_view(key))
         .bind(3, std::string_view(toString(params.lsh.scheme)))
         .bindU64(4, resolvedBuckets)
-        .bind(5, params.compare.threshold);
+        .bind(5, highestServingStoreFloor(params) + 1e-12);
     std::vector<PairsSource> sources;
     while (st.step())
         sources.push_back(

@@ -8,6 +8,7 @@
 
 #include "lsh_buckets.h"
 #include "memory_budget.h"
+#include "pair_verifier.h"
 #include "run_phases.h"
 #include "spill_compare.h"
 
@@ -16,6 +17,12 @@ namespace neardup {
 void ReusePairsPhase::run() {
     RunResult earlier = s_.store.loadRun(earlierRun_);
     s_.pairs = std::move(earlier.pairs);
+    // An earlier run with a lower store floor stored pairs this run's comparison would not
+    // have: drop them, so the run stores and decides exactly what comparing again would give.
+    const int minMatches = storeMinMatches(s_.params);
+    std::erase_if(s_.pairs, [minMatches](const ScoredPair& p) {
+        return static_cast<int>(p.matches) < minMatches;
+    });
     s_.run.bands = std::move(earlier.bands);
     s_.run.counts.candidatePairs = earlier.counts.candidatePairs;
     s_.run.pairsReused = true;
@@ -34,8 +41,7 @@ void BucketComparePhase::run() {
 }
 
 int BucketComparePhase::minMatches() const {
-    return static_cast<int>(
-        std::ceil(s_.params.compare.storeFloor * s_.params.signature.hashes - 1e-9));
+    return storeMinMatches(s_.params);
 }
 
 void BucketComparePhase::inMemory() {
