@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "clustering.h"
+#include "pair_verifier.h"
 #include "project_store.h"
 
 namespace neardup {
@@ -131,7 +132,7 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
 
 double chainBelow(double threshold, int hashes) {
     if (hashes <= 0) return threshold;
-    return threshold - 3.0 * std::sqrt(threshold * (1.0 - threshold) / hashes);
+    return threshold - borderlineMargin(threshold, hashes);  // the borderline band's bottom
 }
 
 bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
