@@ -72,7 +72,10 @@ InputFieldList listInputFields(const std::vector<InputFile>& files, int maxFiles
                 at = out.fields.size() - 1;
             }
             ListedField& field = out.fields[at];
-            if (!field.types.contains(type)) field.types << type;
+            // JSON Lines types come joined ("string | null"): merged type by type, so that
+            // shards seeing "string" and "string | null" show "string | null".
+            for (const QString& part : type.split(QStringLiteral(" | ")))
+                if (!field.types.contains(part)) field.types << part;
             if (info.kind == Kind::String || field.kind == Kind::Other) field.kind = info.kind;
             ++field.files;
         }
