@@ -1,3 +1,4 @@
+// The dataset panel: inputs, the field choice filled from the inputs' fields, the first records.
 #include "datasetpanel.h"
 
 #include <QComboBox>
@@ -12,11 +13,14 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QPushButton>
+#include <QSignalBlocker>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "jobqueue.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 
 namespace neardup::ui {
 
@@ -52,7 +56,13 @@ RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxReco
             out.totalBytes += f.size;
         }
         if (files.empty()) {
-            out.error = QObject::tr("no JSONL files found");
+            out.error = QObject::tr("no JSONL or Parquet files found");
+            return out;
+        }
+        out.listing = listInputFields(files, kMaxListedFiles);
+        // A Parquet file's records are not lines: its fields are listed, its rows not previewed.
+        if (columnar::isParquetName(files.front().path)) {
+            out.parquetFirst = true;
             return out;
         }
         LineChunkSource source({files.front()}, std::size_t{256} << 10);
@@ -108,7 +118,7 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     buttons->addWidget(removeButton);
     buttons->addStretch();
 
-    summary_ = new QLabel(tr("No inputs yet: add JSONL files (.jsonl, .gz, .zst) or folders."));
+    summary_ = new QLabel(noInputsText());
     summary_->setWordWrap(true);
     textField_ = new QComboBox;
     textField_->setObjectName(QStringLiteral("textField"));
@@ -121,6 +131,26 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     auto* fields = new QFormLayout;
     fields->addRow(tr("Text field"), textField_);
     fields->addRow(tr("Id field"), idField_);
+    fieldWarning_ = new QLabel;
+    fieldWarning_->setObjectName(QStringLiteral("fieldWarning"));
+    fieldWarning_->setWordWrap(true);
+    fieldWarning_->setStyleSheet(QStringLiteral("color: #b35900;"));
+    fieldWarning_->hide();
+    connect(textField_, &QComboBox::currentTextChanged, this, &DatasetPanel::updateFieldWarning);
+
+    fieldsTable_ = new QTableWidget(0, 3);
+    fieldsTable_->setObjectName(QStringLiteral("fieldsTable"));
+    fieldsTable_->setHorizontalHeaderLabels({tr("Field"), tr("Type"), tr("Files")});
+    fieldsTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    fieldsTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    fieldsTable_->verticalHeader()->hide();
+    fieldsTable_->verticalHeader()->setDefaultSectionSize(20);
+    fieldsTable_->horizontalHeader()->setStretchLastSection(true);
+    fieldsTable_->setToolTip(tr("Double-click a field to make it the text field"));
+    connect(fieldsTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (const QTableWidgetItem* item = fieldsTable_->item(row, 0))
+            textField_->setCurrentText(item->text());
+    });
 
     preview_ = new QTableWidget;
     preview_->setObjectName(QStringLiteral("previewTable"));
@@ -142,8 +172,15 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     layout->addLayout(buttons);
     layout->addWidget(summary_);
     layout->addLayout(fields);
-    layout->addWidget(new QLabel(tr("First records of the first file:")));
-    layout->addWidget(preview_, 1);
+    layout->addWidget(fieldWarning_);
+    auto* tabs = new QTabWidget;
+    tabs->setObjectName(QStringLiteral("datasetTabs"));
+    tabs->addTab(preview_, tr("First records"));
+    tabs->addTab(fieldsTable_, tr("Fields"));
+    tabs->setTabToolTip(0, tr("The first records of the first file"));
+    tabs->setTabToolTip(1, tr("The fields of the inputs, nested ones as dotted paths, with their "
+                              "types"));
+    layout->addWidget(tabs, 1);
     layout->addWidget(datasetInfo_);
     layout->addWidget(run_);
 }
@@ -193,12 +230,14 @@ void DatasetPanel::setRunEnabled(bool enabled, const QString& why) {
 
 void DatasetPanel::addFiles() {
     addInputs(QFileDialog::getOpenFileNames(
-        this, tr("Add JSONL files"), QString(),
-        tr("JSON Lines (*.jsonl *.ndjson *.json *.gz *.zst);;All files (*)")));
+        this, tr("Add input files"), QString(),
+        tr("Datasets (*.jsonl *.ndjson *.json *.gz *.zst *.parquet);;JSON Lines (*.jsonl *.ndjson "
+           "*.json *.gz *.zst);;Parquet (*.parquet);;All files (*)")));
 }
 
 void DatasetPanel::addFolder() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a folder of JSONL files"));
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Add a folder of JSONL or Parquet files"));
     if (!dir.isEmpty()) addInputs({dir});
 }
 
@@ -222,27 +261,22 @@ void DatasetPanel::showPreview(const RecordPreview& p) {
     if (!p.error.isEmpty())
         summary_->setText(tr("Cannot read the inputs: %1").arg(p.error));
     else if (p.files.isEmpty())
-        summary_->setText(tr("No inputs yet: add JSONL files (.jsonl, .gz, .zst) or folders."));
+        summary_->setText(noInputsText());
     else
-        summary_->setText(
-            tr("%n file(s), %1 on disk; %2 field(s) in the first records%3", "",
-               int(p.files.size()))
-                .arg(QLocale().formattedDataSize(qint64(p.totalBytes)))
-                .arg(p.fields.size())
-                .arg(p.unparsed ? tr(", %1 line(s) not JSON objects").arg(p.unparsed) : QString()));
-    const QString text = textField(), id = idField();
-    for (QComboBox* box : {textField_, idField_}) {
-        const QString keep = box->currentText();
-        box->clear();
-        box->addItems(p.fields);
-        box->setCurrentText(keep);
+        summary_->setText(summaryText(p));
+    fillFieldChoices(p);
+    fieldsTable_->setRowCount(int(p.listing.fields.size()));
+    for (int r = 0; r < p.listing.fields.size(); ++r) {
+        const ListedField& f = p.listing.fields[r];
+        fieldsTable_->setItem(r, 0, new QTableWidgetItem(f.path));
+        fieldsTable_->setItem(r, 1, new QTableWidgetItem(f.types.join(QStringLiteral(" | "))));
+        fieldsTable_->setItem(
+            r, 2,
+            new QTableWidgetItem(QStringLiteral("%1/%2").arg(f.files).arg(p.listing.files.size())));
     }
-    // Keep the user's choice, else pick the usual names when present.
-    if (!p.fields.contains(text) && p.fields.contains(QStringLiteral("content")))
-        textField_->setCurrentText(QStringLiteral("content"));
-    else
-        textField_->setCurrentText(text);
-    idField_->setCurrentText(id);
+    fieldsTable_->resizeColumnsToContents();
+    for (int c = 0; c < fieldsTable_->columnCount(); ++c)
+        fieldsTable_->setColumnWidth(c, std::min(fieldsTable_->columnWidth(c), 360));
     preview_->clear();
     preview_->setColumnCount(int(p.fields.size()));
     preview_->setRowCount(int(p.rows.size()));
@@ -254,6 +288,55 @@ void DatasetPanel::showPreview(const RecordPreview& p) {
     for (int c = 0; c < preview_->columnCount(); ++c)
         preview_->setColumnWidth(c, std::min(preview_->columnWidth(c), 360));
     emit previewReady();
+}
+
+QString DatasetPanel::noInputsText() const {
+    return tr("No inputs yet: add JSONL files (.jsonl, .gz, .zst), Parquet files or folders.");
+}
+
+QString DatasetPanel::summaryText(const RecordPreview& p) const {
+    const InputFieldList& l = p.listing;
+    QString text = tr("%n file(s), %1 on disk; %2 field(s) listed", "", int(p.files.size()))
+                       .arg(QLocale().formattedDataSize(qint64(p.totalBytes)))
+                       .arg(l.fields.size());
+    if (l.unlisted) text += tr(" (from the first %n file(s))", "", int(l.files.size()));
+    if (p.unparsed) text += tr(", %1 line(s) not JSON objects").arg(p.unparsed);
+    if (p.parquetFirst) text += tr("; the first file is Parquet: see its columns under Fields");
+    for (const QString& e : l.errors)
+        text += QLatin1Char('\n') + tr("Cannot list fields: %1").arg(e);
+    return text;
+}
+
+void DatasetPanel::fillFieldChoices(const RecordPreview& p) {
+    // The listing's fields (nested ones too) when there is one, else the records' top-level ones.
+    const bool listed = !p.listing.fields.isEmpty();
+    const QStringList textChoices = listed ? p.listing.textChoices() : p.fields;
+    const QStringList idChoices = listed ? p.listing.idChoices() : p.fields;
+    const QString text = textField(), id = idField();
+    auto fill = [&](QComboBox* box, const QStringList& choices, const QString& keep) {
+        const QSignalBlocker quiet(box);
+        box->clear();
+        for (const QString& choice : choices) {
+            box->addItem(choice);
+            if (const ListedField* f = p.listing.find(choice))
+                box->setItemData(box->count() - 1, f->types.join(QStringLiteral(" | ")),
+                                 Qt::ToolTipRole);
+        }
+        box->setCurrentText(keep);
+    };
+    // Keep the user's choice, else pick the usual name for the text when present.
+    fill(textField_, textChoices,
+         !textChoices.contains(text) && textChoices.contains(QStringLiteral("content"))
+             ? QStringLiteral("content")
+             : text);
+    fill(idField_, idChoices, id);
+    updateFieldWarning();
+}
+
+void DatasetPanel::updateFieldWarning() {
+    const QString warning = textFieldWarning(lastPreview_.listing, textField());
+    fieldWarning_->setText(warning);
+    fieldWarning_->setVisible(!warning.isEmpty());
 }
 
 }  // namespace neardup::ui

@@ -1,4 +1,6 @@
-// The inputs of the next run: files and folders, the text and id fields chosen from a preview of
+// The inputs of the next run: files and folders, the text and id fields chosen from the fields
+// the inputs have (Parquet columns with their Arrow types, JSON Lines keys with the JSON types
+// seen, listed off the GUI thread), a warning when some input lacks the text field, a preview of
 // the first records, and the Run button. After a run it also shows what the reader rejected.
 #pragma once
 
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fieldlisting.h"
 #include "jobqueue.h"
 
 class QComboBox;
@@ -19,18 +22,20 @@ namespace neardup::ui {
 
 class JobQueue;
 
-// The first records of the first input file, parsed line by line.
+// The first records of the first input file, parsed line by line, and the inputs' fields.
 struct RecordPreview {
-    QStringList files;        // every input file after expanding folders
-    quint64 totalBytes = 0;   // on disk
-    QStringList fields;       // top-level fields, in order of first appearance
-    QList<QStringList> rows;  // one per record, values in `fields` order (shortened)
-    int unparsed = 0;         // lines that are not JSON objects
+    QStringList files;          // every input file after expanding folders
+    quint64 totalBytes = 0;     // on disk
+    QStringList fields;         // top-level fields of the records, in order of first appearance
+    QList<QStringList> rows;    // one per record, values in `fields` order (shortened)
+    int unparsed = 0;           // lines that are not JSON objects
+    bool parquetFirst = false;  // the first file is Parquet: no records are previewed
+    InputFieldList listing;     // the fields of the first kMaxListedFiles files, nested ones too
     QString error;
 };
 
 // Reads up to `maxRecords` lines of the first input with the core reader (decompressing .gz and
-// .zst) and lists the fields found. Runs on a worker thread.
+// .zst) and lists the fields of the inputs (fieldlisting.h). Runs on a worker thread.
 RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords);
 
 class DatasetPanel : public QWidget {
@@ -51,6 +56,10 @@ class DatasetPanel : public QWidget {
     QPushButton* runButton() const { return run_; }
     QTableWidget* previewTable() const { return preview_; }
     QComboBox* textFieldBox() const { return textField_; }
+    QComboBox* idFieldBox() const { return idField_; }
+    QTableWidget* fieldsTable() const { return fieldsTable_; }
+    // The warning about the text field (hidden when there is none).
+    QLabel* fieldWarning() const { return fieldWarning_; }
     const RecordPreview& preview() const { return lastPreview_; }
 
   signals:
@@ -64,12 +73,18 @@ class DatasetPanel : public QWidget {
     void removeSelected();
     void refreshPreview();
     void showPreview(const RecordPreview& p);
+    void fillFieldChoices(const RecordPreview& p);
+    void updateFieldWarning();
+    QString noInputsText() const;
+    QString summaryText(const RecordPreview& p) const;
 
     JobQueue* jobs_;
     QListWidget* list_;
     QLabel* summary_;
     QComboBox* textField_;
     QComboBox* idField_;
+    QLabel* fieldWarning_;
+    QTableWidget* fieldsTable_;
     QTableWidget* preview_;
     QLabel* datasetInfo_;
     QPushButton* run_;
