@@ -25,6 +25,7 @@
 #include "mainwindow.h"
 #include "pipeline.h"
 #include "qcp.h"
+#include "run_report.h"
 #include "runhistorypanel.h"
 #include "test_support.h"
 
@@ -83,6 +84,88 @@ class TestUiReport : public QObject {
         QCoreApplication::setOrganizationName(QStringLiteral("NearDupTest"));
         QCoreApplication::setApplicationName(QStringLiteral("test_ui_report"));
         QVERIFY(dir_.isValid());
+    }
+
+    // File > Export Report…: the file dialog's name is written, byte for byte what core/report
+    // (and so `neardup report`) writes for the run shown.
+    void exportReportFromTheMenu() {
+        QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
+                            path("sample.jsonl")));
+        const std::string project = path("report.ndw").toStdString();
+        {
+            ProjectStore store(project);
+            auto backend = makeCpuBackend(2);
+            Pipeline pipeline(store, *backend);
+            QVERIFY(pipeline.run({path("sample.jsonl").toStdString()}, RunParams()).counts.removed >
+                    0);
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openProject(path("report.ndw"), true));
+        QTRY_COMPARE(w.currentRun().runId, qint64{1});
+        auto* action = w.findChild<QAction*>(QStringLiteral("exportReportAction"));
+        QVERIFY(action);
+        QVERIFY(action->isEnabled());
+        QSignalSpy exported(&w, &MainWindow::reportExported);
+        const QString out = path("shared.html");
+        // The menu's file dialog is modal: it is answered from the event loop it runs.
+        bool answered = false;
+        auto* answer = new QTimer(&w);
+        connect(answer, &QTimer::timeout, &w, [&] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                dialog->selectFile(out);
+                static_cast<QDialog*>(dialog)->accept();  // public in QDialog
+                answered = true;
+                answer->stop();
+            }
+        });
+        answer->start(20);
+        action->trigger();
+        QVERIFY(answered);
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QVERIFY2(exported.front().at(0).toBool(), qPrintable(exported.front().at(1).toString()));
+        QCOMPARE(exported.front().at(1).toString(), out);
+        report::ReportOptions options;
+        report::writeRunReport(project, path("cli.html").toStdString(), options);
+        const QByteArray written = testsupport::readFile(out);
+        QVERIFY(written.contains("NearDup report: report.ndw, run 1"));
+        QCOMPARE(written, testsupport::readFile(path("cli.html")));
+
+        // An existing file is replaced only after the question: No leaves it as it is.
+        testsupport::writeFile(out.toStdString(), "keep me");
+        exported.clear();
+        QVERIFY(w.exportReport(out));
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("confirmReportOverwrite"))));
+        box->button(QMessageBox::No)->click();
+        QTRY_COMPARE(exported.size(), 1);
+        QVERIFY(!exported.front().at(0).toBool());
+        QCOMPARE(testsupport::readFile(out), QByteArray("keep me"));
+        exported.clear();
+        QVERIFY(w.exportReport(out));
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("confirmReportOverwrite"))));
+        box->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QVERIFY(exported.front().at(0).toBool());
+        QCOMPARE(testsupport::readFile(out), written);
+
+        // An input edited since the run (same size): the report is offered without texts.
+        QByteArray input = testsupport::readFile(path("sample.jsonl"));
+        const qsizetype at = input.indexOf("\"text\"") + 12;
+        input[at] = input[at] == 'x' ? 'y' : 'x';
+        testsupport::writeFile(path("sample.jsonl").toStdString(), input.toStdString());
+        exported.clear();
+        QVERIFY(w.exportReport(path("changed.html")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (box = w.findChild<QMessageBox*>(QStringLiteral("reportWithoutTexts"))), 20000);
+        QVERIFY(box->text().contains(QStringLiteral("sample.jsonl")));
+        QVERIFY(!QFile::exists(path("changed.html")));
+        box->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QVERIFY(exported.front().at(0).toBool());
+        const QByteArray changed = testsupport::readFile(path("changed.html"));
+        QVERIFY(changed.contains("Document texts are left out"));
+        QVERIFY(!changed.contains("<div class=\"pair\">"));
     }
 
     // Several near-zero phases beside a long one, in a chart as short as a docked history
