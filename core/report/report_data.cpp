@@ -63,8 +63,11 @@ void countClusters(ReportData& data, const DocumentTable& docs, std::size_t larg
     data.clusterSizes = std::move(bins);
 }
 
-void sumBucketHistogram(ReportData& data) {
+void sumBucketHistogram(ReportData& data, std::size_t outliers) {
     for (const BandStats& band : data.run.bands) {
+        data.bucketComparisons += band.comparisons;
+        for (const OutlierBucket& o : band.outliers)
+            data.outliers.push_back({band.band, o.size, o.comparisons});
         if (data.bucketHistogram.size() < band.histogram.size())
             data.bucketHistogram.resize(band.histogram.size(), 0);
         for (std::size_t i = 0; i < band.histogram.size(); ++i)
@@ -72,6 +75,11 @@ void sumBucketHistogram(ReportData& data) {
     }
     while (!data.bucketHistogram.empty() && data.bucketHistogram.back() == 0)
         data.bucketHistogram.pop_back();
+    // The costliest first; among equal costs the earlier band.
+    std::stable_sort(
+        data.outliers.begin(), data.outliers.end(),
+        [](const OutlierLine& x, const OutlierLine& y) { return x.comparisons > y.comparisons; });
+    if (data.outliers.size() > outliers) data.outliers.resize(outliers);
 }
 
 double similarity(const ScoredPair& p, int hashes) {
@@ -161,7 +169,7 @@ ReportData gatherReport(const ProjectStore& store, const std::string& projectNam
     data.linesRead = dataset.linesRead;
     data.blankLines = dataset.blankLines;
     countClusters(data, docs, options.largestClusters);
-    sumBucketHistogram(data);
+    sumBucketHistogram(data, options.outlierBuckets);
     const std::vector<ScoredPair> pairs = pickPairs(data, options.samplePairs);
     for (const ScoredPair& p : pairs) {
         SamplePair s;

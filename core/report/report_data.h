@@ -36,6 +36,7 @@ struct ReportOptions {
     int64_t runId = 0;            // 0: the latest successful run
     std::size_t samplePairs = 8;  // duplicate pairs shown side by side
     std::size_t largestClusters = 10;
+    std::size_t outlierBuckets = 10;
     // False: no document text at all (the pairs are listed by id). The report says so; its
     // other content is unchanged.
     bool withTexts = true;
@@ -54,6 +55,12 @@ struct ClusterLine {
 struct SizeBin {  // clusters with a size in [low, high]
     uint64_t low = 0, high = 0;
     uint64_t clusters = 0;
+};
+
+struct OutlierLine {  // an outlier bucket (run_result.h: BandStats::outliers)
+    int band = 0;
+    uint64_t size = 0;
+    uint64_t comparisons = 0;
 };
 
 struct SamplePair {
@@ -86,6 +93,9 @@ struct ReportData {
     std::vector<ClusterLine> largestClusters;
     std::vector<SizeBin> clusterSizes;
     std::vector<uint64_t> bucketHistogram;  // over every band: [i] = buckets of size [2^i, 2^(i+1))
+    // The outlier buckets that cost the most comparisons, over every band; all comparisons.
+    std::vector<OutlierLine> outliers;
+    uint64_t bucketComparisons = 0;
     std::vector<SamplePair> samplePairs;
     uint64_t duplicatePairs = 0;  // pairs at the threshold, both in one cluster
     bool textsOmitted = false;    // withTexts was false

@@ -121,6 +121,23 @@ std::string countsSection(const ReportData& d) {
     return html + "</table>\n";
 }
 
+std::string outliersTable(const ReportData& d) {
+    if (d.outliers.empty()) return {};
+    std::string html =
+        "<h3>Outlier buckets</h3>\n<p class=\"note\">Buckets far larger than their band's mean "
+        "(mean + 2\u03c3) that cost the most comparisons (a bucket of n documents costs "
+        "n(n\u22121)/2).</p>\n<table><tr><th class=\"n\">band</th><th class=\"n\">documents</th>"
+        "<th class=\"n\">comparisons</th><th class=\"n\">share of all</th></tr>\n";
+    for (const OutlierLine& o : d.outliers)
+        html += fmt::format(
+            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+            "<td class=\"n\">{:.1f} %</td></tr>\n",
+            o.band, groupedNumber(o.size), groupedNumber(o.comparisons),
+            d.bucketComparisons ? 100.0 * double(o.comparisons) / double(d.bucketComparisons)
+                                : 0.0);
+    return html + "</table>\n";
+}
+
 std::string chartsSection(const ReportData& d) {
     const RunResult& run = d.run;
     std::string html = "<h2>Phase timings</h2>\n";
@@ -145,6 +162,7 @@ std::string chartsSection(const ReportData& d) {
     html += buckets.empty() ? "<p>No bucket statistics (the run reused earlier pairs).</p>\n"
                             : columnChart(buckets, "Buckets by size, every band",
                                           "documents in a bucket", true);
+    html += outliersTable(d);
     html += "<h2>Cluster sizes</h2>\n";
     std::vector<ChartBar> sizes;
     for (const SizeBin& b : d.clusterSizes)
