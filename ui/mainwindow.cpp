@@ -241,6 +241,12 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     exportAction_ = file->addAction(tr("&Export Run\u2026"), this, [this] { openExportDialog(); });
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportReportAction_ =
+        file->addAction(tr("Export Re&port\u2026"), this, &MainWindow::exportReportDialog);
+    exportReportAction_->setObjectName(QStringLiteral("exportReportAction"));
+    exportReportAction_->setToolTip(
+        tr("The run shown as one HTML file to share: parameters, counts, charts, the largest "
+           "clusters, review progress and a sample of duplicate pairs with their text"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -494,6 +500,7 @@ void MainWindow::updateRunEnabled() {
     if (runAction_) runAction_->setEnabled(why.isEmpty());
     if (cancelAction_) cancelAction_->setEnabled(run_ && run_->isRunning());
     if (exportAction_) exportAction_->setEnabled(runInfo_.runId != 0);
+    if (exportReportAction_) exportReportAction_->setEnabled(runInfo_.runId != 0);
     if (resumeAction_)
         resumeAction_->setEnabled(resumableRun_ != 0 && !project_.isEmpty() && !saving_ &&
                                   !(run_ && run_->isRunning()));

@@ -61,6 +61,11 @@ class MainWindow : public QMainWindow {
     bool startRun();
     // Non-modal export dialog for the selected run (nullptr when none is selected).
     ExportDialog* openExportDialog();
+    // File ▸ Export Report…: writes the run shown as one HTML file (core/report, as `neardup
+    // report`) on the background queue; asks first when `path` exists, and offers a report
+    // without document texts when an input changed. reportExported() tells the outcome. False
+    // when no run is shown.
+    bool exportReport(const QString& path);
     // Run ▸ Audit N Random Pairs…: the sampled audit of the run shown (nullptr when none).
     AuditDialog* openAuditDialog();
     // Runs the project's latest unfinished run again with its inputs and parameters (as
@@ -94,6 +99,9 @@ class MainWindow : public QMainWindow {
     void runShown(qint64 runId);
     // After Save As: ok and the new path, or not ok and why.
     void projectSaved(bool ok, const QString& pathOrError);
+    // After Export Report: ok and the file written, or not ok and why (refused, failed, or
+    // the user kept an existing file).
+    void reportExported(bool ok, const QString& pathOrError);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -109,6 +117,9 @@ class MainWindow : public QMainWindow {
     void newProjectDialog();
     void openProjectDialog();
     void saveAsDialog();
+    void exportReportDialog();
+    void writeReport(const QString& path, bool withTexts);
+    void askReportWithoutTexts(const QString& path, const QString& why);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void refreshRuns(qint64 select);
@@ -152,6 +163,7 @@ class MainWindow : public QMainWindow {
     QAction* runAction_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* exportReportAction_ = nullptr;
     QAction* saveAsAction_ = nullptr;
     bool saving_ = false;
     qint64 reselectRun_ = 0;

@@ -9,6 +9,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include "qcp.h"
 
 #include "runhistorymodel.h"
@@ -50,6 +51,13 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     chart_->yAxis->setRangeReversed(true);
     chart_->xAxis->setLabel(tr("seconds"));
     chart_->xAxis->ticker()->setTickCount(4);
+    // The rows' height is known once the chart is laid out (and changes when it is resized):
+    // which labels fit is decided then, and the chart drawn again when that changed.
+    connect(chart_, &QCustomPlot::afterLayout, this, [this] {
+        const std::vector<int> before = labelledRows_;
+        fitPhaseLabels();
+        if (labelledRows_ != before) chart_->replot(QCustomPlot::rpQueuedReplot);
+    });
 
     compare_->setObjectName(QStringLiteral("compareRunsButton"));
     compare_->setEnabled(false);
@@ -151,31 +159,88 @@ void RunHistoryPanel::onSelectionChanged() {
 
 void RunHistoryPanel::drawPhases(const RunSummary* run) {
     chart_->clearPlottables();
-    auto* ticker = new QCPAxisTickerText;
-    QVector<double> keys, values;
-    double maxSeconds = 0;
+    phaseRows_.clear();
+    QStringList tip;
     if (run) {
-        for (std::size_t i = 0; i < run->phases.size(); ++i) {
-            const PhaseTiming& p = run->phases[i];
-            keys << double(i + 1);
-            values << p.seconds;
-            maxSeconds = std::max(maxSeconds, p.seconds);
+        double longest = 0;
+        for (const PhaseTiming& p : run->phases)
+            longest = std::max(longest, p.seconds);
+        // Phases far shorter than the longest would be bars too thin to see, each with a label
+        // of its own: together they are one row, and every phase is in the tooltip.
+        PhaseRow shortOnes;
+        int shortCount = 0;
+        for (const PhaseTiming& p : run->phases) {
             QString label = QString::fromStdString(p.name);
             if (p.reused) label += tr(" (reused)");
-            ticker->addTick(double(i + 1), label);
+            tip << tr("%1: %2 s").arg(label, QString::number(p.seconds, 'f', 3));
+            if (longest > 0 && p.seconds < kShortPhaseShare * longest) {
+                shortOnes.seconds += p.seconds;
+                ++shortCount;
+            } else {
+                phaseRows_.push_back({label, p.seconds});
+            }
         }
+        if (shortCount == 1) {
+            // One short phase keeps its own name: nothing to merge it with.
+            for (const PhaseTiming& p : run->phases)
+                if (p.seconds < kShortPhaseShare * longest) {
+                    shortOnes.label = QString::fromStdString(p.name);
+                    if (p.reused) shortOnes.label += tr(" (reused)");
+                }
+        } else if (shortCount > 1) {
+            shortOnes.label = tr("%n short phase(s)", "", shortCount);
+        }
+        if (shortCount > 0) phaseRows_.push_back(shortOnes);
+    }
+    chart_->setToolTip(tip.join(QLatin1Char('\n')));
+    QVector<double> keys, values;
+    double maxSeconds = 0;
+    for (std::size_t i = 0; i < phaseRows_.size(); ++i) {
+        keys << double(i + 1);
+        values << phaseRows_[i].seconds;
+        maxSeconds = std::max(maxSeconds, phaseRows_[i].seconds);
     }
     auto* bars = new QCPBars(chart_->yAxis, chart_->xAxis);
     bars->setWidth(0.6);
     bars->setPen(QPen(QColor(40, 90, 160)));
     bars->setBrush(QColor(70, 130, 200));
     bars->setData(keys, values, true);
-    chart_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
+    chart_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTickerText));
+    labelledRows_.clear();
+    fitPhaseLabels();
     chart_->yAxis->setRange(0.4, std::max<double>(keys.size(), 1) + 0.6);
     chart_->xAxis->setRange(0, maxSeconds > 0 ? maxSeconds * 1.1 : 1.0);
     if (auto* title = qobject_cast<QCPTextElement*>(chart_->plotLayout()->element(0, 0)))
         title->setText(run ? tr("Phase timings, run %1").arg(run->runId) : tr("Phase timings"));
     chart_->replot();
+}
+
+void RunHistoryPanel::fitPhaseLabels() {
+    auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(chart_->yAxis->ticker());
+    if (!ticker) return;
+    // Rows closer than a line of text cannot all be labelled: the longest phases keep theirs
+    // (a label is shown when no row already labelled is within a line of it).
+    const int rows = int(phaseRows_.size());
+    const double pitch = rows ? double(chart_->yAxis->axisRect()->height()) / rows : 0;
+    const int line = QFontMetrics(chart_->yAxis->tickLabelFont()).height();
+    std::vector<int> order(rows);
+    for (int i = 0; i < rows; ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+        return phaseRows_[a].seconds > phaseRows_[b].seconds;
+    });
+    std::vector<int> shown;
+    for (int i : order) {
+        const bool fits = std::all_of(shown.begin(), shown.end(),
+                                      [&](int j) { return std::abs(i - j) * pitch >= line; });
+        if (fits) shown.push_back(i);
+    }
+    std::sort(shown.begin(), shown.end());
+    if (shown == labelledRows_ && !ticker->ticks().isEmpty()) return;
+    labelledRows_ = shown;
+    ticker->clear();
+    for (int i : shown)
+        ticker->addTick(double(i + 1), phaseRows_[i].label);
 }
 
 }  // namespace neardup::ui

@@ -2,6 +2,7 @@
 // selected together (Ctrl+click) can be compared: "Compare" asks for a diff of their outcomes.
 #pragma once
 
+#include <QString>
 #include <QWidget>
 #include <vector>
 
@@ -44,6 +45,18 @@ class RunHistoryPanel : public QWidget {
   private:
     void onSelectionChanged();
     void drawPhases(const RunSummary* run);
+    // Labels the rows that have room for a label (see the .cpp).
+    void fitPhaseLabels();
+
+    // A row of the phase chart: a phase, or the phases too short to show apart.
+    struct PhaseRow {
+        QString label;
+        double seconds = 0;
+    };
+    // A phase shorter than this share of the longest goes into the "short phases" row.
+    static constexpr double kShortPhaseShare = 0.02;
+    std::vector<PhaseRow> phaseRows_;
+    std::vector<int> labelledRows_;  // rows whose label is drawn
 
     RunHistoryModel* model_;
     QSortFilterProxyModel* proxy_;

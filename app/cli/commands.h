@@ -19,6 +19,7 @@ using Command = std::function<int()>;
 Command addRunCommand(CLI::App& app);
 Command addReclusterCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
+Command addReportCommand(CLI::App& app);
 Command addRelocateCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addGenCommand(CLI::App& app);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     add(addRunCommand);
     add(addReclusterCommand);
     add(addExportCommand);
+    add(addReportCommand);
     add(addRelocateCommand);
     add(addInfoCommand);
     add(addGenCommand);

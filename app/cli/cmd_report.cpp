@@ -1,0 +1,54 @@
+// `neardup report`: a stored run as one self-contained HTML file (core/report/run_report.h) that
+// someone who never opens the workbench can read.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "run_report.h"
+
+namespace neardup::cli {
+
+Command addReportCommand(CLI::App& app) {
+    struct Options {
+        std::string project;
+        std::string out;
+        report::ReportOptions report;
+        bool noText = false;
+    };
+    auto opt = std::make_shared<Options>();
+    CLI::App* cmd = app.add_subcommand(
+        "report", "Write a stored run (the latest successful one by default) as one HTML file");
+    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--run", opt->report.runId, "Run number (default: the latest successful run)");
+    cmd->add_option("--out", opt->out, "The HTML file to write")->required();
+    cmd->add_option("--pairs", opt->report.samplePairs,
+                    "Duplicate pairs shown side by side (default 8)")
+        ->check(CLI::Range(0, 1000));
+    cmd->add_flag("--no-text", opt->noText,
+                  "Leave document text out (pairs are listed by id): for sharing outside the "
+                  "team, or when the inputs are no longer at hand");
+    return [opt]() -> int {
+        report::ReportOptions options = opt->report;
+        options.withTexts = !opt->noText;
+        try {
+            const report::ReportWritten w = report::writeRunReport(opt->project, opt->out, options);
+            fmt::print(stderr, "wrote the report of run {} to {} ({} bytes, {} pair(s) shown)\n",
+                       w.runId, opt->out, w.bytes, w.pairsShown);
+        } catch (const report::ChangedInputError& e) {
+            fmt::print(stderr,
+                       "neardup report: {}; nothing written (--no-text writes the report without "
+                       "document text)\n",
+                       e.what());
+            return kExitError;
+        } catch (const report::ReportError& e) {
+            fmt::print(stderr, "neardup report: {}; nothing written\n", e.what());
+            return kExitError;
+        }
+        return kExitOk;
+    };
+}
+
+}  // namespace neardup::cli
