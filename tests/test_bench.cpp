@@ -9,6 +9,7 @@
 
 #include "benchmark.h"
 #include "clustering_benchmark.h"
+#include "parquet_file.h"
 #include "test_support.h"
 
 using namespace neardup;
@@ -106,6 +107,46 @@ class TestBench : public QObject {
         }
         // The corpus stays in the work directory for the next benchmark.
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("work/web-1M-seed1.jsonl"))));
+    }
+
+    // --formats: the same documents read from JSONL and from a Parquet copy, one row each with
+    // the same documents and text bytes; refused by name of the format without Parquet.
+    void formatsReadTheSameDocuments() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString json = dir.filePath(QStringLiteral("bench.json"));
+        const testsupport::CliResult r =
+            testsupport::neardup({QStringLiteral("bench"), QStringLiteral("--sizes"),
+                                  QStringLiteral("300K"), QStringLiteral("-j"), QStringLiteral("2"),
+                                  QStringLiteral("--formats"), QStringLiteral("--no-kernels"),
+                                  QStringLiteral("--json"), json, QStringLiteral("--work-dir"),
+                                  dir.filePath(QStringLiteral("work")), QStringLiteral("--quiet")},
+                                 testsupport::CliOptions().withTimeout(120000));
+        if (!columnar::parquetCompiledIn()) {
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("Parquet support is not compiled in")),
+                     qPrintable(r.err));
+            return;
+        }
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("| parquet | ")));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray formats =
+            QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("formats")].toArray();
+        QCOMPARE(formats.size(), 2);
+        const QJsonObject jsonl = formats[0].toObject(), parquet = formats[1].toObject();
+        QCOMPARE(jsonl[QStringLiteral("format")].toString(), QStringLiteral("jsonl"));
+        QCOMPARE(parquet[QStringLiteral("format")].toString(), QStringLiteral("parquet"));
+        QVERIFY(jsonl[QStringLiteral("documents")].toDouble() > 50);
+        for (const char* key : {"documents", "text_bytes"})
+            QCOMPARE(parquet[QLatin1String(key)].toDouble(), jsonl[QLatin1String(key)].toDouble());
+        for (const QJsonObject& o : {jsonl, parquet}) {
+            QVERIFY(o[QStringLiteral("read_seconds")].toDouble() > 0);
+            QVERIFY(o[QStringLiteral("text_mb_per_s")].toDouble() > 0);
+            QVERIFY(o[QStringLiteral("peak_rss_bytes")].toDouble() > 1e6);
+        }
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("work/web-300K-seed1.parquet"))));
     }
 
     // The clustering step alone: every keep policy with and without exact copies, union-find and

@@ -188,16 +188,18 @@ class TestUserFilesInputs : public CorpusFixture {
         QVERIFY(QString::fromUtf8(rejected).toUtf8() == rejected);
     }
 
-    // A Parquet or Arrow file is never read as text: a Parquet file not named *.parquet and an
-    // Arrow file are refused by name; a damaged *.parquet is a rejection (or the error with
-    // --on-error fail) naming it, or refused by name where Parquet is not compiled in.
+    // A Parquet or Arrow file is never read as text: one not named *.parquet or *.arrow is
+    // refused by name; a damaged *.parquet or *.arrow is a rejection (or the error with
+    // --on-error fail) naming it, or refused by name where Arrow is not compiled in.
     void columnarFilesAreRefusedByName() {
         fs::create_directories(path("col"));
         const std::string damagedParquet = std::string("PAR1\x15\x04\x15\x80\n", 9) + "PAR1";
         writeFile(path("col/data.parquet"), damagedParquet);
         writeFile(path("col/data.bin"), damagedParquet);
-        writeFile(path("col/data.arrow"), std::string("ARROW1\0\0\xff\xff\xff\xff", 12));
-        for (const char* file : {"col/data.bin", "col/data.arrow"}) {
+        const std::string damagedArrow("ARROW1\0\0\xff\xff\xff\xff", 12);
+        writeFile(path("col/data.arrow"), damagedArrow);
+        writeFile(path("col/data.ipc"), damagedArrow);
+        for (const char* file : {"col/data.bin", "col/data.ipc"}) {
             for (const char* onError : {"skip", "fail"}) {
                 const Result r =
                     runCli({QStringLiteral("run"), q(path(file)), q(path("corpus.jsonl")),
@@ -210,14 +212,18 @@ class TestUserFilesInputs : public CorpusFixture {
                          qPrintable(r.err));
             }
         }
-        const Result r = runCli({QStringLiteral("run"), q(path("col/data.parquet")),
-                                 QStringLiteral("-p"), q(path("col/p.ndw")), QStringLiteral("-q"),
-                                 QStringLiteral("--on-error"), QStringLiteral("fail")},
-                                dir_);
-        QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("Parquet")) &&
-                     r.err.contains(q(path("col/data.parquet"))),
-                 qPrintable(r.err));
+        // Named as what they are, they are read as Parquet and Arrow (or refused by name in a
+        // build without Arrow): damaged, an error naming them.
+        for (const auto& [file, format] :
+             {std::pair{"col/data.parquet", "Parquet"}, std::pair{"col/data.arrow", "Arrow"}}) {
+            const Result r = runCli(
+                {QStringLiteral("run"), q(path(file)), QStringLiteral("-p"), q(path("col/p.ndw")),
+                 QStringLiteral("-q"), QStringLiteral("--on-error"), QStringLiteral("fail")},
+                dir_);
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains(QLatin1String(format)) && r.err.contains(q(path(file))),
+                     qPrintable(r.err));
+        }
     }
 
     // Item 9: failing to write the (optional) signature cache, as on a full disk, failed the

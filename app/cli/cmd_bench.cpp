@@ -33,7 +33,7 @@ Command addBenchCommand(CLI::App& app) {
         std::string workDir, json;
         int repeat = 1;
         uint32_t clustering = 0;
-        bool noKernels = false, quiet = false;
+        bool noKernels = false, formats = false, quiet = false;
         uint64_t seed = 1;
     };
     auto opt = std::make_shared<Options>();
@@ -71,6 +71,10 @@ Command addBenchCommand(CLI::App& app) {
                     "$TMPDIR/neardup-bench");
     cmd->add_option("--json", opt->json, "Also write the report as JSON");
     cmd->add_flag("--no-kernels", opt->noKernels, "Skip the single-thread kernel measurements");
+    cmd->add_flag("--formats", opt->formats,
+                  "Also read the first corpus from JSONL and from a Parquet copy of it (whole "
+                  "runs on the first thread count, --repeat times each): MB/s of text and "
+                  "documents/s of the read phase, peak memory (needs Parquet compiled in)");
     cmd->add_flag("-q,--quiet", opt->quiet, "No progress on stderr");
     cmd->add_option("--clustering", opt->clustering,
                     "Instead of the corpora: time union-find and both removal rules on synthetic "
@@ -127,6 +131,7 @@ Command addBenchCommand(CLI::App& app) {
         }
         o.repeat = opt->repeat;
         o.kernels = !opt->noKernels;
+        o.formats = opt->formats;
         o.seed = opt->seed;
         o.workDir = opt->workDir.empty()
                         ? (std::filesystem::temp_directory_path() / "neardup-bench").string()

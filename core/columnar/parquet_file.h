@@ -118,10 +118,12 @@ class ParquetListWriter {
         Type type = Type::String;
         bool nullable = false;
     };
-    // The file's bytes go to `write`, in order. Throws ColumnarError naming `path` (for
-    // messages only), "not compiled in" in a build without Arrow.
+    // The file's bytes go to `write`, in order, in row groups of `rowsPerGroup` rows. Throws
+    // ColumnarError naming `path` (for messages only), "not compiled in" in a build without
+    // Arrow.
     ParquetListWriter(const std::string& path, std::vector<Column> columns,
-                      std::function<void(std::string_view)> write);
+                      std::function<void(std::string_view)> write,
+                      uint64_t rowsPerGroup = kRowsPerGroup);
     ~ParquetListWriter();
     ParquetListWriter(const ParquetListWriter&) = delete;
     ParquetListWriter& operator=(const ParquetListWriter&) = delete;

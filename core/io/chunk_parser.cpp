@@ -18,6 +18,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "arrow_ipc_file.h"
 #include "field_text.h"
 #include "jsonl_reader.h"
 #include "parquet_rows.h"
@@ -167,8 +168,8 @@ void ParsedChunk::clear() {
 struct ChunkParser::Impl {
     std::vector<std::string> paths;  // of the input files
     std::vector<uint64_t> sizes;     // and their sizes (Parquet footers are at the end)
-    std::unique_ptr<columnar::ParquetRowReader> parquet;  // made for the first Parquet chunk
-    std::vector<std::string> defaultIdPaths;              // the same, as default ids show them
+    std::unique_ptr<columnar::ColumnarRowReader> parquet;  // made for the first columnar chunk
+    std::vector<std::string> defaultIdPaths;               // the same, as default ids show them
     ReaderOptions options;
     std::vector<std::string> textPath, idPath, keepPath;
     simdjson::dom::parser parser;
@@ -347,13 +348,13 @@ struct ChunkParser::Impl {
         out.docs.push_back(doc);
     }
 
-    // A Parquet row group: its rows decoded from the chunk's bytes (and the file's footer). A
-    // group that cannot be decoded rejects each of its rows as corrupt_input.
+    // A Parquet row group or Arrow record batch: its rows decoded from the chunk's bytes (and the
+    // file's footer). A group that cannot be decoded rejects each of its rows as corrupt_input.
     void parseRowGroup(const LineChunk& chunk, ParsedChunk& out) {
         out.lines = chunk.rows;
         if (chunk.rows == 0) return;
         if (!parquet)
-            parquet = std::make_unique<columnar::ParquetRowReader>(
+            parquet = std::make_unique<columnar::ColumnarRowReader>(
                 options.textField, options.idField, options.keepField);
         try {
             const columnar::RowGroupColumns& columns =

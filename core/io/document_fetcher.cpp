@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "arrow_ipc_file.h"
 #include "input_pin.h"
 #include "jsonl_reader.h"
 #include "parquet_rows.h"
@@ -19,9 +20,9 @@ struct DocumentFetcher::Impl {
     ChunkParser parser;
     LineChunk chunk;
     ParsedChunk parsed;
-    // Parquet inputs: rows are read by (row group, row); the reader keeps the last row group
-    // decoded, so the documents of one group (in input order) cost one decoding.
-    std::unique_ptr<columnar::ParquetRowReader> rows;
+    // Parquet and Arrow inputs: rows are read by (row group or record batch, row); the reader keeps
+    // the last row group decoded, so the documents of one group (in input order) cost one decoding.
+    std::unique_ptr<columnar::ColumnarRowReader> rows;
     std::vector<uint8_t> pinChecked;  // per Parquet file: its pin was checked (input_pin.h)
 
     FetchedDocument fetchRow(const DocumentLocation& where) {
@@ -35,7 +36,7 @@ struct DocumentFetcher::Impl {
                 pinChecked[where.file] = 1;
             }
             if (!rows)
-                rows = std::make_unique<columnar::ParquetRowReader>(
+                rows = std::make_unique<columnar::ColumnarRowReader>(
                     reader.textField, reader.idField, reader.keepField);
             if (where.offset > UINT32_MAX) throw InputError("no such row group");
             const columnar::RowGroupColumns& columns =
@@ -83,7 +84,7 @@ FetchedDocument DocumentFetcher::fetch(const DocumentLocation& where) {
         out.error = "file index " + std::to_string(where.file) + " is not in the dataset";
         return out;
     }
-    if (columnar::isParquetName(s.files[where.file].path)) return s.fetchRow(where);
+    if (columnar::isColumnarName(s.files[where.file].path)) return s.fetchRow(where);
     try {
         s.ranges.read(where.file, where.offset, where.length, out.line);
     } catch (const std::exception& e) {

@@ -8,13 +8,17 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
+#include "arrow_ipc_file.h"
 #include "byte_stream.h"
+#include "dataset_folder.h"
 #include "jsonl_reader.h"
-#include "parquet_file.h"
 
 namespace neardup {
 
@@ -38,10 +42,10 @@ bool endsWith(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Names taken from directories: *.jsonl, *.ndjson, *.json, optionally + .gz/.zst, and *.parquet
-// (any case).
+// Names taken from directories: *.jsonl, *.ndjson, *.json, optionally + .gz/.zst, *.parquet and
+// *.arrow (any case).
 bool isInputName(std::string name) {
-    if (columnar::isParquetName(name)) return true;
+    if (columnar::isColumnarName(name)) return true;
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     std::string_view n = name;
@@ -90,12 +94,26 @@ InputFile describe(const std::string& path) {
             throw InputError("cannot read '" + path +
                              "': named .parquet but it is not a Parquet file (no PAR1 magic)");
     }
+    // An Arrow IPC file (or stream) by name is read as Arrow, in a build that can; its magic
+    // ("ARROW1" for the file format, the 0xFFFFFFFF continuation marker that begins a stream)
+    // only keeps a text file named .arrow from being taken for one.
+    const bool arrowFileMagic = have >= 6 && std::memcmp(magic, "ARROW1", 6) == 0;
+    const bool arrowStreamMagic = have >= 4 && std::memcmp(magic, "\xff\xff\xff\xff", 4) == 0;
+    if (columnar::isArrowName(path)) {
+        if (!columnar::parquetCompiledIn())
+            throw UnsupportedInputError(columnar::arrowNotCompiledInMessage(path));
+        if (!arrowFileMagic && !arrowStreamMagic)
+            throw InputError("cannot read '" + path +
+                             "': named .arrow but it is not an Arrow IPC file or stream");
+    }
     // Columnar files are binary: read as text they would become thousands of rejected lines.
     const char* format = nullptr;
     if (parquetMagic && !columnar::isParquetName(path))
         format = "a Parquet file (name it *.parquet to read it as Parquet)";
-    if (have >= 6 && std::memcmp(magic, "ARROW1", 6) == 0) format = "an Arrow IPC file";
-    if (have >= 4 && std::memcmp(magic, "\xff\xff\xff\xff", 4) == 0) format = "an Arrow IPC stream";
+    if (!columnar::isArrowName(path)) {
+        if (arrowFileMagic) format = "an Arrow IPC file (name it *.arrow to read it as Arrow)";
+        if (arrowStreamMagic) format = "an Arrow IPC stream (name it *.arrow to read it as Arrow)";
+    }
     if (format)
         throw UnsupportedInputError("cannot read '" + path + "': it is " + format +
                                     ", not JSON Lines (convert it to JSONL first, e.g. with "
@@ -137,13 +155,26 @@ enum class Unreadable { Legacy, Skip, Fail };
 struct Found {
     std::string path;
     bool unreadable = false;
-    bool operator<(const Found& o) const { return path < o.path; }
+    // The order of reading: the path, or for a shard of a `datasets` folder the folder's path
+    // and the shard's place in its state.json (dataset_folder.h).
+    std::string key;
+    bool operator<(const Found& o) const { return key < o.key; }
 };
+
+// The shards of the `datasets` folder `dir`, in their order, placed where the folder sorts;
+// false when `dir` is not such a folder.
+bool addDatasetFolder(const std::string& dir, std::vector<Found>& found) {
+    const std::optional<std::vector<std::string>> shards = datasetFolderFiles(dir);
+    if (!shards) return false;
+    for (std::size_t i = 0; i < shards->size(); ++i)
+        found.push_back({(*shards)[i], false, fmt::format("{}/\x01{:010}", dir, i)});
+    return true;
+}
 
 void unreadableEntry(Unreadable mode, const std::string& path, const std::string& why,
                      std::vector<Found>& found) {
     if (mode == Unreadable::Fail) throw InputError("cannot read '" + path + "': " + why);
-    if (mode == Unreadable::Skip) found.push_back({path, true});
+    if (mode == Unreadable::Skip) found.push_back({path, true, path});
 }
 
 // Input file names under `dir`, sorted. Directory symlinks are followed except into a directory
@@ -151,6 +182,7 @@ void unreadableEntry(Unreadable mode, const std::string& path, const std::string
 // later, on the sorted list, so the path kept does not depend on readdir order.
 std::vector<Found> walkDirectory(const std::string& dir, Unreadable mode) {
     std::vector<Found> found;
+    if (addDatasetFolder(dir, found)) return found;
     std::error_code ec;
     // Canonical paths of the directories from `dir` down to the current entry's parent.
     std::vector<std::string> chain{fs::canonical(dir, ec).string()};
@@ -171,12 +203,14 @@ std::vector<Found> walkDirectory(const std::string& dir, Unreadable mode) {
                 // skip_permission_denied would pass over it in silence.
                 unreadableEntry(mode, path, std::strerror(errno), found);
                 it.disable_recursion_pending();
+            } else if (addDatasetFolder(path, found)) {
+                it.disable_recursion_pending();
             } else {
                 chain.push_back(std::move(canonical));
             }
         } else if (isInputName(entry.path().filename().string())) {
             if (entry.is_regular_file(entryEc)) {
-                found.push_back({path, false});
+                found.push_back({path, false, path});
             } else {
                 // A dangling symlink, a symlink loop, a FIFO or a socket named like an input.
                 unreadableEntry(mode, path, entryEc ? entryEc.message() : "not a regular file",
@@ -236,7 +270,7 @@ std::vector<InputFile> expand(const std::vector<std::string>& inputs, Unreadable
             if (found.empty()) {
                 throw InputError(
                     "no input files (*.jsonl, *.ndjson, *.json, optionally .gz or "
-                    ".zst, or *.parquet) in directory '" +
+                    ".zst, *.parquet or *.arrow) in directory '" +
                     input + "'");
             }
             for (const Found& f : found)

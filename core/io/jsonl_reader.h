@@ -25,17 +25,20 @@ class InputError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// An input in a format NearDup does not read (Parquet, Arrow): never read as text, whatever
-// --on-error says; the message names the file and its format.
+// An input in a format NearDup does not read (Parquet or Arrow under another name, or in a build
+// without Arrow): never read as text, whatever --on-error says; the message names the file and
+// its format.
 class UnsupportedInputError : public InputError {
   public:
     using InputError::InputError;
 };
 
 // Files given directly are taken whatever their name; directories are walked recursively,
-// taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, and *.parquet, in
-// sorted path order. Compression is detected from the magic bytes; a name ending in .parquet is
-// read as Parquet (parquet_rows.h), refused by name in a build without Parquet support.
+// taking *.jsonl, *.ndjson, *.json and those names with .gz or .zst appended, *.parquet and
+// *.arrow, in sorted path order; a Hugging Face `datasets` folder found on the way is its shards
+// in its own order (dataset_folder.h). Compression is detected from the magic bytes; a name
+// ending in .parquet or .arrow is read as Parquet or Arrow IPC (parquet_rows.h,
+// arrow_ipc_file.h), refused by name in a build without Arrow.
 // Throws InputError.
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs);
 // As above, but an input that exists and cannot be read is not passed over in silence: a file

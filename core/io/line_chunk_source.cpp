@@ -6,10 +6,10 @@
 #include <cstring>
 #include <limits>
 
+#include "arrow_ipc_file.h"
 #include "byte_stream.h"
 #include "input_pin.h"
 #include "jsonl_reader.h"
-#include "parquet_file.h"
 
 namespace neardup {
 
@@ -58,17 +58,18 @@ struct LineChunkSource::Impl {
     RejectReason damageReason = RejectReason::CorruptInput;
     // startAt(): where the first file opened starts.
     uint64_t startOffset = 0, startLine = 1;
-    // The current file is Parquet: its row groups, delivered one per chunk, and the next one.
+    // The current file is columnar (Parquet or Arrow IPC): its row groups or record batches,
+    // delivered one per chunk, and the next one.
     bool parquet = false;
     std::vector<columnar::RowGroupSpan> spans;
     std::size_t nextSpan = 0;
 
-    // Opens the current file as Parquet: its row groups from the footer, then the stream that
-    // reads their spans in order (from the checkpoint's row group when resuming).
+    // Opens the current file as columnar: its row groups (or record batches), then the stream
+    // that reads their spans in order (from the checkpoint's row group when resuming).
     void openParquet() {
         const InputFile& f = files[current];
         try {
-            spans = columnar::parquetRowGroups(f.path, f.size);
+            spans = columnar::columnarSpans(f.path, f.size);
         } catch (const columnar::ColumnarError& e) {
             throw InputError(e.what());
         }
@@ -283,7 +284,7 @@ bool LineChunkSource::next(LineChunk& chunk) {
             s.damage.clear();
             s.offset = 0;
             s.line = 1;
-            s.parquet = columnar::isParquetName(s.files[s.current].path);
+            s.parquet = columnar::isColumnarName(s.files[s.current].path);
             try {
                 if (s.parquet) {
                     s.openParquet();

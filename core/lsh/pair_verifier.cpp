@@ -9,9 +9,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "arrow_ipc_file.h"
 #include "document_fetcher.h"
 #include "jsonl_reader.h"
-#include "parquet_file.h"
 #include "shingles.h"
 
 namespace neardup {
@@ -96,7 +96,7 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
         for (std::size_t i = 0; i < involved.size(); ++i) {
             if (i % 4096 == 0) checkCancel();
             const uint32_t d = involved[i];
-            if (columnar::isParquetName(files[docs.file[d]].path)) {
+            if (columnar::isColumnarName(files[docs.file[d]].path)) {
                 if (!rows) rows = std::make_unique<DocumentFetcher>(files, params.reader);
                 FetchedDocument row = rows->fetch(docs, d);
                 if (!row.ok)

@@ -7,12 +7,12 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "arrow_ipc_file.h"
 #include "cluster_annotation.h"
 #include "export_ticker.h"
 #include "input_pin.h"
 #include "kept_lines.h"
 #include "output_file.h"
-#include "parquet_file.h"
 
 namespace neardup {
 
@@ -54,6 +54,17 @@ std::string shardNameProblem(const std::vector<InputFile>& files,
                    "' and '" + files[f].path + "' would both be written to '" +
                    (fs::path(outDir) / name).string() + "'";
     }
+    return {};
+}
+
+std::string shardFormatProblem(const std::vector<InputFile>& files, const std::string& outDir) {
+    // Refused before any work rather than written in another format than the input's: a
+    // mirrored dataset whose shards change format would surprise every reader of it.
+    for (const InputFile& f : files)
+        if (columnar::isArrowName(f.path))
+            return "refusing --out-dir '" + outDir + "': input '" + f.path +
+                   "' is an Arrow IPC file, and --out-dir does not write Arrow shards (use "
+                   "--out-jsonl for its kept rows)";
     return {};
 }
 
@@ -109,6 +120,8 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     const std::vector<std::string> names = shardNames(options, files);
     if (const std::string problem = shardNameProblem(files, names, options.outDir);
         !problem.empty())
+        throw std::runtime_error(problem);
+    if (const std::string problem = shardFormatProblem(files, options.outDir); !problem.empty())
         throw std::runtime_error(problem);
     std::optional<ClusterAnnotation> annotation;
     if (options.annotate) annotation.emplace(run);

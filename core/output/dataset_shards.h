@@ -32,6 +32,10 @@ std::vector<std::string> shardNames(const ExportOptions& options,
 std::string shardNameProblem(const std::vector<InputFile>& files,
                              const std::vector<std::string>& names, const std::string& outDir);
 
+// "" when every input can be written as a shard of its own format, else a message naming the
+// first Arrow IPC input: Arrow shards are not written (--out-jsonl writes their kept rows).
+std::string shardFormatProblem(const std::vector<InputFile>& files, const std::string& outDir);
+
 // Writes every shard under options.outDir (creating the folders below it) to its temporary,
 // complete, and appends the files to `written` for the caller to rename into place. Throws
 // std::runtime_error naming the file.

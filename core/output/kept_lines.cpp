@@ -13,12 +13,12 @@
 #include <string>
 #include <thread>
 
+#include "arrow_ipc_file.h"
 #include "cluster_annotation.h"
 #include "document_fetcher.h"
 #include "export_ticker.h"
 #include "input_pin.h"
 #include "output_file.h"
-#include "parquet_file.h"
 
 namespace neardup {
 
@@ -150,7 +150,7 @@ void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& file
     std::vector<uint32_t> datasetIndex;
     std::vector<uint8_t> parquet(files.size(), 0);
     for (uint32_t f = 0; f < files.size(); ++f) {
-        parquet[f] = columnar::isParquetName(files[f].path) ? 1 : 0;
+        parquet[f] = columnar::isColumnarName(files[f].path) ? 1 : 0;
         if (parquet[f] || targets.sinks[f] == nullptr) continue;
         textFiles.push_back(files[f]);
         datasetIndex.push_back(f);

@@ -188,6 +188,8 @@ std::string outputProblem(const ExportOptions& outputs, const std::vector<InputF
         const std::vector<std::string> names = shardNames(outputs, files);
         if (std::string problem = shardNameProblem(files, names, outputs.outDir); !problem.empty())
             return problem;
+        if (std::string problem = shardFormatProblem(files, outputs.outDir); !problem.empty())
+            return problem;
         for (const std::string& name : names)
             all.push_back({"--out-dir", (fs::path(outputs.outDir) / name).string(), false, true});
     }

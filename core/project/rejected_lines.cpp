@@ -11,10 +11,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "arrow_ipc_file.h"
 #include "atomic_file.h"
 #include "json_text.h"
 #include "output_file.h"
-#include "parquet_file.h"
 
 namespace neardup::rejected_lines {
 
@@ -145,7 +145,7 @@ ExportCounts exportJsonl(const DatasetRecord& dataset, const std::vector<Rejecte
         }
         // A Parquet row has no raw line: the detail says what was wrong with it.
         if (r.line > 0 && !isLeftover(reason) && r.file < files.size() && readable[r.file] &&
-            !columnar::isParquetName(files[r.file].path)) {
+            !columnar::isColumnarName(files[r.file].path)) {
             if (sourceFile != r.file) {
                 source = std::make_unique<LineChunkSource>(std::vector<InputFile>{files[r.file]},
                                                            std::size_t{4} << 20, OnError::Skip);

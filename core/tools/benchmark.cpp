@@ -20,8 +20,10 @@
 #include "byte_size.h"
 #include "corpus_generator.h"
 #include "elapsed.h"
+#include "format_benchmark.h"
 #include "json_text.h"
 #include "jsonl_reader.h"
+#include "parquet_file.h"
 #include "pipeline.h"
 #include "shingles.h"
 #include "signatures.h"
@@ -323,6 +325,9 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
     if (options.workDir.empty()) throw std::runtime_error("bench: no work directory");
     if (const std::string problem = validate(options.params); !problem.empty())
         throw std::runtime_error("bench: " + problem);
+    if (options.formats && !columnar::parquetCompiledIn())
+        throw std::runtime_error(
+            "bench: --formats reads a Parquet copy, and Parquet support is not compiled in");
     fs::create_directories(options.workDir);
     auto say = [&](const std::string& s) {
         if (log) log(s);
@@ -397,6 +402,31 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
                 if (p.name == "compare" && p.seconds > 0)
                     c.comparisonsPerSecond = double(c.candidatePairs) / p.seconds;
             report.cases.push_back(std::move(c));
+        }
+    }
+    if (options.formats && columnar::parquetCompiledIn() && !corpora.empty()) {
+        const std::string jsonl =
+            corpusPath(options, corpora.front().first, corpora.front().second);
+        const std::string parquet = fs::path(jsonl).replace_extension(".parquet").string();
+        say("writing the same documents as Parquet -> " + parquet);
+        const FormatCopy copy =
+            parseFormatCopy(inChild(options.workDir, [&] {
+                                return writeParquetCopy(jsonl, parquet, options.params.reader);
+                            }).output);
+        const int threads = options.threads.empty() ? 0 : options.threads.front();
+        for (const auto& [format, path] :
+             {std::pair<std::string, std::string>{"jsonl", jsonl},
+              std::pair<std::string, std::string>{"parquet", parquet}}) {
+            std::vector<BenchmarkCase> runs;
+            for (int r = 0; r < std::max(1, options.repeat); ++r) {
+                say("reading " + format + " (" + std::to_string(r + 1) + "/" +
+                    std::to_string(std::max(1, options.repeat)) + ")");
+                const ChildResult child =
+                    inChild(options.workDir, [&] { return runCase(options, path, threads); });
+                runs.push_back(parseCase(child.output));
+                runs.back().peakRssBytes = uint64_t(child.usage.ru_maxrss) * 1024;
+            }
+            report.formats.push_back(formatCase(format, path, copy, runs));
         }
     }
     return report;
@@ -483,7 +513,9 @@ std::string toJson(const BenchmarkReport& r) {
         }
         o += "]}";
     }
-    o += "]}";
+    o += "],";
+    appendFormatsJson(o, r.formats);
+    o += "}";
     return o;
 }
 
@@ -535,6 +567,7 @@ std::string toTable(const BenchmarkReport& r) {
               << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " |\n";
         }
     }
+    if (!r.formats.empty()) o << "\n" << formatsTable(r.formats);
     return o.str();
 }
 

@@ -34,7 +34,11 @@ struct BenchmarkOptions {
     std::string workDir;          // corpora (kept) and projects (removed); required
     int repeat = 1;               // runs per case; the one with the median wall time is reported
     bool kernels = true;          // also measure the single-thread kernels
-    uint64_t seed = 1;            // generator seed
+    // Also read the first corpus from JSON Lines and from a Parquet copy of it (when Parquet is
+    // compiled in): whole runs on the first thread count, compared by their read phase
+    // (format_benchmark.h).
+    bool formats = false;
+    uint64_t seed = 1;  // generator seed
     // Makes the backend named by params.backend; core alone knows only the CPU one, the CLI
     // passes the factory that also knows CUDA. Called in the child process of each case.
     std::function<std::unique_ptr<Backend>(const std::string& name, int threads)> makeBackend;
@@ -68,6 +72,19 @@ struct BenchmarkCase {
     std::vector<double> repeatWallSeconds;  // every run, in order
 };
 
+// One input format of the same documents (format_benchmark.h): the read phase of the median
+// run (by read time) of `repeat` whole runs.
+struct BenchmarkFormatCase {
+    std::string format;  // "jsonl", "parquet"
+    std::string path;
+    uint64_t fileBytes = 0, textBytes = 0, documents = 0;
+    int threads = 0;
+    double readSeconds = 0, textMBps = 0, documentsPerSecond = 0;
+    double wallSeconds = 0;     // the whole run
+    uint64_t peakRssBytes = 0;  // of the child process that ran it
+    std::vector<double> repeatReadSeconds;
+};
+
 struct BenchmarkKernel {
     std::string name;  // "normalize", "signatures classic (avx512)", "signatures oph", ...
     uint64_t bytes = 0;
@@ -90,6 +107,7 @@ struct BenchmarkReport {
     std::string parametersJson;
     std::vector<BenchmarkKernel> kernels;
     std::vector<BenchmarkCase> cases;
+    std::vector<BenchmarkFormatCase> formats;
 };
 
 BenchmarkMachine describeMachine();

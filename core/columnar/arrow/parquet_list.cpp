@@ -2,9 +2,11 @@
 // filled row by row through Arrow's builders and written a row group at a time.
 #include <arrow/api.h>
 #include <arrow/io/interfaces.h>
+
 #include <parquet/arrow/writer.h>
 #include <parquet/exception.h>
 #include <parquet/properties.h>
+#include <algorithm>
 
 #include "callback_stream.h"
 #include "parquet_file.h"
@@ -37,6 +39,7 @@ struct ParquetListWriter::Impl {
     std::unique_ptr<parquet::arrow::FileWriter> writer;
     std::size_t column = 0;  // the next value's column in the current row
     int64_t rows = 0;        // rows in the builders
+    uint64_t rowsPerGroup = kRowsPerGroup;
 
     void check(const arrow::Status& status) const {
         if (!status.ok())
@@ -63,9 +66,11 @@ struct ParquetListWriter::Impl {
 };
 
 ParquetListWriter::ParquetListWriter(const std::string& path, std::vector<Column> columns,
-                                     std::function<void(std::string_view)> write)
+                                     std::function<void(std::string_view)> write,
+                                     uint64_t rowsPerGroup)
     : impl_(std::make_unique<Impl>()) {
     Impl& s = *impl_;
+    s.rowsPerGroup = std::max<uint64_t>(rowsPerGroup, 1);
     s.path = path;
     s.columns = std::move(columns);
     arrow::FieldVector fields;
@@ -119,7 +124,7 @@ void ParquetListWriter::endRow() {
     if (s.column != s.columns.size())
         throw std::logic_error("ParquetListWriter: a row without a value in every column");
     s.column = 0;
-    if (static_cast<uint64_t>(++s.rows) >= kRowsPerGroup) s.flush();
+    if (static_cast<uint64_t>(++s.rows) >= s.rowsPerGroup) s.flush();
 }
 
 void ParquetListWriter::close() {

@@ -30,7 +30,7 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection&,
 struct ParquetListWriter::Impl {};
 
 ParquetListWriter::ParquetListWriter(const std::string& path, std::vector<Column>,
-                                     std::function<void(std::string_view)>) {
+                                     std::function<void(std::string_view)>, uint64_t) {
     throw ColumnarError("cannot write '" + path +
                         "': it is named .parquet and Parquet support is not compiled in (this "
                         "build has no Apache Arrow: run scripts/install-deps.sh, then configure "

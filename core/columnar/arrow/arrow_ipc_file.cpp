@@ -1,0 +1,248 @@
+// core/columnar with Apache Arrow: Arrow IPC files and streams, through Arrow's own readers
+// (arrow::ipc::RecordBatchFileReader and RecordBatchStreamReader): the byte spans of their record
+// batches and the decoding of a batch's text, id and keep columns (arrow_ipc_file.h).
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <arrow/io/interfaces.h>
+#include <arrow/ipc/reader.h>
+
+#include <algorithm>
+
+#include "arrow_columns.h"
+#include "arrow_ipc_file.h"
+#include "field_text.h"
+
+namespace neardup::columnar {
+
+namespace {
+
+// The system allocator, as for Parquet (parquet_file.cpp): one allocator in the process.
+arrow::MemoryPool* pool() {
+    return arrow::system_memory_pool();
+}
+
+arrow::ipc::IpcReadOptions readOptions() {
+    arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
+    options.memory_pool = pool();
+    options.use_threads = false;  // the reading pipeline's threads are the parallelism
+    return options;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+    throw ColumnarError("cannot read Arrow IPC file '" + path + "': " + why);
+}
+
+template <typename T>
+T orFail(arrow::Result<T> result, const std::string& path) {
+    if (!result.ok()) fail(path, result.status().ToString());
+    return std::move(result).ValueUnsafe();
+}
+
+// A file that notes how far into it the reads since the last reset() reached: the end of the
+// bytes Arrow's reader needed for one batch is the end of that batch's span. Nothing of the IPC
+// layout is parsed here; the readers say what they read.
+class ReachTrackingFile : public arrow::io::RandomAccessFile {
+  public:
+    explicit ReachTrackingFile(std::shared_ptr<arrow::io::RandomAccessFile> file)
+        : file_(std::move(file)) {}
+
+    int64_t reach() const { return reach_; }
+    void reset() { reach_ = 0; }
+
+    arrow::Status Close() override { return file_->Close(); }
+    bool closed() const override { return file_->closed(); }
+    arrow::Result<int64_t> Tell() const override { return file_->Tell(); }
+    arrow::Status Seek(int64_t position) override { return file_->Seek(position); }
+    arrow::Result<int64_t> GetSize() override { return file_->GetSize(); }
+    bool supports_zero_copy() const override { return file_->supports_zero_copy(); }
+
+    arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+        ARROW_ASSIGN_OR_RAISE(const int64_t position, file_->Tell());
+        ARROW_ASSIGN_OR_RAISE(const int64_t got, file_->Read(nbytes, out));
+        note(position + got);
+        return got;
+    }
+    arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+        ARROW_ASSIGN_OR_RAISE(const int64_t position, file_->Tell());
+        ARROW_ASSIGN_OR_RAISE(auto buffer, file_->Read(nbytes));
+        note(position + buffer->size());
+        return buffer;
+    }
+    arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+        ARROW_ASSIGN_OR_RAISE(const int64_t got, file_->ReadAt(position, nbytes, out));
+        note(position + got);
+        return got;
+    }
+    arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position,
+                                                         int64_t nbytes) override {
+        ARROW_ASSIGN_OR_RAISE(auto buffer, file_->ReadAt(position, nbytes));
+        note(position + buffer->size());
+        return buffer;
+    }
+
+  private:
+    void note(int64_t end) { reach_ = std::max(reach_, end); }
+
+    std::shared_ptr<arrow::io::RandomAccessFile> file_;
+    int64_t reach_ = 0;
+};
+
+// The file memory-mapped (what `datasets` does with its shards too): batches read from it are
+// views into the mapping, not copies. Inputs are pinned and checked before they are read again
+// (input_pin.h), so a file changed under the mapping is refused before it is touched.
+std::shared_ptr<arrow::io::RandomAccessFile> mapFile(const std::string& path) {
+    return orFail(arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ), path);
+}
+
+// An opened IPC input of either format: the file format's reader, or a stream's reader.
+struct OpenedIpc {
+    std::shared_ptr<arrow::ipc::RecordBatchFileReader> file;
+    std::shared_ptr<arrow::ipc::RecordBatchStreamReader> stream;
+};
+
+// Opens `input` as the IPC file format, else as the IPC stream format.
+OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
+                  const std::string& path) {
+    OpenedIpc opened;
+    auto file = arrow::ipc::RecordBatchFileReader::Open(input, readOptions());
+    if (file.ok()) {
+        opened.file = std::move(file).ValueUnsafe();
+        return opened;
+    }
+    if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
+    auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, readOptions());
+    if (!stream.ok())
+        fail(path, "neither an IPC file (" + file.status().ToString() + ") nor an IPC stream (" +
+                       stream.status().ToString() + ")");
+    opened.stream = std::move(stream).ValueUnsafe();
+    return opened;
+}
+
+}  // namespace
+
+std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t fileSize) {
+    auto tracked = std::make_shared<ReachTrackingFile>(mapFile(path));
+    OpenedIpc ipc = openIpc(tracked, path);
+    std::vector<RowGroupSpan> spans;
+    uint64_t row = 0, owned = 0;
+    auto add = [&](int64_t rows) {
+        const uint64_t end = std::min<uint64_t>(
+            std::max<uint64_t>(owned, static_cast<uint64_t>(tracked->reach())), fileSize);
+        spans.push_back({row, static_cast<uint64_t>(std::max<int64_t>(rows, 0)), owned, end});
+        row += spans.back().rows;
+        owned = end;
+    };
+    if (ipc.file) {
+        // The footer was read on opening; each batch's reads reach the end of its span.
+        for (int i = 0; i < ipc.file->num_record_batches(); ++i) {
+            tracked->reset();
+            add(orFail(ipc.file->ReadRecordBatch(i), path)->num_rows());
+        }
+    } else {
+        for (;;) {
+            std::shared_ptr<arrow::RecordBatch> batch;
+            if (const arrow::Status st = ipc.stream->ReadNext(&batch); !st.ok())
+                fail(path, st.ToString());
+            if (!batch) break;
+            add(batch->num_rows());
+        }
+    }
+    if (spans.empty()) spans.push_back({0, 0, 0, fileSize});
+    spans.back().end = fileSize;  // the footer or the end-of-stream marker
+    return spans;
+}
+
+struct ArrowBatchReader::Impl {
+    std::vector<std::string> textPath, idPath, keepPath;
+    // The open file: the IPC file format's reader, or every batch of an IPC stream (views into
+    // the mapping; a stream's batch i cannot be found without reading the ones before it).
+    std::string path;
+    uint64_t size = 0;
+    std::shared_ptr<arrow::ipc::RecordBatchFileReader> fileReader;
+    std::vector<std::shared_ptr<arrow::RecordBatch>> streamBatches;
+    ColumnValues::Kind textKind{}, idKind{}, keepKind{};
+    std::string textType, idType, keepType;
+    // The last batch decoded.
+    int64_t batch = -1;
+    std::shared_ptr<arrow::Table> table;
+    std::string digits;
+    RowGroupColumns columns;
+
+    void open(const std::string& p, uint64_t fileSize) {
+        path = p;
+        size = fileSize;
+        batch = -1;
+        fileReader.reset();
+        streamBatches.clear();
+        OpenedIpc ipc = openIpc(mapFile(p), p);
+        std::shared_ptr<arrow::Schema> schema;
+        if (ipc.file) {
+            fileReader = ipc.file;
+            schema = fileReader->schema();
+        } else {
+            schema = ipc.stream->schema();
+            streamBatches = orFail(ipc.stream->ToRecordBatches(), p);
+        }
+        auto describe = [&](const std::vector<std::string>& parts, ColumnValues::Kind& kind,
+                            std::string& type) {
+            kind = ColumnValues::Kind::Missing;
+            type.clear();
+            if (parts.empty()) return;
+            const std::shared_ptr<arrow::DataType> t = typeAt(*schema, parts);
+            if (!t) return;
+            kind = kindOf(*t);
+            type = t->ToString();
+        };
+        describe(textPath, textKind, textType);
+        describe(idPath, idKind, idType);
+        describe(keepPath, keepKind, keepType);
+    }
+
+    void decode(uint32_t b) {
+        const int64_t batches = fileReader ? fileReader->num_record_batches()
+                                           : static_cast<int64_t>(streamBatches.size());
+        if (static_cast<int64_t>(b) >= batches)
+            fail(path, "no record batch " + std::to_string(b) + " (it has " +
+                           std::to_string(batches) + "; changed since it was read?)");
+        columns = RowGroupColumns{};
+        table.reset();
+        digits.clear();
+        const std::shared_ptr<arrow::RecordBatch> rb =
+            fileReader ? orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
+                       : streamBatches[b];
+        columns.rows = static_cast<uint64_t>(rb->num_rows());
+        table = orFail(arrow::Table::FromRecordBatches({rb}), path);
+        digits.reserve(static_cast<std::size_t>(columns.rows) * 24 * 2 + 1);
+        fillColumn(table.get(), textPath, textKind, textType, columns.rows, digits, columns.text);
+        fillColumn(table.get(), idPath, idKind, idType, columns.rows, digits, columns.id);
+        fillColumn(table.get(), keepPath, keepKind, keepType, columns.rows, digits, columns.keep);
+        batch = b;
+    }
+};
+
+ArrowBatchReader::ArrowBatchReader(std::string textField, std::string idField,
+                                   std::string keepField)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->textPath = splitFieldPath(textField);
+    impl_->idPath = splitFieldPath(idField);
+    if (!keepField.empty()) impl_->keepPath = splitFieldPath(keepField);
+}
+
+ArrowBatchReader::~ArrowBatchReader() = default;
+
+const RowGroupColumns& ArrowBatchReader::read(const std::string& path, uint64_t fileSize,
+                                              uint32_t batch) {
+    Impl& s = *impl_;
+    if (s.path != path || s.size != fileSize || (!s.fileReader && s.streamBatches.empty()))
+        s.open(path, fileSize);
+    if (s.batch == static_cast<int64_t>(batch)) return s.columns;
+    try {
+        s.decode(batch);
+    } catch (...) {
+        s.batch = -1;
+        throw;
+    }
+    return s.columns;
+}
+
+}  // namespace neardup::columnar
