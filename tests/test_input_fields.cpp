@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <string>
 
 #include "input_fields.h"
@@ -142,6 +143,44 @@ class TestInputFields : public QObject {
         QCOMPARE(describe(listing.fields), expected);
     }
 
+    // An Arrow IPC file and stream (what `datasets` writes) list their columns like Parquet's,
+    // read by Arrow's readers; a workbench given an .arrow input must not sample it as JSON.
+    void arrowListsColumnsLikeParquet() {
+        if (!columnar::parquetCompiledIn()) QSKIP("Arrow support is not compiled in");
+        QStringList listed;
+        for (const char* format : {"file", "stream"}) {
+            const std::string file = path((std::string("features-") + format + ".arrow").c_str());
+            QProcess p;
+            p.start(
+                QStringLiteral(NEARDUP_ARROW_PYTHON),
+                {QStringLiteral(NEARDUP_SOURCE_DIR "/tests/support/write_arrow.py"),
+                 QStringLiteral("features"), QString::fromStdString(file), QLatin1String(format)});
+            QVERIFY(p.waitForFinished(120000));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            const FieldListing listing = inputFields(inputFile(file));
+            QVERIFY(listing.parquet);
+            QCOMPARE(listing.records, uint64_t{6});
+            QCOMPARE(listing.notObjects, uint64_t{0});
+            const QStringList fields = describe(listing.fields);
+            if (!listed.isEmpty()) QCOMPARE(fields, listed);  // the two formats alike
+            listed = fields;
+        }
+        QVERIFY(listed.contains(QStringLiteral("meta.content: string S")));
+        QVERIFY(listed.contains(QStringLiteral("num: int64 I")));
+        QVERIFY(listed.contains(QStringLiteral("label: large_string S")));
+        QVERIFY(std::any_of(listed.begin(), listed.end(), [](const QString& f) {
+            return f.startsWith(QStringLiteral("dict: dictionary<values=string")) &&
+                   f.endsWith(QStringLiteral(" S"));
+        }));
+        testsupport::writeFile(path("damaged.arrow"), "ARROW1 not an Arrow file ARROW1");
+        try {
+            columnar::arrowFields(path("damaged.arrow"));
+            QFAIL("a damaged Arrow file was listed");
+        } catch (const columnar::ColumnarError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("damaged.arrow")),
+                     e.what());
+        }
+    }
     void aDamagedParquetFileIsNamed() {
         if (!columnar::parquetCompiledIn()) QSKIP("Parquet support is not compiled in");
         testsupport::writeFile(path("damaged.parquet"), "PAR1 this is not a Parquet file PAR1");

@@ -18,6 +18,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "arrow_ipc_file.h"
 #include "jobqueue.h"
 #include "jsonl_reader.h"
 #include "parquet_file.h"
@@ -56,12 +57,13 @@ RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxReco
             out.totalBytes += f.size;
         }
         if (files.empty()) {
-            out.error = QObject::tr("no JSONL or Parquet files found");
+            out.error = QObject::tr("no JSONL, Parquet or Arrow files found");
             return out;
         }
         out.listing = listInputFields(files, kMaxListedFiles);
-        // A Parquet file's records are not lines: its fields are listed, its rows not previewed.
-        if (columnar::isParquetName(files.front().path)) {
+        // A Parquet or Arrow file's records are not lines: its fields are listed, its rows not
+        // previewed.
+        if (columnar::isColumnarName(files.front().path)) {
             out.parquetFirst = true;
             return out;
         }
@@ -231,8 +233,8 @@ void DatasetPanel::setRunEnabled(bool enabled, const QString& why) {
 void DatasetPanel::addFiles() {
     addInputs(QFileDialog::getOpenFileNames(
         this, tr("Add input files"), QString(),
-        tr("Datasets (*.jsonl *.ndjson *.json *.gz *.zst *.parquet);;JSON Lines (*.jsonl *.ndjson "
-           "*.json *.gz *.zst);;Parquet (*.parquet);;All files (*)")));
+        tr("Datasets (*.jsonl *.ndjson *.json *.gz *.zst *.parquet *.arrow);;JSON Lines (*.jsonl "
+           "*.ndjson *.json *.gz *.zst);;Parquet (*.parquet);;Arrow (*.arrow);;All files (*)")));
 }
 
 void DatasetPanel::addFolder() {

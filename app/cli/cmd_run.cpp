@@ -121,7 +121,9 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
 Command addRunCommand(CLI::App& app) {
     auto opt = std::make_shared<RunOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "run", "Find near-duplicates in JSONL inputs and record the run in a project");
+        "run",
+        "Find near-duplicates in JSON Lines, Parquet or Arrow inputs and record the run in a "
+        "project");
     addProjectOptions(*cmd, *opt);
     addInputOptions(*cmd, *opt);
     addParameterOptions(*cmd, *opt);

@@ -14,7 +14,8 @@ namespace neardup::cli {
 
 void addProjectOptions(CLI::App& cmd, RunOptions& opt) {
     cmd.add_option("inputs", opt.inputs,
-                   "JSONL files (.jsonl, .jsonl.gz, .jsonl.zst) or directories (none with "
+                   "JSON Lines (.jsonl, .jsonl.gz, .jsonl.zst), Parquet (.parquet) or Arrow "
+                   "(.arrow, save_to_disk folders) files, or directories of them (none with "
                    "--resume)");
     cmd.add_option("-p,--project", opt.project, "Project file (.ndw), created when missing")
         ->required();

@@ -1,6 +1,6 @@
 // The fields an input offers for --text-field and --id-field, as the workbench's dataset panel
-// lists them: a Parquet file's columns with their Arrow types (here) and the keys of a JSON
-// Lines file's first lines with the JSON types seen (core/io's input_fields.h). Plain types.
+// lists them: a Parquet or Arrow IPC file's columns with their Arrow types (here) and the keys of a
+// JSON Lines file's first lines with the JSON types seen (core/io's input_fields.h). Plain types.
 #pragma once
 
 #include <cstdint>
@@ -26,5 +26,10 @@ struct FieldInfo {
 // not entered (no reader option can name what is inside them). Throws ColumnarError naming the
 // file, "not compiled in" in a build without Arrow.
 std::vector<FieldInfo> parquetFields(const std::string& path);
+
+// The columns of the Arrow IPC file (or stream) at `path`, from its schema, listed as
+// parquetFields lists them; `seen` is the file's rows. Throws ColumnarError naming the file,
+// "not compiled in" in a build without Arrow.
+std::vector<FieldInfo> arrowFields(const std::string& path);
 
 }  // namespace neardup::columnar

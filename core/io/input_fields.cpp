@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "arrow_ipc_file.h"
 #include "jsonl_reader.h"
 #include "parquet_file.h"
 
@@ -157,10 +158,11 @@ FieldListing jsonlFields(const InputFile& file, std::size_t maxLines) {
 }
 
 FieldListing inputFields(const InputFile& file, std::size_t maxLines) {
-    if (!columnar::isParquetName(file.path)) return jsonlFields(file, maxLines);
+    const bool arrow = columnar::isArrowName(file.path);
+    if (!arrow && !columnar::isParquetName(file.path)) return jsonlFields(file, maxLines);
     FieldListing out;
     out.parquet = true;
-    out.fields = columnar::parquetFields(file.path);
+    out.fields = arrow ? columnar::arrowFields(file.path) : columnar::parquetFields(file.path);
     if (!out.fields.empty()) out.records = out.fields.front().seen;
     return out;
 }
