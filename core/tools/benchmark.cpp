@@ -414,9 +414,12 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
                                 return writeParquetCopy(jsonl, parquet, options.params.reader);
                             }).output);
         const int threads = options.threads.empty() ? 0 : options.threads.front();
-        for (const auto& [format, path] :
-             {std::pair<std::string, std::string>{"jsonl", jsonl},
-              std::pair<std::string, std::string>{"parquet", parquet}}) {
+        for (const auto& input : {std::pair<std::string, std::string>{"jsonl", jsonl},
+                                  std::pair<std::string, std::string>{"parquet", parquet}}) {
+            // Named, not a structured binding: C++20 lets a lambda capture one (P1091), but
+            // clang 14, the sanitizer builds' compiler, does not implement that yet.
+            const std::string& format = input.first;
+            const std::string& path = input.second;
             std::vector<BenchmarkCase> runs;
             for (int r = 0; r < std::max(1, options.repeat); ++r) {
                 say("reading " + format + " (" + std::to_string(r + 1) + "/" +
