@@ -123,15 +123,20 @@ class TestUiWorkbench : public QObject {
         p->bandsBox()->setValue(20);
         p->rowsBox()->setValue(10);
         QVERIFY(!p->isValid());
-        QVERIFY(p->validationLabel()->text().contains(QStringLiteral("must not exceed")));
-        QVERIFY(p->validationLabel()->text().contains(QStringLiteral("200")));
+        // Worded with the panel's labels, not the CLI's options.
+        QVERIFY2(p->validationLabel()->text().contains(
+                     QStringLiteral("Bands x rows (200) must not exceed Hashes H (128)")),
+                 qPrintable(p->validationLabel()->text()));
+        QVERIFY(!p->validationLabel()->text().contains(QStringLiteral("--")));
         QVERIFY(!window_->dataset()->runButton()->isEnabled());
         p->rowsBox()->setValue(6);
         QVERIFY2(p->isValid(), qPrintable(p->validationMessage()));
         QVERIFY(window_->dataset()->runButton()->isEnabled());
         // A threshold under the store floor cannot be served by the stored pairs.
         p->thresholdBox()->setValue(0.3);
-        QVERIFY(p->validationLabel()->text().contains(QStringLiteral("store-floor")));
+        QVERIFY2(p->validationLabel()->text().contains(
+                     QStringLiteral("The store floor must be in (0, Threshold \u03b8]")),
+                 qPrintable(p->validationLabel()->text()));
         QVERIFY(!window_->dataset()->runButton()->isEnabled());
         p->thresholdBox()->setValue(0.7);
         QVERIFY(p->isValid());

@@ -468,7 +468,8 @@ bool MainWindow::startRun() {
     request.params = parameters_->params();
     request.params.reader.textField = dataset_->textField().toStdString();
     request.params.reader.idField = dataset_->idField().toStdString();
-    if (const std::string problem = validate(request.params); !problem.empty()) {
+    if (const std::string problem = validate(request.params, ParametersPanel::parameterNames());
+        !problem.empty()) {
         statusBar()->showMessage(QString::fromStdString(problem), 10000);
         return false;
     }

@@ -249,8 +249,30 @@ void ParametersPanel::setParams(const RunParams& p) {
     refresh();
 }
 
+ParameterNames ParametersPanel::parameterNames() {
+    auto name = [](const QString& label) { return label.toStdString(); };
+    ParameterNames n;
+    n.ngram = name(tr("Shingle size k"));
+    n.hashes = name(tr("Hashes H"));
+    n.sketchOph = name(tr("The oph sketch"));
+    n.hashPermute = name(tr("the permute hash family"));
+    n.bands = name(tr("Bands"));
+    n.rows = name(tr("rows"));
+    n.buckets = name(tr("Buckets K"));
+    n.threshold = name(tr("Threshold \u03b8"));
+    n.storeFloor = name(tr("The store floor"));
+    n.keepMaxField = name(tr("Keeping the largest value of a field"));
+    n.textField = name(tr("The text field"));
+    n.threads = name(tr("Threads"));
+    n.backend = name(tr("The backend"));
+    n.workers = name(tr("Workers"));
+    n.devices = name(tr("Devices"));
+    n.backendCudaOrAuto = name(tr("the cuda or auto backend"));
+    return n;
+}
+
 QString ParametersPanel::validationMessage() const {
-    return QString::fromStdString(validate(params()));
+    return QString::fromStdString(validate(params(), parameterNames()));
 }
 
 void ParametersPanel::setGpuInventory(const QString& summary, bool usable) {

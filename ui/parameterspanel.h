@@ -32,6 +32,9 @@ class ParametersPanel : public QWidget {
     void setParams(const RunParams& p);
     // Empty when valid, else neardup::validate's message.
     QString validationMessage() const;
+    // The parameters as this panel labels them, for validate()'s messages (the CLI's option
+    // names mean nothing to someone who sets them here).
+    static ParameterNames parameterNames();
     bool isValid() const { return validationMessage().isEmpty(); }
     // GPUs as reported by neardup::queryGpus, for the backend choice.
     void setGpuInventory(const QString& summary, bool usable);

@@ -129,38 +129,38 @@ std::string bucketsToString(BucketMode mode, uint64_t buckets) {
     return "exact";
 }
 
-std::string validate(const RunParams& p) {
+std::string validate(const RunParams& p, const ParameterNames& n) {
     const auto& s = p.signature;
     const auto& l = p.lsh;
-    if (s.ngram < 1 || s.ngram > 64) return "--ngram must be between 1 and 64";
-    if (s.hashes < 1 || s.hashes > 4096) return "--hashes must be between 1 and 4096";
+    if (s.ngram < 1 || s.ngram > 64) return n.ngram + " must be between 1 and 64";
+    if (s.hashes < 1 || s.hashes > 4096) return n.hashes + " must be between 1 and 4096";
     if (s.sketch == SketchKind::Oph && s.family != HashFamily::Permute)
-        return "--sketch oph hashes each shingle once and needs --hash permute";
-    if (l.bands < 1) return "--bands must be at least 1";
-    if (l.rows < 1) return "--rows must be at least 1";
+        return n.sketchOph + " hashes each shingle once and needs " + n.hashPermute;
+    if (l.bands < 1) return n.bands + " must be at least 1";
+    if (l.rows < 1) return n.rows + " must be at least 1";
     if (l.bands * l.rows > s.hashes)
-        return "--bands x --rows (" + std::to_string(l.bands * l.rows) +
-               ") must not exceed --hashes (" + std::to_string(s.hashes) + ")";
-    if (l.bucketMode == BucketMode::Fixed && l.buckets == 0) return "--buckets must be positive";
+        return n.bands + " x " + n.rows + " (" + std::to_string(l.bands * l.rows) +
+               ") must not exceed " + n.hashes + " (" + std::to_string(s.hashes) + ")";
+    if (l.bucketMode == BucketMode::Fixed && l.buckets == 0) return n.buckets + " must be positive";
     const auto& c = p.compare;
-    if (!(c.threshold > 0.0 && c.threshold <= 1.0)) return "--threshold must be in (0, 1]";
+    if (!(c.threshold > 0.0 && c.threshold <= 1.0)) return n.threshold + " must be in (0, 1]";
     if (!(c.storeFloor > 0.0 && c.storeFloor <= c.threshold))
-        return "--store-floor must be in (0, threshold]";
+        return n.storeFloor + " must be in (0, " + n.threshold + "]";
     if (p.keep == KeepPolicy::MaxField && p.reader.keepField.empty())
-        return "--keep max:FIELD needs a field name";
-    if (p.reader.textField.empty()) return "--text-field must not be empty";
-    if (p.threads < 0) return "--threads must be 0 (all cores) or positive";
+        return n.keepMaxField + " needs a field name";
+    if (p.reader.textField.empty()) return n.textField + " must not be empty";
+    if (p.threads < 0) return n.threads + " must be 0 (all cores) or positive";
     if (p.backend != "auto" && p.backend != "cpu" && p.backend != "cuda")
-        return "--backend must be auto, cpu or cuda";
+        return n.backend + " must be auto, cpu or cuda";
     if (p.workers < 1 || p.workers > RunParams::kMaxWorkers)
-        return "--workers must be between 1 and " + std::to_string(RunParams::kMaxWorkers);
+        return n.workers + " must be between 1 and " + std::to_string(RunParams::kMaxWorkers);
     if (!p.devices.empty()) {
         bool all = false;
         std::vector<int> list;
         if (!parseDeviceList(p.devices, all, list))
-            return "--devices must be all or distinct device numbers such as 0,1,3 (got '" +
+            return n.devices + " must be all or distinct device numbers such as 0,1,3 (got '" +
                    p.devices + "')";
-        if (p.backend == "cpu") return "--devices selects GPUs and needs --backend cuda or auto";
+        if (p.backend == "cpu") return n.devices + " selects GPUs and needs " + n.backendCudaOrAuto;
     }
     return {};
 }

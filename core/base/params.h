@@ -134,8 +134,30 @@ std::string bucketsToString(BucketMode mode, uint64_t buckets);
 // order. False when the text is neither; "" is not a list.
 bool parseDeviceList(const std::string& s, bool& all, std::vector<int>& devices);
 
-// Returns an empty string when valid, else a message naming the offending parameter.
-std::string validate(const RunParams& p);
+// How validate()'s messages name the parameters: by default as the CLI's options; the workbench
+// passes its panel's labels, so that a message points at what its user sees.
+struct ParameterNames {
+    std::string ngram = "--ngram";
+    std::string hashes = "--hashes";
+    std::string sketchOph = "--sketch oph";
+    std::string hashPermute = "--hash permute";
+    std::string bands = "--bands";
+    std::string rows = "--rows";
+    std::string buckets = "--buckets";
+    std::string threshold = "--threshold";
+    std::string storeFloor = "--store-floor";
+    std::string keepMaxField = "--keep max:FIELD";
+    std::string textField = "--text-field";
+    std::string threads = "--threads";
+    std::string backend = "--backend";
+    std::string workers = "--workers";
+    std::string devices = "--devices";
+    std::string backendCudaOrAuto = "--backend cuda or auto";
+};
+
+// Returns an empty string when valid, else a message naming the offending parameter as `names`
+// names it.
+std::string validate(const RunParams& p, const ParameterNames& names = {});
 
 // Resolved K for FED's auto rule (2 * sqrt(N)), never below 1.
 uint64_t autoBucketCount(uint64_t documents);
