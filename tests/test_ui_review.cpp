@@ -311,6 +311,8 @@ class TestUiReview : public QObject {
 
 #else  // built without the GUI
 
+#include <QTest>
+
 class TestUiReview : public QObject {
     Q_OBJECT
   private slots:
