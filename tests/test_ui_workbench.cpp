@@ -41,6 +41,7 @@
 #include "lsh_buckets.h"
 #include "lsh_tuning.h"
 #include "mainwindow.h"
+#include "pair_verifier.h"
 #include "parameterspanel.h"
 #include "pipeline.h"
 #include "project_queries.h"
@@ -119,6 +120,9 @@ class TestUiWorkbench : public QObject {
 
     void parameterValidation() {
         ParametersPanel* p = window_->parameters();
+        // Values as given (pinned): chosen ones could not break these rules.
+        p->autoBandsRowsBox()->setChecked(false);
+        p->autoStoreFloorBox()->setChecked(false);
         p->hashesBox()->setValue(128);
         p->bandsBox()->setValue(20);
         p->rowsBox()->setValue(10);
@@ -144,6 +148,7 @@ class TestUiWorkbench : public QObject {
 
     void sCurveFollowsEveryEdit() {
         ParametersPanel* p = window_->parameters();
+        p->autoBandsRowsBox()->setChecked(false);
         p->bandsBox()->setValue(16);
         p->rowsBox()->setValue(8);
         p->thresholdBox()->setValue(0.8);
@@ -166,6 +171,74 @@ class TestUiWorkbench : public QObject {
         QVERIFY2(plot->missRate() <= 0.02, qPrintable(plot->ratesText()));
         QVERIFY(std::abs(plot->plottedValueAt(0.8) - candidateProbability(0.8, s.bands, s.rows)) <
                 1e-12);
+    }
+
+    // Without -b/-r and --store-floor the CLI chooses bands, rows and the store floor for the
+    // run's threshold; with "auto" ticked the panel does the same whenever θ or H change, and
+    // the run cannot start with the previous threshold's choice while a new one is computed.
+    void choicesFollowTheThreshold() {
+        ParametersPanel* p = window_->parameters();
+        p->setParams(RunParams{});  // the defaults are the choices for the default θ and H
+        QVERIFY(p->autoBandsRowsBox()->isChecked());
+        QVERIFY(p->autoStoreFloorBox()->isChecked());
+        QVERIFY(!p->bandsBox()->isEnabled() && !p->rowsBox()->isEnabled());
+        QVERIFY(!p->storeFloorBox()->isEnabled());
+        QVERIFY(p->params().lsh.chosen);
+        QVERIFY2(p->isValid(), qPrintable(p->validationMessage()));
+        for (const double theta : {0.5, 0.6, 0.9}) {
+            p->thresholdBox()->setValue(theta);
+            // Chosen off the GUI thread: until the choice arrives, no run.
+            QVERIFY(!p->isValid());
+            QVERIFY(!window_->dataset()->runButton()->isEnabled());
+            const LshSuggestion s = chooseBandsRows(theta, 128);
+            QTRY_VERIFY2(p->isValid(), qPrintable(p->validationMessage()));
+            QCOMPARE(p->bandsBox()->value(), s.bands);
+            QCOMPARE(p->rowsBox()->value(), s.rows);
+            QCOMPARE(p->params().compare.storeFloor,
+                     defaultStoreFloor(theta, 128, VerifyMode::Borderline));
+            QCOMPARE(p->plot()->missRate(), 1 - candidateProbability(theta, s.bands, s.rows));
+        }
+        // Below θ 0.63 borderline verification reaches under 0.5, and so does the floor.
+        p->thresholdBox()->setValue(0.5);
+        QTRY_VERIFY(p->isValid());
+        QVERIFY(p->params().compare.storeFloor < 0.4);
+        p->hashesBox()->setValue(256);
+        QTRY_VERIFY(p->isValid());
+        QCOMPARE(p->bandsBox()->value(), chooseBandsRows(0.5, 256).bands);
+        QCOMPARE(p->rowsBox()->value(), chooseBandsRows(0.5, 256).rows);
+        QCOMPARE(p->params().compare.storeFloor,
+                 defaultStoreFloor(0.5, 256, VerifyMode::Borderline));
+
+        // Unticked: the values stay as they are and are the run's as given.
+        p->autoBandsRowsBox()->setChecked(false);
+        p->autoStoreFloorBox()->setChecked(false);
+        QVERIFY(p->bandsBox()->isEnabled() && p->storeFloorBox()->isEnabled());
+        const int bands = p->bandsBox()->value(), rows = p->rowsBox()->value();
+        const double floor = p->storeFloorBox()->value();
+        p->thresholdBox()->setValue(0.85);
+        QVERIFY(p->isValid());
+        QCOMPARE(p->bandsBox()->value(), bands);
+        QCOMPARE(p->rowsBox()->value(), rows);
+        QCOMPARE(p->params().compare.storeFloor, floor);
+        QVERIFY(!p->params().lsh.chosen);
+
+        // A run's parameters: "auto" where its values are the choices, pinned where not.
+        RunParams pinned;
+        pinned.compare.threshold = 0.7;  // the default 18 x 7 is not 0.7's choice
+        p->setParams(pinned);
+        QVERIFY(!p->autoBandsRowsBox()->isChecked());
+        QVERIFY(p->autoStoreFloorBox()->isChecked());
+        QCOMPARE(p->bandsBox()->value(), 18);
+        QVERIFY(p->isValid());
+        RunParams chosen = pinned;
+        chosen.lsh.bands = chooseBandsRows(0.7, 128).bands;
+        chosen.lsh.rows = chooseBandsRows(0.7, 128).rows;
+        chosen.compare.storeFloor = 0.45;
+        p->setParams(chosen);
+        QVERIFY(p->autoBandsRowsBox()->isChecked());
+        QVERIFY(!p->autoStoreFloorBox()->isChecked());
+        QCOMPARE(p->params().compare.storeFloor, 0.45);
+        QVERIFY(p->isValid());
     }
 
     void runThroughTheGuiWorker() {

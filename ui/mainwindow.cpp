@@ -463,6 +463,11 @@ void MainWindow::useRunParameters() {
 
 bool MainWindow::startRun() {
     if (project_.isEmpty() || dataset_->inputs().isEmpty() || run_->isRunning()) return false;
+    // Also while bands and rows are still being chosen for a new threshold.
+    if (!parameters_->isValid()) {
+        statusBar()->showMessage(parameters_->validationMessage(), 10000);
+        return false;
+    }
     RunRequest request;
     request.project = project_;
     request.params = parameters_->params();

@@ -1,5 +1,6 @@
 #include "parameterspanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -17,6 +18,7 @@
 
 #include "jobqueue.h"
 #include "lsh_tuning.h"
+#include "pair_verifier.h"
 #include "scurveplot.h"
 
 namespace neardup::ui {
@@ -47,6 +49,8 @@ void setCombo(QComboBox* c, const char* text) {
 
 ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), jobs_(jobs) {
     const RunParams d;
+    // The defaults are the choice for the default threshold and hashes (test_lsh_tuning).
+    lastChoice_ = {d.compare.threshold, d.signature.hashes, d.lsh.bands, d.lsh.rows};
     shingle_ = combo({"char", "word"});
     ngram_ = spin(1, 64, d.signature.ngram);
     hashes_ = spin(1, 4096, d.signature.hashes);
@@ -122,18 +126,33 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     brRow->addWidget(bands_);
     brRow->addWidget(new QLabel(QStringLiteral("\u00d7")));
     brRow->addWidget(rows_);
+    autoBandsRows_ = new QCheckBox(tr("auto"));
+    autoBandsRows_->setObjectName(QStringLiteral("autoBandsRows"));
+    autoBandsRows_->setToolTip(
+        tr("Choose b and r for \u03b8 and H whenever they change, as neardup run does "
+           "without -b/-r: the b\u00b7r \u2264 H that weighs a missed duplicate 99 times a "
+           "false candidate under the S-curve. Such a run also reuses an earlier run's pairs "
+           "when that run's b \u00d7 r misses no more pairs at \u03b8."));
+    brRow->addWidget(autoBandsRows_);
     suggest_ = new QPushButton(tr("Suggest b, r"));
     suggest_->setObjectName(QStringLiteral("suggestButton"));
     suggest_->setToolTip(
-        tr("Among b\u00b7r \u2264 H, the b and r that miss at most 5 % of the pairs at "
-           "\u03b8 and, within that, make the fewest candidates below \u03b8 (the smallest "
-           "false-positive area under the S-curve)"));
+        tr("Set b and r once to the choice for \u03b8 and H (the one \"auto\" keeps): among "
+           "b\u00b7r \u2264 H, the smallest weighted sum of the S-curve's areas of missed "
+           "duplicates (weight 0.99) and false candidates (0.01)"));
     brRow->addWidget(suggest_);
     lf->addRow(tr("Bands \u00d7 rows"), brRow);
     auto* tRow = new QHBoxLayout;
     tRow->addWidget(threshold_);
     tRow->addWidget(new QLabel(tr("store \u2265")));
     tRow->addWidget(storeFloor_);
+    autoFloor_ = new QCheckBox(tr("auto"));
+    autoFloor_->setObjectName(QStringLiteral("autoStoreFloor"));
+    autoFloor_->setToolTip(
+        tr("Store pairs down to 0.5, or lower where verification reaches below it (the bottom "
+           "of the borderline band, \u03b8 \u2212 3\u03c3), as neardup run does without "
+           "--store-floor"));
+    tRow->addWidget(autoFloor_);
     lf->addRow(tr("Threshold \u03b8"), tRow);
     auto* kRow = new QHBoxLayout;
     kRow->addWidget(bucketMode_);
@@ -179,6 +198,18 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     for (QLineEdit* e : {seed_, keepField_})
         connect(e, &QLineEdit::textChanged, this, onEdit);
     connect(suggest_, &QPushButton::clicked, this, &ParametersPanel::suggestBandsAndRows);
+    // What the choices depend on: the threshold, the hashes and (for the floor) verification.
+    connect(threshold_, &QDoubleSpinBox::valueChanged, this, &ParametersPanel::followThreshold);
+    connect(hashes_, &QSpinBox::valueChanged, this, &ParametersPanel::followThreshold);
+    connect(verify_, &QComboBox::currentIndexChanged, this, &ParametersPanel::followThreshold);
+    for (QCheckBox* c : {autoBandsRows_, autoFloor_})
+        connect(c, &QCheckBox::toggled, this, [this] {
+            followThreshold();
+            refresh();
+        });
+    // New panels start from the CLI's defaults: both chosen.
+    autoBandsRows_->setChecked(true);
+    autoFloor_->setChecked(true);
     refresh();
 }
 
@@ -193,6 +224,7 @@ RunParams ParametersPanel::params() const {
     p.signature.seed = seed_->text().toULongLong();
     p.lsh.bands = bands_->value();
     p.lsh.rows = rows_->value();
+    p.lsh.chosen = autoBandsRows_->isChecked();
     p.lsh.scheme =
         parseBandKeyScheme(scheme_->currentText().toStdString()).value_or(BandKeyScheme::Hash);
     switch (bucketMode_->currentIndex()) {
@@ -207,9 +239,13 @@ RunParams ParametersPanel::params() const {
             p.lsh.bucketMode = BucketMode::Exact;
     }
     p.compare.threshold = threshold_->value();
-    p.compare.storeFloor = storeFloor_->value();
     p.compare.verify =
         parseVerifyMode(verify_->currentText().toStdString()).value_or(VerifyMode::None);
+    // The box shows three decimals; the run gets the CLI's floor to the last bit.
+    p.compare.storeFloor =
+        autoFloor_->isChecked()
+            ? defaultStoreFloor(p.compare.threshold, p.signature.hashes, p.compare.verify)
+            : storeFloor_->value();
     p.keep = keep_->currentIndex() == 1   ? KeepPolicy::Longest
              : keep_->currentIndex() == 2 ? KeepPolicy::MaxField
                                           : KeepPolicy::First;
@@ -245,7 +281,19 @@ void ParametersPanel::setParams(const RunParams& p) {
     setCombo(decide_, toString(p.decide));
     threads_->setValue(p.threads);
     setCombo(backend_, p.backend.c_str());
+    // "auto" where the values are the choices (a run records the b x r and floor it used, not
+    // whether they were chosen): exact comparisons, as both sides come from the same functions.
+    if (lastChoice_.threshold != p.compare.threshold || lastChoice_.hashes != p.signature.hashes) {
+        const LshSuggestion s = chooseBandsRows(p.compare.threshold, p.signature.hashes);
+        lastChoice_ = {p.compare.threshold, p.signature.hashes, s.bands, s.rows};
+    }
+    autoBandsRows_->setChecked(
+        p.lsh.chosen || (lastChoice_.bands == p.lsh.bands && lastChoice_.rows == p.lsh.rows));
+    autoFloor_->setChecked(p.compare.storeFloor == defaultStoreFloor(p.compare.threshold,
+                                                                     p.signature.hashes,
+                                                                     p.compare.verify));
     loading_ = false;
+    followThreshold();
     refresh();
 }
 
@@ -272,6 +320,10 @@ ParameterNames ParametersPanel::parameterNames() {
 }
 
 QString ParametersPanel::validationMessage() const {
+    if (choosing_)
+        return tr("Choosing bands \u00d7 rows for \u03b8 = %1 and H = %2\u2026")
+            .arg(threshold_->value(), 0, 'f', 3)
+            .arg(hashes_->value());
     return QString::fromStdString(validate(params(), parameterNames()));
 }
 
@@ -280,6 +332,54 @@ void ParametersPanel::setGpuInventory(const QString& summary, bool usable) {
     // "cuda" stays selectable only where it can work.
     if (auto* model = qobject_cast<QStandardItemModel*>(backend_->model()))
         if (QStandardItem* item = model->item(2)) item->setEnabled(usable);
+}
+
+void ParametersPanel::followThreshold() {
+    if (loading_) return;
+    bands_->setEnabled(!autoBandsRows_->isChecked());
+    rows_->setEnabled(!autoBandsRows_->isChecked());
+    storeFloor_->setEnabled(!autoFloor_->isChecked());
+    if (autoFloor_->isChecked()) storeFloor_->setValue(params().compare.storeFloor);
+    if (autoBandsRows_->isChecked())
+        chooseForThreshold();
+    else if (choosing_) {
+        choice_.forget();
+        choosing_ = false;
+    }
+}
+
+void ParametersPanel::chooseForThreshold() {
+    const double threshold = threshold_->value();
+    const int hashes = hashes_->value();
+    const LatestRequest::Ticket ticket = choice_.next();
+    const auto apply = [this](int bands, int rows) {
+        choosing_ = false;
+        if (bands > 0) {
+            loading_ = true;  // one refresh for both values
+            bands_->setValue(bands);
+            rows_->setValue(rows);
+            loading_ = false;
+        }
+        refresh();
+    };
+    if (lastChoice_.threshold == threshold && lastChoice_.hashes == hashes) {
+        apply(lastChoice_.bands, lastChoice_.rows);
+        return;
+    }
+    choosing_ = true;
+    jobs_->submit<LshSuggestion>(
+        this, ticket,
+        [threshold, hashes](JobContext&) { return chooseBandsRows(threshold, hashes); },
+        [this, threshold, hashes, apply](LshSuggestion s) {
+            lastChoice_ = {threshold, hashes, s.bands, s.rows};
+            apply(s.bands, s.rows);
+        },
+        [this](const QString& error) {
+            choosing_ = false;
+            suggestion_->setText(error);
+            refresh();
+        });
+    refresh();
 }
 
 void ParametersPanel::refresh() {
