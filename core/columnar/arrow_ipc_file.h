@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +50,18 @@ class ArrowBatchReader {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// Writes the selected rows of the Arrow IPC file or stream at `source` (ParquetRowSelection's
+// keep and annotation columns) in the same IPC format, its bytes going to `write` in order: the
+// source's schema (every column, its types and metadata) with the annotation columns appended
+// when asked; one record batch per source batch with its selected rows, in order (none for a
+// batch without any; a file without rows keeps the schema); bodies uncompressed (what
+// `datasets` writes). Reads one batch at a time; `progress` is told the source rows of each
+// batch once it is written. Throws ColumnarError naming the file; a failed `write` throws
+// through.
+void copyArrowRows(const std::string& source, const ParquetRowSelection& rows,
+                   const std::function<void(std::string_view)>& write,
+                   const std::function<void(uint64_t)>& progress);
 
 // A columnar file's row groups or record batches, by its name (Parquet or Arrow).
 std::vector<RowGroupSpan> columnarSpans(const std::string& path, uint64_t fileSize);

@@ -11,6 +11,7 @@
 #include "arrow_columns.h"
 #include "arrow_ipc_file.h"
 #include "field_text.h"
+#include "ipc_open.h"
 
 namespace neardup::columnar {
 
@@ -19,13 +20,6 @@ namespace {
 // The system allocator, as for Parquet (parquet_file.cpp): one allocator in the process.
 arrow::MemoryPool* pool() {
     return arrow::system_memory_pool();
-}
-
-arrow::ipc::IpcReadOptions readOptions() {
-    arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
-    options.memory_pool = pool();
-    options.use_threads = false;  // the reading pipeline's threads are the parallelism
-    return options;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -94,31 +88,35 @@ std::shared_ptr<arrow::io::RandomAccessFile> mapFile(const std::string& path) {
     return orFail(arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ), path);
 }
 
-// An opened IPC input of either format: the file format's reader, or a stream's reader.
-struct OpenedIpc {
-    std::shared_ptr<arrow::ipc::RecordBatchFileReader> file;
-    std::shared_ptr<arrow::ipc::RecordBatchStreamReader> stream;
-};
+}  // namespace
 
-// Opens `input` as the IPC file format, else as the IPC stream format.
+arrow::ipc::IpcReadOptions ipcReadOptions() {
+    arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
+    options.memory_pool = pool();
+    options.use_threads = false;  // the reading pipeline's threads are the parallelism
+    return options;
+}
+
+std::shared_ptr<arrow::io::RandomAccessFile> openIpcFile(const std::string& path) {
+    return orFail(arrow::io::ReadableFile::Open(path, pool()), path);
+}
+
 OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
                   const std::string& path) {
     OpenedIpc opened;
-    auto file = arrow::ipc::RecordBatchFileReader::Open(input, readOptions());
+    auto file = arrow::ipc::RecordBatchFileReader::Open(input, ipcReadOptions());
     if (file.ok()) {
         opened.file = std::move(file).ValueUnsafe();
         return opened;
     }
     if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
-    auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, readOptions());
+    auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions());
     if (!stream.ok())
         fail(path, "neither an IPC file (" + file.status().ToString() + ") nor an IPC stream (" +
                        stream.status().ToString() + ")");
     opened.stream = std::move(stream).ValueUnsafe();
     return opened;
 }
-
-}  // namespace
 
 std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t fileSize) {
     auto tracked = std::make_shared<ReachTrackingFile>(mapFile(path));
