@@ -6,6 +6,9 @@
 // never read as data; --out-dir writes Arrow shards in the input's IPC format and schema
 // (read back with pyarrow, tests/support/read_arrow.py) and mirrors a save_to_disk folder with its
 // metadata. A build without Arrow refuses a .arrow input by name.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -419,6 +422,54 @@ class TestArrowInput : public CorpusFixture {
         for (const char* split : {"train", "test"})
             QVERIFY(fs::exists(path(std::string("odd.out/") + split + "/state.json")) &&
                     fs::exists(path(std::string("odd.out/") + split + "/dataset_info.json")));
+    }
+
+    // An Arrow file truncated by another process while it is being read: the read fails with an
+    // error naming the file, never a SIGBUS (the file was memory-mapped). In a child process, so
+    // that a crash fails this test instead of ending the suite.
+    void truncatedUnderTheReaderNamesTheFile() {
+        if (!neardup::columnar::parquetCompiledIn()) QSKIP("Arrow support is not compiled in");
+        for (const char* format : {"file", "stream"}) {
+            const std::string victim = path(std::string("truncated.") + format + ".arrow");
+            fs::copy_file(path(std::string("corpus.") + format + ".arrow"), victim,
+                          fs::copy_options::overwrite_existing);
+            const uint64_t size = fs::file_size(victim);
+            const pid_t child = fork();
+            QVERIFY(child >= 0);
+            if (child == 0) {
+                int code = 3;
+                try {
+                    neardup::columnar::ArrowBatchReader reader("text", "id", "");
+                    reader.read(victim, size, 0);
+                    fs::resize_file(victim, 64);
+                    for (uint32_t batch = 5; batch > 0; --batch)
+                        (void)reader.read(victim, size, batch);
+                    code = 2;  // read without noticing
+                } catch (const neardup::columnar::ColumnarError& e) {
+                    code = std::string(e.what()).find(victim) != std::string::npos ? 0 : 4;
+                } catch (...) {
+                }
+                _exit(code);
+            }
+            int status = 0;
+            QCOMPARE(waitpid(child, &status, 0), child);
+            QVERIFY2(!WIFSIGNALED(status), qPrintable(QStringLiteral("%1: killed by signal %2")
+                                                          .arg(QLatin1String(format))
+                                                          .arg(WTERMSIG(status))));
+            QCOMPARE(WEXITSTATUS(status), 0);
+        }
+        // A run's Arrow input changed afterwards: export refuses it by name (its pin).
+        const std::string input = path("pinned.stream.arrow");
+        fs::copy_file(path("corpus.stream.arrow"), input, fs::copy_options::overwrite_existing);
+        Result r = runOn({q(input)}, "pin", 1);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        fs::resize_file(input, fs::file_size(input) / 2);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("pin.ndw")),
+                    QStringLiteral("--out-dir"), q(path("pin.out"))},
+                   dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(q(input)), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("pin.out/pinned.stream.arrow")));
     }
 };
 
