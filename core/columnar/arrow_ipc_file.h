@@ -30,11 +30,13 @@ std::string arrowNotCompiledInMessage(const std::string& path);
 // readers. Throws ColumnarError naming the file.
 std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t fileSize);
 
-// Decodes the text, id and keep columns of record batches; one per thread. The file is memory-
-// mapped; an IPC file's batches are read by index from its footer, an IPC stream's (which
-// cannot be located without reading forward: batch i needs the dictionaries sent before it)
-// are read through once when the file is opened and kept as views into the mapping, so that
-// any batch is then at hand without reading again (uncompressed batches cost no heap memory).
+// Decodes the text, id and keep columns of record batches; one per thread. The file is read with
+// pread, never memory-mapped (a file truncated under a mapping kills the process with SIGBUS;
+// here it is a ColumnarError naming it). An IPC file's batches are read by index from its
+// footer; an IPC stream is read through once when opened, noting where each batch's message
+// begins, and a batch is then read alone (a stream with dictionary-encoded columns, whose batch
+// i needs the dictionaries sent before it, is read forward instead, from its start again for an
+// earlier batch). Only the batch being decoded is held.
 class ArrowBatchReader {
   public:
     ArrowBatchReader(std::string textField, std::string idField, std::string keepField);
@@ -75,7 +77,7 @@ class ColumnarRowReader {
     ColumnarRowReader(const ColumnarRowReader&) = delete;
     ColumnarRowReader& operator=(const ColumnarRowReader&) = delete;
 
-    // As ParquetRowReader::read; `bytes` serve Parquet reads only (an Arrow file is mapped).
+    // As ParquetRowReader::read; `bytes` serve Parquet reads only (an Arrow file is read again).
     const RowGroupColumns& read(const std::string& path, uint64_t fileSize, uint32_t group,
                                 std::string_view bytes = {}, uint64_t bytesOffset = 0);
 
