@@ -2,7 +2,8 @@
 // adding a Parquet file (written by Arrow's own writer, tests/support/write_parquet.py) lists
 // its columns with their Arrow types, struct children as dotted paths, strings first in the text
 // field's choices; a text field some input lacks is warned about before the run; the column
-// chosen is the one the run reads; File > Export Run writes the dataset as a Parquet shard.
+// chosen is the one the run reads; the first rows are previewed (id and text); File > Export Run
+// writes the dataset as a Parquet shard.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -126,6 +127,17 @@ class TestUiDatasetFields : public QObject {
                 ->itemData(d->textFieldBox()->findText(QStringLiteral("label")), Qt::ToolTipRole)
                 .toString(),
             QStringLiteral("large_string"));
+        // First records: the file's first rows, id and text, read by the run's column reader
+        // (no "text" or "id" column: the first string and id choices); nulls shown as such.
+        QTRY_COMPARE(d->previewTable()->rowCount(), 6);
+        QCOMPARE(d->preview().fields,
+                 (QStringList{QStringLiteral("num"), QStringLiteral("meta.content")}));
+        QCOMPARE(d->previewTable()->item(0, 0)->text(), QStringLiteral("10"));
+        QVERIFY(d->previewTable()->item(0, 1)->text().startsWith(
+            QStringLiteral("the quick brown fox")));
+        QCOMPARE(d->previewTable()->item(2, 1)->text(), QStringLiteral("null"));
+        QCOMPARE(d->previewTable()->item(4, 0)->text(), QStringLiteral("null"));
+        QCOMPARE(d->previewTable()->item(5, 0)->text(), QStringLiteral("15"));
     }
 
     void aMissingTextFieldIsWarnedAbout() {
