@@ -3,8 +3,13 @@
 // Dataset.save_to_disk writes, read by `neardup run` as a user would: the same documents as
 // JSONL give the same removed ids and clusters; struct fields, dictionary and large strings,
 // nulls and integer ids; documents re-read by (file, batch, row); the save_to_disk folder's JSON
-// never read as data; --out-dir refuses Arrow inputs by name. A build without Arrow refuses a
-// .arrow input by name.
+// never read as data; --out-dir writes Arrow shards in the input's IPC format and schema
+// (read back with pyarrow, tests/support/read_arrow.py) and mirrors a save_to_disk folder with its
+// metadata. A build without Arrow refuses a .arrow input by name.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -14,6 +19,7 @@
 
 #include "arrow_ipc_file.h"
 #include "document_fetcher.h"
+#include "output_formats_fixture.h"
 #include "project_store.h"
 #include "test_support.h"
 #include "user_files_support.h"
@@ -22,6 +28,50 @@ namespace fs = std::filesystem;
 using testsupport::q;
 using testsupport::readFile;
 using namespace userfiles;
+
+namespace {
+
+// The lines of `bytes`, without empty ones.
+std::vector<std::string> linesOf(const std::string& bytes) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+        std::size_t end = bytes.find('\n', at);
+        if (end == std::string::npos) end = bytes.size();
+        if (end > at) lines.push_back(bytes.substr(at, end - at));
+        at = end + 1;
+    }
+    return lines;
+}
+
+// The "id" of each row (JSON objects), in order.
+std::vector<std::string> idsOf(const std::vector<std::string>& rows) {
+    std::vector<std::string> ids;
+    for (const std::string& row : rows)
+        ids.push_back(QJsonDocument::fromJson(QByteArray::fromStdString(row))
+                          .object()
+                          .value(QStringLiteral("id"))
+                          .toString()
+                          .toStdString());
+    return ids;
+}
+
+// An Arrow IPC file's format and schema, and its rows as JSON objects (read_arrow.py).
+std::string arrowSchema(const std::string& file) {
+    const outputformats::Python r =
+        outputformats::python("read_arrow.py", {QStringLiteral("schema"), q(file)});
+    if (r.code != 0) qWarning("%s", qPrintable(r.err));
+    return r.out;
+}
+
+std::vector<std::string> arrowRows(const std::string& file) {
+    const outputformats::Python r =
+        outputformats::python("read_arrow.py", {QStringLiteral("rows"), q(file)});
+    if (r.code != 0) qWarning("%s", qPrintable(r.err));
+    return linesOf(r.out);
+}
+
+}  // namespace
 
 class TestArrowInput : public CorpusFixture {
     Q_OBJECT
@@ -262,19 +312,164 @@ class TestArrowInput : public CorpusFixture {
         }
     }
 
-    // --out-dir does not write Arrow shards: refused before any work, naming the input.
-    void outDirRefusesArrow() {
+    // --out-dir writes each Arrow input as an Arrow shard in its IPC format (file or stream)
+    // with its schema (every column and type, the schema's metadata) holding exactly the kept
+    // rows in order; --annotate writes every row with the three cluster columns appended.
+    void outDirWritesArrowShards() {
         if (!neardup::columnar::parquetCompiledIn()) QSKIP("Arrow support is not compiled in");
-        const Result r =
-            runCli({QStringLiteral("run"), q(path("corpus.stream.arrow")), QStringLiteral("-p"),
-                    q(path("od.ndw")), QStringLiteral("--out-dir"), q(path("od"))},
+        const std::vector<std::string> kept = linesOf(readFile(path("j.kept")));
+        QVERIFY(kept.size() > 100 && kept.size() < 600);
+        for (const char* format : {"file", "stream"}) {
+            const std::string input = std::string("corpus.") + format + ".arrow";
+            const std::string out = std::string("od-") + format;
+            Result r = runOn({q(path(input))}, out, 2,
+                             {QStringLiteral("--out-dir"), q(path(out + ".out"))});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            const std::string shard = path(out + ".out/" + input);
+            QCOMPARE(arrowSchema(shard), arrowSchema(path(input)));
+            QCOMPARE(QByteArray::fromStdString(arrowSchema(shard)).split('\n').front(),
+                     QByteArray("format ") + format);
+            QCOMPARE(idsOf(arrowRows(shard)), kept);
+            // --annotate: every row, the cluster columns added, duplicate_removed marks the rest.
+            r = runOn({q(path(input))}, out + "-an", 1,
+                      {QStringLiteral("--out-dir"), q(path(out + "-an.out")),
+                       QStringLiteral("--annotate")});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            const std::string annotated = path(out + "-an.out/" + input);
+            QVERIFY2(arrowSchema(annotated) ==
+                         arrowSchema(path(input)) +
+                             "cluster_id: int64 not null\ncluster_size: int64 not null\n"
+                             "duplicate_removed: bool not null\n",
+                     arrowSchema(annotated).c_str());
+            const std::vector<std::string> all = arrowRows(annotated);
+            QCOMPARE(all.size(), std::size_t{600});
+            std::vector<std::string> notRemoved;
+            for (const std::string& row : all)
+                if (row.find("\"duplicate_removed\": false") != std::string::npos)
+                    notRemoved.push_back(row);
+            QCOMPARE(idsOf(notRemoved), kept);
+        }
+        // Struct, dictionary and large string columns and schema metadata come back as they were.
+        for (const char* format : {"file", "stream"}) {
+            const std::string input = std::string("features.") + format + ".arrow";
+            const std::string out = std::string("odf-") + format;
+            const Result r = runOn({q(path(input))}, out, 1,
+                                   {QStringLiteral("--text-field"), QStringLiteral("meta.content"),
+                                    QStringLiteral("--out-dir"), q(path(out + ".out"))});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            const std::string shard = path(out + ".out/" + input);
+            QCOMPARE(arrowSchema(shard), arrowSchema(path(input)));
+            QVERIFY(arrowSchema(shard).find("origin: 'write_arrow.py features'") !=
+                    std::string::npos);
+            const std::vector<std::string> rows = arrowRows(shard), source = arrowRows(path(input));
+            QCOMPARE(rows.size(), std::size_t{4});  // rows 3 and 4 were rejected (null text)
+            QCOMPARE(rows, (std::vector<std::string>{source[0], source[1], source[4], source[5]}));
+        }
+    }
+
+    // A save_to_disk folder is mirrored as one: its shards under their names, state.json as it
+    // was (it lists them), dataset_info.json without the split sizes that no longer hold.
+    void outDirMirrorsSaveToDiskFolder() {
+        if (!neardup::columnar::parquetCompiledIn()) QSKIP("Arrow support is not compiled in");
+        Result r =
+            runOn({q(path("saved"))}, "ods", 2, {QStringLiteral("--out-dir"), q(path("ods.out"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::vector<std::string> rows;
+        const QJsonArray listed =
+            QJsonDocument::fromJson(QByteArray::fromStdString(readFile(path("ods.out/state.json"))))
+                .object()
+                .value(QStringLiteral("_data_files"))
+                .toArray();
+        QCOMPARE(listed.size(), 3);
+        for (const QJsonValue& entry : listed) {
+            const std::string shard =
+                path("ods.out/" +
+                     entry.toObject().value(QStringLiteral("filename")).toString().toStdString());
+            QVERIFY2(fs::exists(shard), shard.c_str());
+            QCOMPARE(arrowSchema(shard), arrowSchema(path("saved/data-00000-of-00003.arrow")));
+            for (std::string& row : arrowRows(shard))
+                rows.push_back(std::move(row));
+        }
+        QCOMPARE(idsOf(rows), linesOf(readFile(path("j.kept"))));
+        QCOMPARE(readFile(path("ods.out/state.json")), readFile(path("saved/state.json")));
+        QJsonParseError error{};
+        const QJsonObject info =
+            QJsonDocument::fromJson(
+                QByteArray::fromStdString(readFile(path("ods.out/dataset_info.json"))), &error)
+                .object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QVERIFY(!info.contains(QStringLiteral("splits")));
+        QVERIFY(info.value(QStringLiteral("features")).toObject().contains(QStringLiteral("text")));
+        // With --annotate its features list the added columns, as `datasets` checks them.
+        r = runOn({q(path("saved"))}, "odsa", 1,
+                  {QStringLiteral("--out-dir"), q(path("odsa.out")), QStringLiteral("--annotate")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject features =
+            QJsonDocument::fromJson(
+                QByteArray::fromStdString(readFile(path("odsa.out/dataset_info.json"))))
+                .object()
+                .value(QStringLiteral("features"))
+                .toObject();
+        QCOMPARE(features.keys(),
+                 (QStringList{QStringLiteral("cluster_id"), QStringLiteral("cluster_size"),
+                              QStringLiteral("duplicate_removed"), QStringLiteral("id"),
+                              QStringLiteral("text")}));
+        // A DatasetDict folder: each split mirrored, and dataset_dict.json beside them.
+        r = runOn({q(path("dict"))}, "odd", 1, {QStringLiteral("--out-dir"), q(path("odd.out"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readFile(path("odd.out/dataset_dict.json")),
+                 readFile(path("dict/dataset_dict.json")));
+        for (const char* split : {"train", "test"})
+            QVERIFY(fs::exists(path(std::string("odd.out/") + split + "/state.json")) &&
+                    fs::exists(path(std::string("odd.out/") + split + "/dataset_info.json")));
+    }
+
+    // An Arrow file truncated by another process while it is being read: the read fails with an
+    // error naming the file, never a SIGBUS (the file was memory-mapped). In a child process, so
+    // that a crash fails this test instead of ending the suite.
+    void truncatedUnderTheReaderNamesTheFile() {
+        if (!neardup::columnar::parquetCompiledIn()) QSKIP("Arrow support is not compiled in");
+        for (const char* format : {"file", "stream"}) {
+            const std::string victim = path(std::string("truncated.") + format + ".arrow");
+            fs::copy_file(path(std::string("corpus.") + format + ".arrow"), victim,
+                          fs::copy_options::overwrite_existing);
+            const uint64_t size = fs::file_size(victim);
+            const pid_t child = fork();
+            QVERIFY(child >= 0);
+            if (child == 0) {
+                int code = 3;
+                try {
+                    neardup::columnar::ArrowBatchReader reader("text", "id", "");
+                    reader.read(victim, size, 0);
+                    fs::resize_file(victim, 64);
+                    for (uint32_t batch = 5; batch > 0; --batch)
+                        (void)reader.read(victim, size, batch);
+                    code = 2;  // read without noticing
+                } catch (const neardup::columnar::ColumnarError& e) {
+                    code = std::string(e.what()).find(victim) != std::string::npos ? 0 : 4;
+                } catch (...) {
+                }
+                _exit(code);
+            }
+            int status = 0;
+            QCOMPARE(waitpid(child, &status, 0), child);
+            QVERIFY2(!WIFSIGNALED(status), qPrintable(QStringLiteral("%1: killed by signal %2")
+                                                          .arg(QLatin1String(format))
+                                                          .arg(WTERMSIG(status))));
+            QCOMPARE(WEXITSTATUS(status), 0);
+        }
+        // A run's Arrow input changed afterwards: export refuses it by name (its pin).
+        const std::string input = path("pinned.stream.arrow");
+        fs::copy_file(path("corpus.stream.arrow"), input, fs::copy_options::overwrite_existing);
+        Result r = runOn({q(input)}, "pin", 1);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        fs::resize_file(input, fs::file_size(input) / 2);
+        r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(path("pin.ndw")),
+                    QStringLiteral("--out-dir"), q(path("pin.out"))},
                    dir_);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(q(path("corpus.stream.arrow"))) &&
-                     r.err.contains(QStringLiteral("does not write Arrow shards")),
-                 qPrintable(r.err));
-        QVERIFY(!fs::exists(path("od.ndw")));
-        QVERIFY(!fs::exists(path("od")));
+        QVERIFY2(r.err.contains(q(input)), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("pin.out/pinned.stream.arrow")));
     }
 };
 

@@ -2,13 +2,16 @@
 // adding a Parquet file (written by Arrow's own writer, tests/support/write_parquet.py) lists
 // its columns with their Arrow types, struct children as dotted paths, strings first in the text
 // field's choices; a text field some input lacks is warned about before the run; the column
-// chosen is the one the run reads.
+// chosen is the one the run reads; the first rows are previewed (id and text); File > Export Run
+// writes the dataset as a Parquet shard.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -18,6 +21,7 @@
 #include <QTest>
 
 #include "datasetpanel.h"
+#include "exportdialog.h"
 #include "mainwindow.h"
 #include "parquet_file.h"
 #include "project_queries.h"
@@ -29,6 +33,17 @@ using namespace neardup;
 using namespace neardup::ui;
 
 namespace {
+
+// read_parquet.py MODE FILE's output (tests/support/read_parquet.py), or its error.
+QString readParquet(const QString& mode, const QString& file) {
+    QProcess p;
+    p.start(QStringLiteral(NEARDUP_ARROW_PYTHON),
+            {QStringLiteral(NEARDUP_SOURCE_DIR "/tests/support/read_parquet.py"), mode, file});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0)
+        return QStringLiteral("read_parquet.py failed: ") +
+               QString::fromUtf8(p.readAllStandardError());
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
 
 QStringList items(const QComboBox* box) {
     QStringList out;
@@ -112,6 +127,17 @@ class TestUiDatasetFields : public QObject {
                 ->itemData(d->textFieldBox()->findText(QStringLiteral("label")), Qt::ToolTipRole)
                 .toString(),
             QStringLiteral("large_string"));
+        // First records: the file's first rows, id and text, read by the run's column reader
+        // (no "text" or "id" column: the first string and id choices); nulls shown as such.
+        QTRY_COMPARE(d->previewTable()->rowCount(), 6);
+        QCOMPARE(d->preview().fields,
+                 (QStringList{QStringLiteral("num"), QStringLiteral("meta.content")}));
+        QCOMPARE(d->previewTable()->item(0, 0)->text(), QStringLiteral("10"));
+        QVERIFY(d->previewTable()->item(0, 1)->text().startsWith(
+            QStringLiteral("the quick brown fox")));
+        QCOMPARE(d->previewTable()->item(2, 1)->text(), QStringLiteral("null"));
+        QCOMPARE(d->previewTable()->item(4, 0)->text(), QStringLiteral("null"));
+        QCOMPARE(d->previewTable()->item(5, 0)->text(), QStringLiteral("15"));
     }
 
     void aMissingTextFieldIsWarnedAbout() {
@@ -161,6 +187,47 @@ class TestUiDatasetFields : public QObject {
         // Rows 0, 1, 4 and 5 have a meta.content; row 2's is null and row 3's struct is null.
         const RunInfo info = ProjectQueries(project_.toStdString()).runInfo(runId);
         QCOMPARE(info.documents, uint64_t{4});
+    }
+
+    // File > Export Run: the deduplicated dataset as a folder of shards in the inputs' formats
+    // (the same core function as `neardup export --out-dir`): the Parquet input's shard has its
+    // schema and the kept rows; with --annotate every row and the cluster columns; asked first
+    // when the folder exists.
+    void exportWritesTheDatasetAsParquet() {
+        MainWindow& w = *window_;
+        QTemporaryDir out;
+        ExportDialog* d = w.openExportDialog();
+        QVERIFY(d);
+        d->setOutputDirectory(out.path());
+        QVERIFY(!d->datasetBox()->isChecked());  // off by default
+        d->datasetBox()->setChecked(true);
+        const QString folder = d->plannedFiles().back();
+        QVERIFY2(folder.endsWith(QStringLiteral("-dataset")), qPrintable(folder));
+        QSignalSpy done(d, &ExportDialog::exported);
+        d->startExport();
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 1, 60000);
+        QVERIFY2(done.front().at(0).toBool(), qPrintable(d->resultText()));
+        const QString shard = folder + QStringLiteral("/features.parquet");
+        QCOMPARE(readParquet(QStringLiteral("schema"), shard),
+                 readParquet(QStringLiteral("schema"), parquet_));
+        const QStringList rows =
+            readParquet(QStringLiteral("rows"), shard).split(u'\n', Qt::SkipEmptyParts);
+        const QStringList all =
+            readParquet(QStringLiteral("rows"), parquet_).split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(rows, (QStringList{all[0], all[1], all[4], all[5]}));
+        // Again, annotated: the folder exists, so the dialog asks before replacing it.
+        d->annotateBox()->setChecked(true);
+        d->startExport();
+        QMessageBox* ask = nullptr;
+        QTRY_VERIFY((ask = d->findChild<QMessageBox*>(QStringLiteral("confirmOverwrite"))));
+        ask->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE_WITH_TIMEOUT(done.size(), 2, 60000);
+        QVERIFY2(done.back().at(0).toBool(), qPrintable(d->resultText()));
+        const QString annotated = readParquet(QStringLiteral("rows"), shard);
+        QCOMPARE(annotated.count(QStringLiteral("\"duplicate_removed\": false")), 4);
+        QVERIFY(readParquet(QStringLiteral("schema"), shard)
+                    .contains(QStringLiteral("cluster_size: int64")));
+        d->close();
     }
 };
 

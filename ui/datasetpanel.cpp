@@ -45,9 +45,45 @@ QString shorten(const QJsonValue& v) {
     return s.size() > 120 ? s.left(117) + QStringLiteral("\u2026") : s;
 }
 
+// A decoded column's value at `row`, as the preview shows it.
+QString columnText(const columnar::ColumnValues& column, uint64_t row) {
+    using Kind = columnar::ColumnValues::Kind;
+    if (column.kind == Kind::Missing) return {};
+    if (row < column.valid.size() && !column.valid[row]) return QStringLiteral("null");
+    QString s;
+    if ((column.kind == Kind::Strings || column.kind == Kind::Integers) && row < column.text.size())
+        s = QString::fromUtf8(column.text[row].data(), qsizetype(column.text[row].size()));
+    else if (column.kind == Kind::Floats && row < column.numbers.size())
+        s = QString::number(column.numbers[row], 'g', 15);
+    else
+        s = QStringLiteral("(%1)").arg(QString::fromStdString(column.type));
+    s.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return s.size() > 120 ? s.left(117) + QStringLiteral("\u2026") : s;
+}
+
+// The id and text of the first `maxRecords` rows of a Parquet or Arrow file, decoded by the
+// reader the run uses (a row group or record batch at a time, never the whole file), under the
+// panel's fields, or else the listing's first choices.
+void previewColumnarRows(const InputFile& file, RecordPreview& out, int maxRecords,
+                         QString textField, QString idField) {
+    const QStringList texts = out.listing.textChoices(), ids = out.listing.idChoices();
+    if (!texts.contains(textField) && !texts.isEmpty()) textField = texts.front();
+    if (!ids.contains(idField) && !ids.isEmpty()) idField = ids.front();
+    out.fields = {idField, textField};
+    const std::vector<columnar::RowGroupSpan> spans = columnar::columnarSpans(file.path, file.size);
+    columnar::ColumnarRowReader reader(textField.toStdString(), idField.toStdString(), {});
+    for (uint32_t g = 0; g < spans.size() && out.rows.size() < maxRecords; ++g) {
+        if (spans[g].rows == 0) continue;
+        const columnar::RowGroupColumns& columns = reader.read(file.path, file.size, g);
+        for (uint64_t r = 0; r < columns.rows && out.rows.size() < maxRecords; ++r)
+            out.rows << QStringList{columnText(columns.id, r), columnText(columns.text, r)};
+    }
+}
+
 }  // namespace
 
-RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords) {
+RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords,
+                             const QString& textField, const QString& idField) {
     RecordPreview out;
     if (inputs.empty()) return out;
     try {
@@ -61,10 +97,16 @@ RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxReco
             return out;
         }
         out.listing = listInputFields(files, kMaxListedFiles);
-        // A Parquet or Arrow file's records are not lines: its fields are listed, its rows not
-        // previewed.
+        // A Parquet or Arrow file's records are rows: the first ones of its first row groups.
         if (columnar::isColumnarName(files.front().path)) {
             out.parquetFirst = true;
+            try {
+                previewColumnarRows(files.front(), out, maxRecords, textField, idField);
+            } catch (const std::exception& e) {
+                // Its fields may still be listed: the file is named by the reader's message.
+                out.rows.clear();
+                out.listing.errors << QString::fromUtf8(e.what());
+            }
             return out;
         }
         LineChunkSource source({files.front()}, std::size_t{256} << 10);
@@ -254,7 +296,10 @@ void DatasetPanel::refreshPreview() {
     for (const QString& p : inputs())
         paths.push_back(p.toStdString());
     jobs_->submit<RecordPreview>(
-        this, latestPreview_.next(), [paths](JobContext&) { return previewRecords(paths, 20); },
+        this, latestPreview_.next(),
+        [paths, text = textField(), id = idField()](JobContext&) {
+            return previewRecords(paths, 20, text, id);
+        },
         [this](RecordPreview p) { showPreview(p); });
 }
 
@@ -303,7 +348,9 @@ QString DatasetPanel::summaryText(const RecordPreview& p) const {
                        .arg(l.fields.size());
     if (l.unlisted) text += tr(" (from the first %n file(s))", "", int(l.files.size()));
     if (p.unparsed) text += tr(", %1 line(s) not JSON objects").arg(p.unparsed);
-    if (p.parquetFirst) text += tr("; the first file is Parquet: see its columns under Fields");
+    if (p.parquetFirst)
+        text += tr("; the first file is columnar: its first rows' %1 and %2 are shown")
+                    .arg(p.fields.value(0), p.fields.value(1));
     for (const QString& e : l.errors)
         text += QLatin1Char('\n') + tr("Cannot list fields: %1").arg(e);
     return text;

@@ -29,14 +29,18 @@ struct RecordPreview {
     QStringList fields;         // top-level fields of the records, in order of first appearance
     QList<QStringList> rows;    // one per record, values in `fields` order (shortened)
     int unparsed = 0;           // lines that are not JSON objects
-    bool parquetFirst = false;  // the first file is Parquet: no records are previewed
+    bool parquetFirst = false;  // the first file is Parquet or Arrow: its rows' id and text
     InputFieldList listing;     // the fields of the first kMaxListedFiles files, nested ones too
     QString error;
 };
 
 // Reads up to `maxRecords` lines of the first input with the core reader (decompressing .gz and
-// .zst) and lists the fields of the inputs (fieldlisting.h). Runs on a worker thread.
-RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords);
+// .zst), or of a Parquet or Arrow first input the id and text of its first rows (the columns
+// `textField` and `idField` when it has them, else the first listed choices), and lists the
+// fields of the inputs (fieldlisting.h). Runs on a worker thread.
+RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxRecords,
+                             const QString& textField = QStringLiteral("text"),
+                             const QString& idField = QStringLiteral("id"));
 
 class DatasetPanel : public QWidget {
     Q_OBJECT

@@ -41,6 +41,14 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
     summary_ = new QCheckBox(tr("Run summary (JSON)"));
     for (QCheckBox* c : {kept_, removed_, clusters_, jsonl_, summary_})
         c->setChecked(true);
+    dataset_ = new QCheckBox(
+        tr("Deduplicated dataset, file by file in the inputs' formats (JSONL, Parquet, Arrow; a "
+           "folder)"));
+    dataset_->setObjectName(QStringLiteral("exportDataset"));
+    annotate_ = new QCheckBox(
+        tr("Annotate instead of removing: every document, with cluster_id, cluster_size and "
+           "duplicate_removed"));
+    annotate_->setObjectName(QStringLiteral("exportAnnotate"));
     result_ = new QLabel;
     result_->setWordWrap(true);
     progress_ = new QProgressBar;
@@ -64,7 +72,7 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    for (QCheckBox* c : {kept_, removed_, clusters_, jsonl_, summary_})
+    for (QCheckBox* c : {kept_, removed_, clusters_, jsonl_, summary_, dataset_, annotate_})
         layout->addWidget(c);
     layout->addWidget(
         new QLabel(tr("Each file is written under a temporary name and renamed "
@@ -101,6 +109,7 @@ QStringList ExportDialog::plannedFiles() const {
     if (clusters_->isChecked()) files << dir.filePath(p + QStringLiteral("-clusters.jsonl"));
     if (jsonl_->isChecked()) files << dir.filePath(p + QStringLiteral("-dedup.jsonl"));
     if (summary_->isChecked()) files << dir.filePath(p + QStringLiteral("-summary.json"));
+    if (dataset_->isChecked()) files << dir.filePath(p + QStringLiteral("-dataset"));
     return files;
 }
 
@@ -163,8 +172,16 @@ void ExportDialog::runExport() {
     o.clusters = path(clusters_, "-clusters.jsonl");
     o.jsonl = path(jsonl_, "-dedup.jsonl");
     o.summaryJson = path(summary_, "-summary.json");
+    o.outDir = path(dataset_, "-dataset");
+    o.annotate = annotate_->isChecked();
     if (!o.any()) {
         result_->setText(tr("Choose at least one output."));
+        return;
+    }
+    if (o.annotate && o.jsonl.empty() && o.outDir.empty()) {
+        result_->setText(
+            tr("Annotating applies to the deduplicated JSONL or dataset: choose "
+               "one of them."));
         return;
     }
     exporting_ = true;

@@ -3,7 +3,10 @@
 // deduplicated JSONL, summary. The export runs on a job queue with a progress bar; Cancel (or
 // closing the dialog) stops it and leaves none of its files. Files are named after the project
 // and run ("<project>-run-<N>-kept.txt", ...), and files that exist already are replaced only
-// after the user says so (a question box, "confirmOverwrite").
+// after the user says so (a question box, "confirmOverwrite"). As `neardup export` offers, the
+// deduplicated dataset can also be written shard by shard in the inputs' formats (--out-dir:
+// JSONL, Parquet or Arrow, a folder "<prefix>-dataset") and annotated instead of filtered
+// (--annotate); the same core function checks that no output is an input or the project.
 #pragma once
 
 #include <QDialog>
@@ -40,6 +43,9 @@ class ExportDialog : public QDialog {
     QString resultText() const;
 
     QProgressBar* progressBar() const { return progress_; }
+    // The deduplicated dataset shard by shard (off by default) and --annotate.
+    QCheckBox* datasetBox() const { return dataset_; }
+    QCheckBox* annotateBox() const { return annotate_; }
     QPushButton* cancelButton() const { return cancel_; }
 
   public slots:
@@ -74,6 +80,8 @@ class ExportDialog : public QDialog {
     QCheckBox* clusters_;
     QCheckBox* jsonl_;
     QCheckBox* summary_;
+    QCheckBox* dataset_;
+    QCheckBox* annotate_;
     QLabel* result_;
     QPushButton* export_;
     QPushButton* cancel_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,11 +30,13 @@ std::string arrowNotCompiledInMessage(const std::string& path);
 // readers. Throws ColumnarError naming the file.
 std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t fileSize);
 
-// Decodes the text, id and keep columns of record batches; one per thread. The file is memory-
-// mapped; an IPC file's batches are read by index from its footer, an IPC stream's (which
-// cannot be located without reading forward: batch i needs the dictionaries sent before it)
-// are read through once when the file is opened and kept as views into the mapping, so that
-// any batch is then at hand without reading again (uncompressed batches cost no heap memory).
+// Decodes the text, id and keep columns of record batches; one per thread. The file is read with
+// pread, never memory-mapped (a file truncated under a mapping kills the process with SIGBUS;
+// here it is a ColumnarError naming it). An IPC file's batches are read by index from its
+// footer; an IPC stream is read through once when opened, noting where each batch's message
+// begins, and a batch is then read alone (a stream with dictionary-encoded columns, whose batch
+// i needs the dictionaries sent before it, is read forward instead, from its start again for an
+// earlier batch). Only the batch being decoded is held.
 class ArrowBatchReader {
   public:
     ArrowBatchReader(std::string textField, std::string idField, std::string keepField);
@@ -50,6 +53,18 @@ class ArrowBatchReader {
     std::unique_ptr<Impl> impl_;
 };
 
+// Writes the selected rows of the Arrow IPC file or stream at `source` (ParquetRowSelection's
+// keep and annotation columns) in the same IPC format, its bytes going to `write` in order: the
+// source's schema (every column, its types and metadata) with the annotation columns appended
+// when asked; one record batch per source batch with its selected rows, in order (none for a
+// batch without any; a file without rows keeps the schema); bodies uncompressed (what
+// `datasets` writes). Reads one batch at a time; `progress` is told the source rows of each
+// batch once it is written. Throws ColumnarError naming the file; a failed `write` throws
+// through.
+void copyArrowRows(const std::string& source, const ParquetRowSelection& rows,
+                   const std::function<void(std::string_view)>& write,
+                   const std::function<void(uint64_t)>& progress);
+
 // A columnar file's row groups or record batches, by its name (Parquet or Arrow).
 std::vector<RowGroupSpan> columnarSpans(const std::string& path, uint64_t fileSize);
 
@@ -62,7 +77,7 @@ class ColumnarRowReader {
     ColumnarRowReader(const ColumnarRowReader&) = delete;
     ColumnarRowReader& operator=(const ColumnarRowReader&) = delete;
 
-    // As ParquetRowReader::read; `bytes` serve Parquet reads only (an Arrow file is mapped).
+    // As ParquetRowReader::read; `bytes` serve Parquet reads only (an Arrow file is read again).
     const RowGroupColumns& read(const std::string& path, uint64_t fileSize, uint32_t group,
                                 std::string_view bytes = {}, uint64_t bytesOffset = 0);
 

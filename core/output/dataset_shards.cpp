@@ -1,5 +1,6 @@
 // The shards of --out-dir (dataset_shards.h): JSON Lines shards in one streaming pass over the
-// inputs (kept_lines.h), Parquet shards one input at a time through core/columnar.
+// inputs (kept_lines.h), Parquet and Arrow shards one input at a time through core/columnar,
+// then the metadata of `datasets` folders.
 #include "dataset_shards.h"
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "arrow_ipc_file.h"
 #include "cluster_annotation.h"
+#include "dataset_metadata.h"
 #include "export_ticker.h"
 #include "input_pin.h"
 #include "kept_lines.h"
@@ -57,17 +59,6 @@ std::string shardNameProblem(const std::vector<InputFile>& files,
     return {};
 }
 
-std::string shardFormatProblem(const std::vector<InputFile>& files, const std::string& outDir) {
-    // Refused before any work rather than written in another format than the input's: a
-    // mirrored dataset whose shards change format would surprise every reader of it.
-    for (const InputFile& f : files)
-        if (columnar::isArrowName(f.path))
-            return "refusing --out-dir '" + outDir + "': input '" + f.path +
-                   "' is an Arrow IPC file, and --out-dir does not write Arrow shards (use "
-                   "--out-jsonl for its kept rows)";
-    return {};
-}
-
 namespace {
 
 OutputCompression compressionOf(const InputFile& file) {
@@ -82,13 +73,13 @@ OutputCompression compressionOf(const InputFile& file) {
     return OutputCompression::None;
 }
 
-// The rows of each Parquet input that its shard holds, from the documents read from it.
-std::vector<columnar::ParquetRowSelection> parquetSelections(const RunResult& run,
-                                                             const std::vector<uint8_t>& parquet,
-                                                             const DocumentTable& docs,
-                                                             const ClusterAnnotation* annotation) {
-    std::vector<columnar::ParquetRowSelection> rows(parquet.size());
-    for (std::size_t f = 0; f < parquet.size(); ++f) {
+// The rows of each columnar input that its shard holds, from the documents read from it.
+std::vector<columnar::ParquetRowSelection> columnarSelections(const RunResult& run,
+                                                              const std::vector<uint8_t>& columnar,
+                                                              const DocumentTable& docs,
+                                                              const ClusterAnnotation* annotation) {
+    std::vector<columnar::ParquetRowSelection> rows(columnar.size());
+    for (std::size_t f = 0; f < columnar.size(); ++f) {
         rows[f].annotate = annotation != nullptr;
         rows[f].clusterIdName = ClusterAnnotation::kClusterId;
         rows[f].clusterSizeName = ClusterAnnotation::kClusterSize;
@@ -96,7 +87,7 @@ std::vector<columnar::ParquetRowSelection> parquetSelections(const RunResult& ru
     }
     for (std::size_t i = 0; i < docs.size(); ++i) {
         const uint32_t f = docs.file[i];
-        if (!parquet[f] || (!annotation && run.removed(i))) continue;
+        if (!columnar[f] || (!annotation && run.removed(i))) continue;
         columnar::ParquetRowSelection& s = rows[f];
         const std::size_t row = docs.line[i] - 1;  // rows are numbered from 1, like lines
         if (s.keep.size() <= row) s.keep.resize(row + 1, 0);
@@ -121,8 +112,6 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     if (const std::string problem = shardNameProblem(files, names, options.outDir);
         !problem.empty())
         throw std::runtime_error(problem);
-    if (const std::string problem = shardFormatProblem(files, options.outDir); !problem.empty())
-        throw std::runtime_error(problem);
     std::optional<ClusterAnnotation> annotation;
     if (options.annotate) annotation.emplace(run);
     LineTargets lines;
@@ -130,7 +119,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     lines.annotation = annotation ? &*annotation : nullptr;
     lines.readAhead = options.readAhead;
     lines.reader = options.reader;
-    std::vector<uint8_t> parquet(files.size(), 0);
+    std::vector<uint8_t> columnar(files.size(), 0);
     std::vector<OutputFile*> shard(files.size(), nullptr);
     for (std::size_t f = 0; f < files.size(); ++f) {
         const fs::path target = fs::path(options.outDir) / names[f];
@@ -139,28 +128,36 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
         if (ec)
             throw std::runtime_error("cannot write '" + target.string() + "': cannot create '" +
                                      target.parent_path().string() + "': " + ec.message());
-        parquet[f] = columnar::isParquetName(files[f].path) ? 1 : 0;
+        columnar[f] = columnar::isColumnarName(files[f].path) ? 1 : 0;
         written.push_back(std::make_unique<OutputFile>(
-            target.string(), parquet[f] ? OutputCompression::None : compressionOf(files[f])));
+            target.string(), columnar[f] ? OutputCompression::None : compressionOf(files[f])));
         shard[f] = written.back().get();
-        if (!parquet[f]) lines.sinks[f] = shard[f];
+        if (!columnar[f]) lines.sinks[f] = shard[f];
     }
     writeDocumentLines(run, files, docs, lines, ticker);
-    bool anyParquet = false;
-    for (const uint8_t p : parquet)
-        anyParquet = anyParquet || p;
-    if (!anyParquet) return;
-    // A Parquet shard is made from its input's columns, read again: only from the same file.
+    bool anyColumnar = false;
+    for (const uint8_t c : columnar)
+        anyColumnar = anyColumnar || c;
+    if (!anyColumnar) return;
+    // A columnar shard is made from its input's columns, read again: only from the same file.
     if (const std::string problem = pinProblem(files); !problem.empty())
         throw InputError(problem + "; export refused");
     const std::vector<columnar::ParquetRowSelection> rows =
-        parquetSelections(run, parquet, docs, lines.annotation);
+        columnarSelections(run, columnar, docs, lines.annotation);
     for (std::size_t f = 0; f < files.size(); ++f) {
-        if (!parquet[f]) continue;
+        if (!columnar[f]) continue;
         OutputFile& out = *shard[f];
-        columnar::copyParquetRows(
+        const auto copy = columnar::isParquetName(files[f].path) ? columnar::copyParquetRows
+                                                                 : columnar::copyArrowRows;
+        copy(
             files[f].path, rows[f], [&](std::string_view bytes) { out.write(bytes); },
             [&](uint64_t) { ticker.tick(); });
+    }
+    // A `datasets` folder's metadata beside its mirrored shards, so that it loads as one.
+    for (const DatasetMetadataFile& meta : datasetMetadataFiles(files, names)) {
+        written.push_back(std::make_unique<OutputFile>(
+            (fs::path(options.outDir) / meta.name).string(), OutputCompression::None));
+        written.back()->write(mirroredMetadata(meta, options.annotate));
     }
 }
 

@@ -1,9 +1,11 @@
 // --out-dir: the deduplicated dataset written shard by shard, mirroring the inputs' names, each
 // shard in its input's format: JSON Lines as it was (plain, gzip or zstd) with exactly the kept
 // lines byte for byte in input order; Parquet with the input's schema and compression holding
-// exactly the kept rows in order (core/columnar's copyParquetRows). With --annotate every
+// exactly the kept rows in order (core/columnar's copyParquetRows); Arrow IPC in its input's IPC
+// format (file or stream) with the input's schema (copyArrowRows), and the JSON metadata of a
+// Hugging Face `datasets` folder beside its shards (dataset_metadata.h). With --annotate every
 // document is written with its cluster fields or columns (cluster_annotation.h). Every input
-// file gets its shard, an empty one when none of its documents is kept.
+// file gets its shard, one without rows when none of its documents is kept.
 #pragma once
 
 #include <memory>
@@ -31,10 +33,6 @@ std::vector<std::string> shardNames(const ExportOptions& options,
 // be written to one shard.
 std::string shardNameProblem(const std::vector<InputFile>& files,
                              const std::vector<std::string>& names, const std::string& outDir);
-
-// "" when every input can be written as a shard of its own format, else a message naming the
-// first Arrow IPC input: Arrow shards are not written (--out-jsonl writes their kept rows).
-std::string shardFormatProblem(const std::vector<InputFile>& files, const std::string& outDir);
 
 // Writes every shard under options.outDir (creating the folders below it) to its temporary,
 // complete, and appends the files to `written` for the caller to rename into place. Throws

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "dataset_metadata.h"
 #include "dataset_shards.h"
 #include "jsonl_reader.h"
 #include "parquet_file.h"
@@ -188,10 +189,15 @@ std::string outputProblem(const ExportOptions& outputs, const std::vector<InputF
         const std::vector<std::string> names = shardNames(outputs, files);
         if (std::string problem = shardNameProblem(files, names, outputs.outDir); !problem.empty())
             return problem;
-        if (std::string problem = shardFormatProblem(files, outputs.outDir); !problem.empty())
-            return problem;
         for (const std::string& name : names)
             all.push_back({"--out-dir", (fs::path(outputs.outDir) / name).string(), false, true});
+        try {
+            for (const DatasetMetadataFile& meta : datasetMetadataFiles(files, names))
+                all.push_back(
+                    {"--out-dir", (fs::path(outputs.outDir) / meta.name).string(), false, true});
+        } catch (const std::exception& e) {
+            return e.what();
+        }
     }
     return outputProblem(all, files, project);
 }

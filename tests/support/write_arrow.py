@@ -9,7 +9,7 @@ the project-local environment that scripts/install-deps.sh creates.
   write_arrow.py features OUT.arrow FORMAT
       six rows in batches of two: num (int64, row 5 null), meta (struct of content and lang;
       content null in row 3, the whole struct null in row 4), dict (dictionary-encoded
-      strings), count (int64), label (large_string)
+      strings), count (int64), label (large_string); the schema has key-value metadata
   write_arrow.py save_to_disk IN.jsonl DIR SHARDS
       the documents of IN.jsonl as a folder in the layout Dataset.save_to_disk writes: SHARDS
       IPC stream files data-0000i-of-0000N.arrow (batches of 100 rows), state.json listing them
@@ -63,6 +63,7 @@ def features(target, fmt):
         "count": pa.array([1, 2, 3, 4, 5, 6], pa.int64()),
         "label": pa.array(["x%d" % i for i in range(6)], pa.large_string()),
     })
+    table = table.replace_schema_metadata({"origin": "write_arrow.py features"})
     write(table, target, fmt, 2)
 
 

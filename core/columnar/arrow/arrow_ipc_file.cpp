@@ -4,6 +4,7 @@
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/io/interfaces.h>
+#include <arrow/ipc/message.h>
 #include <arrow/ipc/reader.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "arrow_columns.h"
 #include "arrow_ipc_file.h"
 #include "field_text.h"
+#include "ipc_open.h"
 
 namespace neardup::columnar {
 
@@ -19,13 +21,6 @@ namespace {
 // The system allocator, as for Parquet (parquet_file.cpp): one allocator in the process.
 arrow::MemoryPool* pool() {
     return arrow::system_memory_pool();
-}
-
-arrow::ipc::IpcReadOptions readOptions() {
-    arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
-    options.memory_pool = pool();
-    options.use_threads = false;  // the reading pipeline's threads are the parallelism
-    return options;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -87,30 +82,38 @@ class ReachTrackingFile : public arrow::io::RandomAccessFile {
     int64_t reach_ = 0;
 };
 
-// The file memory-mapped (what `datasets` does with its shards too): batches read from it are
-// views into the mapping, not copies. Inputs are pinned and checked before they are read again
-// (input_pin.h), so a file changed under the mapping is refused before it is touched.
-std::shared_ptr<arrow::io::RandomAccessFile> mapFile(const std::string& path) {
-    return orFail(arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ), path);
+// Whether a column of `type` is, or holds, a dictionary-encoded one: a stream's batch then
+// needs the dictionaries sent before it.
+bool hasDictionary(const arrow::DataType& type) {
+    if (type.id() == arrow::Type::DICTIONARY) return true;
+    for (const std::shared_ptr<arrow::Field>& child : type.fields())
+        if (hasDictionary(*child->type())) return true;
+    return false;
 }
 
-// An opened IPC input of either format: the file format's reader, or a stream's reader.
-struct OpenedIpc {
-    std::shared_ptr<arrow::ipc::RecordBatchFileReader> file;
-    std::shared_ptr<arrow::ipc::RecordBatchStreamReader> stream;
-};
+}  // namespace
 
-// Opens `input` as the IPC file format, else as the IPC stream format.
+arrow::ipc::IpcReadOptions ipcReadOptions() {
+    arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
+    options.memory_pool = pool();
+    options.use_threads = false;  // the reading pipeline's threads are the parallelism
+    return options;
+}
+
+std::shared_ptr<arrow::io::RandomAccessFile> openIpcFile(const std::string& path) {
+    return orFail(arrow::io::ReadableFile::Open(path, pool()), path);
+}
+
 OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
                   const std::string& path) {
     OpenedIpc opened;
-    auto file = arrow::ipc::RecordBatchFileReader::Open(input, readOptions());
+    auto file = arrow::ipc::RecordBatchFileReader::Open(input, ipcReadOptions());
     if (file.ok()) {
         opened.file = std::move(file).ValueUnsafe();
         return opened;
     }
     if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
-    auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, readOptions());
+    auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions());
     if (!stream.ok())
         fail(path, "neither an IPC file (" + file.status().ToString() + ") nor an IPC stream (" +
                        stream.status().ToString() + ")");
@@ -118,10 +121,8 @@ OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
     return opened;
 }
 
-}  // namespace
-
 std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t fileSize) {
-    auto tracked = std::make_shared<ReachTrackingFile>(mapFile(path));
+    auto tracked = std::make_shared<ReachTrackingFile>(openIpcFile(path));
     OpenedIpc ipc = openIpc(tracked, path);
     std::vector<RowGroupSpan> spans;
     uint64_t row = 0, owned = 0;
@@ -154,12 +155,21 @@ std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t f
 
 struct ArrowBatchReader::Impl {
     std::vector<std::string> textPath, idPath, keepPath;
-    // The open file: the IPC file format's reader, or every batch of an IPC stream (views into
-    // the mapping; a stream's batch i cannot be found without reading the ones before it).
+    // The open file, read with pread (ipc_open.h), never mapped: the IPC file format's reader
+    // (a batch by its index in the footer), or for an IPC stream the byte where each batch's
+    // message begins, found by reading it through once on opening (a batch is then read alone).
+    // A stream with dictionary-encoded columns is read forward instead, from its start again
+    // for an earlier batch: its batch i needs the dictionaries sent before it.
     std::string path;
     uint64_t size = 0;
+    bool opened = false;
+    std::shared_ptr<arrow::io::RandomAccessFile> input;
+    std::shared_ptr<arrow::Schema> schema;
     std::shared_ptr<arrow::ipc::RecordBatchFileReader> fileReader;
-    std::vector<std::shared_ptr<arrow::RecordBatch>> streamBatches;
+    std::vector<int64_t> batchOffsets;                             // a stream without dictionaries
+    std::shared_ptr<arrow::ipc::RecordBatchStreamReader> forward;  // a stream with them
+    int64_t forwardNext = 0;
+    int64_t batchCount = 0;
     ColumnValues::Kind textKind{}, idKind{}, keepKind{};
     std::string textType, idType, keepType;
     // The last batch decoded.
@@ -169,19 +179,33 @@ struct ArrowBatchReader::Impl {
     RowGroupColumns columns;
 
     void open(const std::string& p, uint64_t fileSize) {
+        opened = false;
         path = p;
         size = fileSize;
         batch = -1;
         fileReader.reset();
-        streamBatches.clear();
-        OpenedIpc ipc = openIpc(mapFile(p), p);
-        std::shared_ptr<arrow::Schema> schema;
+        forward.reset();
+        batchOffsets.clear();
+        batchCount = 0;
+        input = openIpcFile(p);
+        const OpenedIpc ipc = openIpc(input, p);
         if (ipc.file) {
             fileReader = ipc.file;
             schema = fileReader->schema();
+            batchCount = fileReader->num_record_batches();
         } else {
             schema = ipc.stream->schema();
-            streamBatches = orFail(ipc.stream->ToRecordBatches(), p);
+            const bool dictionaries = hasDictionary(*arrow::struct_(schema->fields()));
+            for (;;) {
+                // Without dictionaries, the stream's next message is the next batch.
+                const int64_t begin = orFail(input->Tell(), p);
+                std::shared_ptr<arrow::RecordBatch> rb;
+                if (const arrow::Status st = ipc.stream->ReadNext(&rb); !st.ok())
+                    fail(p, st.ToString());
+                if (!rb) break;
+                if (!dictionaries) batchOffsets.push_back(begin);
+                ++batchCount;
+            }
         }
         auto describe = [&](const std::vector<std::string>& parts, ColumnValues::Kind& kind,
                             std::string& type) {
@@ -196,20 +220,55 @@ struct ArrowBatchReader::Impl {
         describe(textPath, textKind, textType);
         describe(idPath, idKind, idType);
         describe(keepPath, keepKind, keepType);
+        opened = true;
+    }
+
+    // Batch `b` of a stream without dictionaries: its message alone, at the byte it began.
+    std::shared_ptr<arrow::RecordBatch> streamBatchAt(uint32_t b) {
+        const int64_t begin = batchOffsets[b];
+        const int64_t rest = std::max<int64_t>(static_cast<int64_t>(size) - begin, 0);
+        auto stream = orFail(arrow::io::RandomAccessFile::GetStream(input, begin, rest), path);
+        const std::unique_ptr<arrow::ipc::Message> message =
+            orFail(arrow::ipc::ReadMessage(stream.get(), pool()), path);
+        if (!message || message->type() != arrow::ipc::MessageType::RECORD_BATCH)
+            fail(path, "no record batch at byte " + std::to_string(begin) +
+                           " (changed since it was read?)");
+        return orFail(arrow::ipc::ReadRecordBatch(*message, schema, nullptr, ipcReadOptions()),
+                      path);
+    }
+
+    // Batch `b` of a stream with dictionaries, reading forward to it.
+    std::shared_ptr<arrow::RecordBatch> streamBatchForward(uint32_t b) {
+        if (!forward || static_cast<int64_t>(b) < forwardNext) {
+            forward.reset();
+            if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
+            forward =
+                orFail(arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions()), path);
+            forwardNext = 0;
+        }
+        std::shared_ptr<arrow::RecordBatch> rb;
+        while (forwardNext <= static_cast<int64_t>(b)) {
+            if (const arrow::Status st = forward->ReadNext(&rb); !st.ok())
+                fail(path, st.ToString());
+            if (!rb)
+                fail(path, "its stream ends before record batch " + std::to_string(b) +
+                               " (changed since it was read?)");
+            ++forwardNext;
+        }
+        return rb;
     }
 
     void decode(uint32_t b) {
-        const int64_t batches = fileReader ? fileReader->num_record_batches()
-                                           : static_cast<int64_t>(streamBatches.size());
-        if (static_cast<int64_t>(b) >= batches)
+        if (static_cast<int64_t>(b) >= batchCount)
             fail(path, "no record batch " + std::to_string(b) + " (it has " +
-                           std::to_string(batches) + "; changed since it was read?)");
+                           std::to_string(batchCount) + "; changed since it was read?)");
         columns = RowGroupColumns{};
         table.reset();
         digits.clear();
         const std::shared_ptr<arrow::RecordBatch> rb =
-            fileReader ? orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
-                       : streamBatches[b];
+            fileReader             ? orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
+            : batchOffsets.empty() ? streamBatchForward(b)
+                                   : streamBatchAt(b);
         columns.rows = static_cast<uint64_t>(rb->num_rows());
         table = orFail(arrow::Table::FromRecordBatches({rb}), path);
         digits.reserve(static_cast<std::size_t>(columns.rows) * 24 * 2 + 1);
@@ -233,8 +292,7 @@ ArrowBatchReader::~ArrowBatchReader() = default;
 const RowGroupColumns& ArrowBatchReader::read(const std::string& path, uint64_t fileSize,
                                               uint32_t batch) {
     Impl& s = *impl_;
-    if (s.path != path || s.size != fileSize || (!s.fileReader && s.streamBatches.empty()))
-        s.open(path, fileSize);
+    if (!s.opened || s.path != path || s.size != fileSize) s.open(path, fileSize);
     if (s.batch == static_cast<int64_t>(batch)) return s.columns;
     try {
         s.decode(batch);

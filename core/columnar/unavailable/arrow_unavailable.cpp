@@ -17,4 +17,10 @@ const RowGroupColumns& ArrowBatchReader::read(const std::string& path, uint64_t,
     throw ColumnarError(arrowNotCompiledInMessage(path));
 }
 
+void copyArrowRows(const std::string& source, const ParquetRowSelection&,
+                   const std::function<void(std::string_view)>&,
+                   const std::function<void(uint64_t)>&) {
+    throw ColumnarError(arrowNotCompiledInMessage(source));
+}
+
 }  // namespace neardup::columnar
