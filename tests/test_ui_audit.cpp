@@ -228,6 +228,14 @@ class TestUiAudit : public QObject {
         QVERIFY(dialog->applyText().contains(QStringLiteral("Skipped 4 pair(s)")));
         QCOMPARE(ProjectQueries(project_.toStdString()).decisions(run_.datasetId).size(),
                  std::size_t{4});
+
+        // The slider moved while the dialog is open: the next sample is drawn there, and the
+        // dialog says that the sample shown is at another θ.
+        w.threshold()->setThreshold(0.9);
+        QTRY_VERIFY_WITH_TIMEOUT(near(dialog->drawThreshold(), 0.9), 20000);
+        QVERIFY(dialog->drawButton()->text().contains(QStringLiteral("\u03b8 0.9")));
+        QVERIFY2(dialog->estimateText().contains(QStringLiteral("The working threshold is 0.9")),
+                 qPrintable(dialog->estimateText()));
         dialog->close();
     }
 };

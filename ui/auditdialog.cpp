@@ -143,6 +143,7 @@ QString AuditDialog::applyText() const {
 void AuditDialog::setThreshold(double threshold) {
     threshold_ = threshold;
     draw_->setText(tr("Draw a new sample at \u03b8 %1").arg(thresholdText(drawThreshold())));
+    if (sample_) updateEstimate();  // says whether the sample shown is at this θ
 }
 
 double AuditDialog::drawThreshold() const {
