@@ -1,7 +1,8 @@
 // `neardup report` and core/report: the HTML report of a stored run. Its counts are the run's,
 // every string from the data comes out escaped, it references nothing outside itself, the same
 // run gives the same bytes, a changed input is refused (or left out with --no-text), and it
-// never replaces an input or the project.
+// never replaces an input or the project. `--clusters-csv` writes the clusters beside it as
+// RFC 4180 CSV.
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "cluster_csv.h"
 #include "html_text.h"
 #include "project_store.h"
 #include "run_report.h"
@@ -37,6 +39,45 @@ std::string jsonLine(const std::string& id, const std::string& text) {
     const QJsonObject o{{QStringLiteral("id"), QString::fromStdString(id)},
                         {QStringLiteral("text"), QString::fromStdString(text)}};
     return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString() + "\n";
+}
+
+// The records of an RFC 4180 text (CRLF rows; quoted fields may hold commas, quotes, line
+// breaks); empty when it is malformed.
+QList<QStringList> parseCsv(const QString& text) {
+    QList<QStringList> rows;
+    QStringList row;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (quoted) {
+            if (c != u'"') {
+                field += c;
+            } else if (i + 1 < text.size() && text[i + 1] == u'"') {
+                field += c;
+                ++i;
+            } else {
+                quoted = false;
+            }
+        } else if (c == u'"' && field.isEmpty()) {
+            quoted = true;
+        } else if (c == u',') {
+            row << field;
+            field.clear();
+        } else if (c == u'\r' && i + 1 < text.size() && text[i + 1] == u'\n') {
+            row << field;
+            field.clear();
+            rows << row;
+            row.clear();
+            ++i;
+        } else if (c == u'\r' || c == u'\n' || c == u'"') {
+            return {};  // a bare line break or quote outside quotes
+        } else {
+            field += c;
+        }
+    }
+    if (quoted || !field.isEmpty() || !row.isEmpty()) return {};  // the last row ends in CRLF
+    return rows;
 }
 
 }  // namespace
@@ -235,7 +276,114 @@ class TestReport : public QObject {
         QVERIFY(m.hasMatch());
         QVERIFY(m.captured(1).toInt() >= 1 && m.captured(1).toInt() <= 3);
         QVERIFY(html.contains(QStringLiteral("estimated precision 0.")));
+        // The θ of the audit quoted: here the run's own (0.8 by default).
+        QVERIFY(html.contains(QStringLiteral(") at \u03b8 0.8, 2 of 4")));
         QVERIFY(html.contains(QStringLiteral("2 of 4 drawn pairs judged (1 duplicates)")));
+    }
+
+    // --clusters-csv: one row per cluster member (the members --out-clusters lists), kept and
+    // removed as the export decides, ids with commas, quotes and line breaks quoted by RFC 4180,
+    // the decisions named; the same bytes twice; never over the project or the report.
+    void clustersCsvBesideTheReport() {
+        // (An id holding a line break is rejected as invalid_id when read: the lists are
+        // line-based. The CSV quotes one all the same: see csvField below.)
+        const std::string nasty = "doc, \"the nasty\" one";
+        const std::string text =
+            "a paragraph long enough to be shingled into many symbols so that its copy is "
+            "found by every band of the signature and lands in one cluster with it";
+        {
+            QFile sample(sampleInput("sample.jsonl"));
+            QVERIFY(sample.open(QIODevice::ReadOnly));
+            std::string corpus = sample.readAll().toStdString();
+            corpus += jsonLine("plain-copy", text) + jsonLine(nasty, text);
+            testsupport::writeFile(d("csv.jsonl").toStdString(), corpus);
+        }
+        Result r = testsupport::neardup(
+            {QStringLiteral("run"), QStringLiteral("-p"), d("csv.ndw"),
+             QStringLiteral("--out-clusters"), d("csv-clusters.jsonl"),
+             QStringLiteral("--summary-json"), d("csv-summary.json"), d("csv.jsonl")},
+            inDir());
+        QCOMPARE(r.code, 0);
+        uint32_t nastyDoc = 0, plainDoc = 0;
+        {
+            neardup::ProjectStore store(d("csv.ndw").toStdString());
+            neardup::DocumentTable docs;
+            const neardup::RunResult run = store.loadRun(1);
+            store.loadDataset(run.datasetId, &docs);
+            while (docs.id(nastyDoc) != nasty)
+                ++nastyDoc;
+            while (docs.id(plainDoc) != "plain-copy")
+                ++plainDoc;
+            store.recordDecision(run.datasetId, neardup::DecisionKind::ConfirmedDuplicate, plainDoc,
+                                 nastyDoc);
+        }
+        r = report({QStringLiteral("-p"), d("csv.ndw"), QStringLiteral("--out"), d("csv.html"),
+                    QStringLiteral("--clusters-csv"), d("clusters.csv")});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QStringLiteral("member row(s)")), qPrintable(r.err));
+        const QByteArray bytes = readFile(d("clusters.csv"));
+        const QList<QStringList> rows = parseCsv(QString::fromUtf8(bytes));
+        QVERIFY(rows.size() > 2);
+        QCOMPARE(
+            rows.front().join(u','),
+            QStringLiteral(
+                "cluster,cluster_size,id,representative,status,witness,jaccard,exact,decision"));
+        const QJsonObject summary =
+            QJsonDocument::fromJson(readFile(d("csv-summary.json"))).object();
+        qint64 removed = 0, representatives = 0, kept = 0;
+        QStringList nastyRow;
+        QMap<QString, qint64> sizes, counted;
+        for (qsizetype i = 1; i < rows.size(); ++i) {
+            const QStringList& row = rows[i];
+            QCOMPARE(row.size(), 9);
+            QVERIFY(row[4] == QStringLiteral("kept") || row[4] == QStringLiteral("removed"));
+            removed += row[4] == QStringLiteral("removed");
+            kept += row[4] == QStringLiteral("kept");
+            representatives += row[3] == QStringLiteral("1");
+            // A removed member's witness and Jaccard are named (the witness rule).
+            if (row[4] == QStringLiteral("removed"))
+                QVERIFY(!row[5].isEmpty() && !row[6].isEmpty());
+            sizes[row[0]] = row[1].toLongLong();
+            ++counted[row[0]];
+            if (row[2] == QString::fromStdString(nasty)) nastyRow = row;
+        }
+        // One row per member of every cluster: the members --out-clusters lists.
+        QCOMPARE(
+            qint64(rows.size() - 1),
+            qint64(QString::fromUtf8(readFile(d("csv-clusters.jsonl"))).count(QLatin1Char('\n'))));
+        QCOMPARE(removed, summary.value(QStringLiteral("removed")).toInteger());
+        QCOMPARE(representatives, summary.value(QStringLiteral("clusters")).toInteger());
+        QCOMPARE(removed + kept, qint64(rows.size() - 1));
+        for (auto it = sizes.begin(); it != sizes.end(); ++it)
+            QCOMPARE(it.value(), counted[it.key()]);
+        // The nasty id comes back whole, with the decision naming its pair.
+        QVERIFY(!nastyRow.isEmpty());
+        QVERIFY(bytes.contains("\"doc, \"\"the nasty\"\" one\""));
+        QCOMPARE(neardup::report::csvField("a\nb"), std::string("\"a\nb\""));
+        QCOMPARE(neardup::report::csvField("a\rb"), std::string("\"a\rb\""));
+        QCOMPARE(neardup::report::csvField("plain id"), std::string("plain id"));
+        QCOMPARE(nastyRow[8], QStringLiteral("confirmed_duplicate with plain-copy"));
+        QVERIFY(nastyRow[4] == QStringLiteral("kept") ||
+                nastyRow[5] == QStringLiteral("plain-copy"));
+
+        // The same bytes again.
+        r = report({QStringLiteral("-p"), d("csv.ndw"), QStringLiteral("--out"), d("csv2.html"),
+                    QStringLiteral("--clusters-csv"), d("clusters2.csv")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(readFile(d("clusters2.csv")), bytes);
+        QCOMPARE(readFile(d("csv2.html")), readFile(d("csv.html")));
+
+        // Never over the project, an input or the report itself; nothing written then.
+        const QByteArray project = readFile(d("csv.ndw"));
+        for (const QString& target : {d("csv.ndw"), d("csv.jsonl"), d("csv3.html")}) {
+            r = report({QStringLiteral("-p"), d("csv.ndw"), QStringLiteral("--out"), d("csv3.html"),
+                        QStringLiteral("--clusters-csv"), target});
+            QCOMPARE(r.code, 1);
+            QVERIFY(r.err.contains(QStringLiteral("--clusters-csv")) ||
+                    r.err.contains(QStringLiteral("--out")));
+            QVERIFY(!QFile::exists(d("csv3.html")));
+        }
+        QCOMPARE(readFile(d("csv.ndw")), project);
     }
 };
 

@@ -1,8 +1,8 @@
 // The review workflow in the engine: the "confirmed duplicate" verdict (stored, a no-op for
 // every clustering and export), review progress over a run's clusters, and the sampled audit:
 // its stratified draw (deterministic for a seed), the precision estimator against
-// hand-computed values, its storage and `neardup export`'s line about it, and the upgrade of a
-// version-4 project.
+// hand-computed values, its storage and `neardup export`'s line about it, samples at a working
+// threshold, verdicts applied as decisions, and the upgrade of a version-4 project.
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -334,6 +334,65 @@ class TestReview : public QObject {
             QStringLiteral("2 judged of %1 drawn, 1 unsure").arg(stored->draw.pairs.size())));
         store.setAuditVerdict(id, 0, std::nullopt);
         QVERIFY(!store.auditSample(id)->draw.pairs[0].verdict);
+    }
+
+    // A sample drawn at another threshold than the run's (the workbench's working one) holds
+    // only pairs at or above it and is stored with it; outside the stored range it is refused.
+    // Its verdicts become decisions: "not a duplicate" a not_duplicate, "duplicate" a
+    // confirmed_duplicate; a pair already decided is skipped (and counted), unsure is left.
+    void auditAtAThresholdAndVerdictsAsDecisions() {
+        ProjectStore store(project_);
+        const double theta = 0.85;
+        const int64_t id = store.createAuditSample(run_.runId, 12, 5, theta);
+        const auto stored = store.auditSample(id);
+        QVERIFY(stored);
+        QCOMPARE(stored->draw.threshold, theta);
+        const AuditDraw expected = drawAuditSample(run_.pairs, 128, theta, 12, 5);
+        QCOMPARE(stored->draw.pairs.size(), expected.pairs.size());
+        QVERIFY(stored->draw.pairs.size() >= 4);
+        // Every pair drawn is a duplicate at θ (by its exact Jaccard when the run verified it).
+        for (const AuditPair& p : stored->draw.pairs) {
+            const auto found =
+                std::find_if(run_.pairs.begin(), run_.pairs.end(),
+                             [&](const ScoredPair& s) { return s.a == p.a && s.b == p.b; });
+            QVERIFY(found != run_.pairs.end() && isDuplicate(*found, 128, theta));
+        }
+        QCOMPARE(stored->draw.strata.front().low, theta);
+        QCOMPARE(estimatePrecision(stored->draw).threshold, theta);
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.createAuditSample(run_.runId, 5, 1, 0.2));
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.createAuditSample(run_.runId, 5, 1, 1.5));
+
+        const auto& p = stored->draw.pairs;
+        store.setAuditVerdict(id, 0, AuditVerdict::NotDuplicate);
+        store.setAuditVerdict(id, 1, AuditVerdict::Duplicate);
+        store.setAuditVerdict(id, 2, AuditVerdict::Unsure);
+        store.setAuditVerdict(id, 3, AuditVerdict::NotDuplicate);
+        // Pair 3 was confirmed in the comparison view before: the verdict does not replace it.
+        store.recordDecision(run_.datasetId, DecisionKind::ConfirmedDuplicate, p[3].b, p[3].a);
+        const std::size_t before = store.decisions(run_.datasetId).size();
+        const ProjectStore::AppliedVerdicts applied = store.applyAuditVerdicts(id);
+        QCOMPARE(applied.notDuplicate, uint64_t{1});
+        QCOMPARE(applied.confirmed, uint64_t{1});
+        QCOMPARE(applied.skipped, uint64_t{1});
+        QCOMPARE(applied.conflicting, uint64_t{1});
+        const std::vector<Decision> after = store.decisions(run_.datasetId);
+        QCOMPARE(after.size(), before + 2);
+        const Decision& cut = after[after.size() - 2];
+        const Decision& confirmed = after.back();
+        QCOMPARE(cut.kind, DecisionKind::NotDuplicate);
+        QVERIFY(cut.a == std::min(p[0].a, p[0].b) && cut.b == std::max(p[0].a, p[0].b));
+        QCOMPARE(confirmed.kind, DecisionKind::ConfirmedDuplicate);
+        QVERIFY(confirmed.a == std::min(p[1].a, p[1].b) && confirmed.b == std::max(p[1].a, p[1].b));
+        // Applied again: every judged pair is decided now, nothing is recorded twice.
+        const ProjectStore::AppliedVerdicts again = store.applyAuditVerdicts(id);
+        QCOMPARE(again.notDuplicate + again.confirmed, uint64_t{0});
+        QCOMPARE(again.skipped, uint64_t{3});
+        QCOMPARE(store.decisions(run_.datasetId).size(), before + 2);
+        // The cut pair is no duplicate edge of the run any more, as every export sees it.
+        const RunResult run = store.loadRun(run_.runId);
+        const auto witness = witnessPair(run, run.pairs, std::max(p[0].a, p[0].b));
+        QVERIFY(!witness || std::minmax(witness->a, witness->b) != std::minmax(p[0].a, p[0].b));
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.applyAuditVerdicts(9999));
     }
 
     // A version-4 project (before confirmed duplicates and sampled audits) is upgraded in

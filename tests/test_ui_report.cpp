@@ -1,6 +1,7 @@
 // The workbench's File > Export Report… (offscreen, a real window and project): the file the
-// menu's file dialog names is written by core/report, an existing file is replaced only after
-// the question, a changed input offers a report without texts. And the run history's phase
+// menu's file dialog names is written by core/report, with the clusters CSV beside it when its
+// check box is ticked; an existing file is replaced only after the question, a changed input
+// offers a report without texts. And the run history's phase
 // chart: the labels of short phases never overlap.
 #include <QtGlobal>
 
@@ -8,6 +9,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -166,6 +168,72 @@ class TestUiReport : public QObject {
         const QByteArray changed = testsupport::readFile(path("changed.html"));
         QVERIFY(changed.contains("Document texts are left out"));
         QVERIFY(!changed.contains("<div class=\"pair\">"));
+    }
+
+    // The dialog's "clusters as CSV" check box: the CSV is written beside the report, byte for
+    // byte what `neardup report --clusters-csv` writes; an existing CSV is replaced only after
+    // the question.
+    void exportReportWithClustersCsv() {
+        // A project of its own: the test above changed its input.
+        QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
+                            path("csv-sample.jsonl")));
+        const std::string project = path("csv.ndw").toStdString();
+        {
+            ProjectStore store(project);
+            auto backend = makeCpuBackend(2);
+            Pipeline pipeline(store, *backend);
+            QVERIFY(
+                pipeline.run({path("csv-sample.jsonl").toStdString()}, RunParams()).counts.removed >
+                0);
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openProject(path("csv.ndw"), true));
+        QTRY_COMPARE(w.currentRun().runId, qint64{1});
+        auto* action = w.findChild<QAction*>(QStringLiteral("exportReportAction"));
+        QVERIFY(action);
+        QSignalSpy exported(&w, &MainWindow::reportExported);
+        const QString out = path("with-csv-report.html");
+        const QString csv = path("with-csv-clusters.csv");
+        QCOMPARE(MainWindow::clustersCsvBeside(out), csv);
+        bool answered = false;
+        auto* answer = new QTimer(&w);
+        connect(answer, &QTimer::timeout, &w, [&] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                auto* box = dialog->findChild<QCheckBox*>(QStringLiteral("reportClustersCsv"));
+                if (!box) return;
+                box->setChecked(true);
+                dialog->selectFile(out);
+                static_cast<QDialog*>(dialog)->accept();
+                answered = true;
+                answer->stop();
+            }
+        });
+        answer->start(20);
+        action->trigger();
+        QVERIFY(answered);
+        QTRY_COMPARE_WITH_TIMEOUT(exported.size(), 1, 20000);
+        QVERIFY2(exported.front().at(0).toBool(), qPrintable(exported.front().at(1).toString()));
+        report::writeRunReport(project, path("cli-csv.html").toStdString(), report::ReportOptions(),
+                               path("cli.csv").toStdString());
+        const QByteArray written = testsupport::readFile(csv);
+        QVERIFY(written.startsWith("cluster,cluster_size,id,"));
+        QCOMPARE(written, testsupport::readFile(path("cli.csv")));
+        QCOMPARE(testsupport::readFile(out), testsupport::readFile(path("cli-csv.html")));
+
+        // Only the CSV exists: the question names it, and No leaves it.
+        QFile::remove(out);
+        testsupport::writeFile(csv.toStdString(), "keep me");
+        exported.clear();
+        QVERIFY(w.exportReport(out, csv));
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("confirmReportOverwrite"))));
+        QVERIFY(box->text().contains(QStringLiteral("with-csv-clusters.csv")));
+        box->button(QMessageBox::No)->click();
+        QTRY_COMPARE(exported.size(), 1);
+        QVERIFY(!exported.front().at(0).toBool());
+        QCOMPARE(testsupport::readFile(csv), QByteArray("keep me"));
+        QVERIFY(!QFile::exists(out));
     }
 
     // Several near-zero phases beside a long one, in a chart as short as a docked history

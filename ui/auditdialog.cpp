@@ -11,16 +11,24 @@
 
 #include "comparisonloader.h"
 #include "comparisonview.h"
+#include "project_store.h"
 
 namespace neardup::ui {
 
+QString thresholdText(double threshold) {
+    return QString::number(threshold, 'g', 6);
+}
+
 QString precisionText(const PrecisionEstimate& e) {
     if (e.judged == 0 || std::isnan(e.precision)) return AuditDialog::tr("no verdict yet");
-    QString s = AuditDialog::tr("precision %1 (95 % CI %2\u2013%3), %4 judged")
+    QString s = AuditDialog::tr("precision %1 (95 % CI %2\u2013%3)")
                     .arg(e.precision, 0, 'f', 3)
                     .arg(e.low, 0, 'f', 3)
-                    .arg(e.high, 0, 'f', 3)
-                    .arg(e.judged);
+                    .arg(e.high, 0, 'f', 3);
+    // A precision is the precision of the run's pairs at a threshold.
+    if (!std::isnan(e.threshold))
+        s += AuditDialog::tr(" at \u03b8 %1").arg(thresholdText(e.threshold));
+    s += AuditDialog::tr(", %1 judged").arg(e.judged);
     if (e.coverage < 1.0)
         s += AuditDialog::tr(", strata holding %1 % of the pairs").arg(e.coverage * 100, 0, 'f', 0);
     return s;
@@ -44,8 +52,8 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     draw_->setObjectName(QStringLiteral("auditDraw"));
     draw_->setToolTip(
         tr("Draw this many of the run's duplicate pairs at random, spread equally over four "
-           "strata of estimated Jaccard between the run's threshold and 1 (the same seed draws "
-           "the same pairs)"));
+           "strata of estimated Jaccard between the working threshold (the threshold slider's) "
+           "and 1 (the same seed draws the same pairs)"));
     position_ = new QLabel;
     estimateLabel_ = new QLabel;
     estimateLabel_->setObjectName(QStringLiteral("auditEstimate"));
@@ -56,6 +64,15 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     notDuplicate_->setToolTip(tr("These two are not duplicates: a false pair of the run (N)"));
     unsure_ = new QPushButton(tr("Unsure (U)"));
     unsure_->setToolTip(tr("Cannot tell: left out of the estimate (U)"));
+    apply_ = new QPushButton(tr("Apply verdicts as decisions"));
+    apply_->setObjectName(QStringLiteral("auditApply"));
+    apply_->setToolTip(
+        tr("Record each verdict as a review decision, as the comparison view's buttons do: "
+           "\"not a duplicate\" cuts the pair in every export, \"duplicate\" confirms it. Pairs "
+           "that already have a decision are skipped, never overwritten."));
+    applied_ = new QLabel;
+    applied_->setObjectName(QStringLiteral("auditApplied"));
+    applied_->setWordWrap(true);
     previous_ = new QPushButton(tr("\u25c0 Previous"));
     previous_->setToolTip(tr("Previous pair of the sample (Left)"));
     next_ = new QPushButton(tr("Next \u25b6"));
@@ -68,6 +85,7 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     drawRow->addWidget(seed_);
     drawRow->addWidget(draw_);
     drawRow->addStretch(1);
+    drawRow->addWidget(apply_);
     auto* verdictRow = new QHBoxLayout;
     verdictRow->addWidget(previous_);
     verdictRow->addWidget(duplicate_);
@@ -78,6 +96,7 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(drawRow);
     layout->addWidget(estimateLabel_);
+    layout->addWidget(applied_);
     layout->addLayout(verdictRow);
     layout->addWidget(comparison_, 1);
 
@@ -86,6 +105,7 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     connect(notDuplicate_, &QPushButton::clicked, this,
             [this] { judge(AuditVerdict::NotDuplicate); });
     connect(unsure_, &QPushButton::clicked, this, [this] { judge(AuditVerdict::Unsure); });
+    connect(apply_, &QPushButton::clicked, this, &AuditDialog::applyVerdicts);
     connect(previous_, &QPushButton::clicked, this, [this] { showPairAt(index_ - 1); });
     connect(next_, &QPushButton::clicked, this, [this] { showPairAt(index_ + 1); });
     auto key = [this](QKeySequence keys, auto slot) {
@@ -99,6 +119,7 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     key(QKeySequence(Qt::Key_Left), [this] { showPairAt(index_ - 1); });
     key(QKeySequence(Qt::Key_Right), [this] { showPairAt(index_ + 1); });
     resize(1100, 700);
+    setThreshold(threshold_);
     setSample(std::nullopt);
 
     // Goes on with the run's latest sample, when it has one.
@@ -115,15 +136,31 @@ QString AuditDialog::estimateText() const {
     return estimateLabel_->text();
 }
 
+QString AuditDialog::applyText() const {
+    return applied_->text();
+}
+
+void AuditDialog::setThreshold(double threshold) {
+    threshold_ = threshold;
+    draw_->setText(tr("Draw a new sample at \u03b8 %1").arg(thresholdText(drawThreshold())));
+    if (sample_) updateEstimate();  // says whether the sample shown is at this θ
+}
+
+double AuditDialog::drawThreshold() const {
+    return std::isnan(threshold_) ? run_.params.compare.threshold : threshold_;
+}
+
 void AuditDialog::drawSample() {
     const qint64 runId = run_.runId;
     const uint64_t n = uint64_t(size_->value()), seed = uint64_t(seed_->value());
+    const double threshold = drawThreshold();
     draw_->setEnabled(false);
-    estimateLabel_->setText(tr("Drawing %1 pairs\u2026").arg(n));
+    estimateLabel_->setText(
+        tr("Drawing %1 pairs at \u03b8 %2\u2026").arg(n).arg(thresholdText(threshold)));
     jobs_->submit<std::optional<StoredAudit>>(
         this,
-        [runId, n, seed](JobContext& ctx) {
-            const int64_t id = ctx.store().createAuditSample(runId, n, seed);
+        [runId, n, seed, threshold](JobContext& ctx) {
+            const int64_t id = ctx.store().createAuditSample(runId, n, seed, threshold);
             return ctx.store().auditSample(id);
         },
         [this](std::optional<StoredAudit> s) {
@@ -141,6 +178,7 @@ void AuditDialog::setSample(std::optional<StoredAudit> sample) {
     const bool have = sample_ && !sample_->draw.pairs.empty();
     for (QPushButton* b : {duplicate_, notDuplicate_, unsure_, previous_, next_})
         b->setEnabled(have);
+    applied_->clear();
     updateEstimate();
     if (!have) {
         index_ = -1;
@@ -168,13 +206,62 @@ void AuditDialog::updateEstimate() {
         estimateLabel_->setText(tr("No sample of this run yet."));
         return;
     }
-    estimate_ = estimatePrecision(sample_->draw.strata, sample_->draw.pairs);
-    estimateLabel_->setText(tr("Sample %1 of %2 pairs (seed %3): %4; %5 unsure.")
-                                .arg(sample_->sampleId)
-                                .arg(sample_->draw.pairs.size())
-                                .arg(sample_->draw.seed)
-                                .arg(precisionText(estimate_))
-                                .arg(estimate_.unsure));
+    estimate_ = estimatePrecision(sample_->draw);
+    QString text = tr("Sample %1 of %2 pairs at \u03b8 %3 (seed %4): %5; %6 unsure.")
+                       .arg(sample_->sampleId)
+                       .arg(sample_->draw.pairs.size())
+                       .arg(thresholdText(sample_->draw.threshold))
+                       .arg(sample_->draw.seed)
+                       .arg(precisionText(estimate_))
+                       .arg(estimate_.unsure);
+    // A sample of another threshold is shown as it is; the user may draw one at the working θ.
+    if (std::abs(sample_->draw.threshold - drawThreshold()) > 1e-9)
+        text +=
+            QLatin1Char(' ') + tr("The working threshold is %1: draw a new sample to audit at it.")
+                                   .arg(thresholdText(drawThreshold()));
+    estimateLabel_->setText(text);
+    updateApplyButton();
+}
+
+void AuditDialog::updateApplyButton() {
+    bool judged = false;
+    if (sample_)
+        for (const AuditPair& p : sample_->draw.pairs)
+            judged = judged || (p.verdict && *p.verdict != AuditVerdict::Unsure);
+    apply_->setEnabled(judged && !saving_);
+}
+
+void AuditDialog::applyVerdicts() {
+    if (!sample_ || saving_) return;
+    saving_ = true;
+    apply_->setEnabled(false);
+    const int64_t sampleId = sample_->sampleId;
+    jobs_->submit<ProjectStore::AppliedVerdicts>(
+        this, [sampleId](JobContext& ctx) { return ctx.store().applyAuditVerdicts(sampleId); },
+        [this](ProjectStore::AppliedVerdicts a) {
+            saving_ = false;
+            updateApplyButton();
+            const uint64_t recorded = a.notDuplicate + a.confirmed;
+            QString text = tr("Recorded %1 decision(s): %2 not a duplicate, %3 confirmed "
+                              "duplicate.")
+                               .arg(recorded)
+                               .arg(a.notDuplicate)
+                               .arg(a.confirmed);
+            if (a.skipped > 0)
+                text += QLatin1Char(' ') +
+                        tr("Skipped %1 pair(s) that already had a decision (%2 of them "
+                           "differing from the verdict): undo those in the comparison view to "
+                           "change them.")
+                            .arg(a.skipped)
+                            .arg(a.conflicting);
+            applied_->setText(text);
+            emit verdictsApplied(recorded > 0);
+        },
+        [this](const QString& e) {
+            saving_ = false;
+            updateApplyButton();
+            applied_->setText(tr("Cannot apply the verdicts: %1").arg(e));
+        });
 }
 
 void AuditDialog::showPairAt(int index) {

@@ -96,6 +96,10 @@ class ClustersPanel : public QWidget {
     void keepOtherAndAdvance();
     // Reads the review progress again (after an audit verdict, say).
     void refreshReviewProgress();
+    // Decisions were recorded elsewhere (the sampled audit's "Apply verdicts as decisions"):
+    // the table, the comparison and the counts follow as after a decision made here, and
+    // decisionsChanged() goes out.
+    void reloadDecisions();
     // Text mode: searches the clustered documents' texts for the search box's text.
     void startTextSearch();
     void stopTextSearch();

@@ -189,6 +189,12 @@ void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster)
     model_->refresh();
 }
 
+void ClustersPanel::reloadDecisions() {
+    if (!run_.runId) return;
+    deciding_ = true;  // until the table shows them, as for a decision made here
+    afterDecision(tr("Audit verdicts recorded as decisions."), cluster_);
+}
+
 QString ClustersPanel::reviewProgressText() const {
     return reviewProgress_->text();
 }
@@ -211,7 +217,7 @@ void ClustersPanel::refreshReviewProgress() {
             Progress p;
             p.review = ctx.queries().reviewProgress(runId, threshold);
             if (const auto audit = ctx.queries().latestAudit(runId))
-                p.audit = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+                p.audit = estimatePrecision(audit->draw);
             return p;
         },
         [this](Progress p) {

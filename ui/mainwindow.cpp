@@ -525,7 +525,17 @@ void MainWindow::updateTitle() {
 AuditDialog* MainWindow::openAuditDialog() {
     if (!runInfo_.runId) return nullptr;
     auto* dialog = new AuditDialog(queries_, runInfo_, this);
+    // Drawn at the working threshold, as the table, counts and Export are, and still when the
+    // slider moves while the dialog is open.
+    dialog->setThreshold(threshold_->workingThreshold());
+    connect(threshold_, &ThresholdPanel::reclustered, dialog,
+            [this, dialog] { dialog->setThreshold(threshold_->workingThreshold()); });
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // Verdicts applied as decisions reach the table, the slider and the history like a
+    // decision made in the comparison view.
+    connect(dialog, &AuditDialog::verdictsApplied, this, [this](bool recorded) {
+        if (recorded) clusters_->reloadDecisions();
+    });
     connect(dialog, &AuditDialog::verdictRecorded, clusters_,
             &ClustersPanel::refreshReviewProgress);
     connect(dialog, &AuditDialog::verdictRecorded, this, &MainWindow::refreshAuditEstimates);

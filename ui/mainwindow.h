@@ -65,7 +65,12 @@ class MainWindow : public QMainWindow {
     // report`) on the background queue; asks first when `path` exists, and offers a report
     // without document texts when an input changed. reportExported() tells the outcome. False
     // when no run is shown.
-    bool exportReport(const QString& path);
+    // With `clustersCsv`, the run's clusters are written there too (core/report/cluster_csv.h),
+    // and the question names whichever of the two files exists.
+    bool exportReport(const QString& path, const QString& clustersCsv = {});
+    // The clusters CSV the Export Report dialog proposes beside `reportPath`:
+    // "P-run-1-report.html" gives "P-run-1-clusters.csv".
+    static QString clustersCsvBeside(const QString& reportPath);
     // Run ▸ Audit N Random Pairs…: the sampled audit of the run shown (nullptr when none).
     AuditDialog* openAuditDialog();
     // Runs the project's latest unfinished run again with its inputs and parameters (as
@@ -118,8 +123,8 @@ class MainWindow : public QMainWindow {
     void openProjectDialog();
     void saveAsDialog();
     void exportReportDialog();
-    void writeReport(const QString& path, bool withTexts);
-    void askReportWithoutTexts(const QString& path, const QString& why);
+    void writeReport(const QString& path, bool withTexts, const QString& clustersCsv);
+    void askReportWithoutTexts(const QString& path, const QString& why, const QString& clustersCsv);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
     void refreshRuns(qint64 select);

@@ -1,9 +1,12 @@
-// MainWindow's File > Export Report…: the run shown as one self-contained HTML file, written by
-// core/report (the same function as `neardup report`) on the background queue. A file that
-// exists is replaced only after the user says so; an input that changed since the run read it
-// is named, and the user may write the report without document texts instead.
+// MainWindow's File > Export Report…: the run shown as one self-contained HTML file, and on
+// request its clusters as CSV beside it, written by core/report (the same function as `neardup
+// report --clusters-csv`) on the background queue. A file that exists is replaced only after
+// the user says so; an input that changed since the run read it is named, and the user may
+// write the report without document texts instead.
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -31,31 +34,50 @@ void MainWindow::exportReportDialog() {
                                                                  .arg(project.completeBaseName())
                                                                  .arg(runInfo_.runId));
     // The question about an existing file is ours (exportReport), the same for every caller.
-    QString path = QFileDialog::getSaveFileName(this, tr("Export report"), suggested,
-                                                tr("HTML files (*.html)"), nullptr,
-                                                QFileDialog::DontConfirmOverwrite);
-    if (path.isEmpty()) return;
+    // Qt's own dialog (not the platform's), so that it can hold the CSV check box.
+    QFileDialog dialog(this, tr("Export report"), suggested, tr("HTML files (*.html)"));
+    dialog.setObjectName(QStringLiteral("exportReportDialog"));
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setOptions(QFileDialog::DontConfirmOverwrite | QFileDialog::DontUseNativeDialog);
+    auto* csv = new QCheckBox(
+        tr("Also write the clusters as CSV beside the report (NAME-clusters.csv: one row per "
+           "member, for a spreadsheet)"));
+    csv->setObjectName(QStringLiteral("reportClustersCsv"));
+    if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout()))
+        grid->addWidget(csv, grid->rowCount(), 0, 1, grid->columnCount());
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
+    QString path = dialog.selectedFiles().front();
     if (!path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive))
         path += QStringLiteral(".html");
-    exportReport(path);
+    exportReport(path, csv->isChecked() ? clustersCsvBeside(path) : QString());
 }
 
-bool MainWindow::exportReport(const QString& path) {
+QString MainWindow::clustersCsvBeside(const QString& reportPath) {
+    QString base = reportPath;
+    if (base.endsWith(QLatin1String(".html"), Qt::CaseInsensitive)) base.chop(5);
+    if (base.endsWith(QLatin1String("-report"))) base.chop(7);
+    return base + QStringLiteral("-clusters.csv");
+}
+
+bool MainWindow::exportReport(const QString& path, const QString& clustersCsv) {
     if (!runInfo_.runId || project_.isEmpty()) return false;
-    if (!QFileInfo::exists(path)) {
-        writeReport(path, true);
+    QStringList existing;
+    for (const QString& file : {path, clustersCsv})
+        if (!file.isEmpty() && QFileInfo::exists(file)) existing << QFileInfo(file).fileName();
+    if (existing.isEmpty()) {
+        writeReport(path, true, clustersCsv);
         return true;
     }
-    auto* box =
-        new QMessageBox(QMessageBox::Question, tr("Replace the report?"),
-                        tr("%1 already exists. Replace it?").arg(QFileInfo(path).fileName()),
-                        QMessageBox::Yes | QMessageBox::No, this);
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Replace the report?"),
+        tr("%1 already exist(s). Replace?").arg(existing.join(QStringLiteral(" and "))),
+        QMessageBox::Yes | QMessageBox::No, this);
     box->setObjectName(QStringLiteral("confirmReportOverwrite"));
     box->setDefaultButton(QMessageBox::No);
     box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::finished, this, [this, box, path] {
+    connect(box, &QMessageBox::finished, this, [this, box, path, clustersCsv] {
         if (box->clickedButton() == box->button(QMessageBox::Yes))
-            writeReport(path, true);
+            writeReport(path, true, clustersCsv);
         else
             emit reportExported(false, tr("Not exported: %1 is left as it is.").arg(path));
     });
@@ -63,24 +85,29 @@ bool MainWindow::exportReport(const QString& path) {
     return true;
 }
 
-void MainWindow::writeReport(const QString& path, bool withTexts) {
+void MainWindow::writeReport(const QString& path, bool withTexts, const QString& clustersCsv) {
     report::ReportOptions options;
     options.runId = runInfo_.runId;
     options.withTexts = withTexts;
     const std::string project = project_.toStdString();
     const std::string out = path.toStdString();
+    const std::string csv = clustersCsv.toStdString();
     statusBar()->showMessage(tr("Writing the report of run %1\u2026").arg(runInfo_.runId));
     background_->submit<ReportOutcome>(
         this,
-        [project, out, options](JobContext&) {
+        [project, out, csv, options](JobContext&) {
             ReportOutcome outcome;
             try {
-                const report::ReportWritten w = report::writeRunReport(project, out, options);
+                const report::ReportWritten w = report::writeRunReport(project, out, options, csv);
                 outcome.ok = true;
                 outcome.message = tr("Wrote the report of run %1 (%2 pairs shown) to %3")
                                       .arg(w.runId)
                                       .arg(w.pairsShown)
                                       .arg(QString::fromStdString(out));
+                if (!csv.empty())
+                    outcome.message += tr(", its clusters (%1 rows) to %2")
+                                           .arg(w.csvRows)
+                                           .arg(QString::fromStdString(csv));
             } catch (const report::ChangedInputError& e) {
                 outcome.changedInput = true;
                 outcome.message = QString::fromStdString(e.what());
@@ -89,11 +116,11 @@ void MainWindow::writeReport(const QString& path, bool withTexts) {
             }
             return outcome;
         },
-        [this, path](ReportOutcome outcome) {
+        [this, path, clustersCsv](ReportOutcome outcome) {
             statusBar()->showMessage(outcome.ok ? outcome.message : tr("Report not written"),
                                      10000);
             if (outcome.changedInput) {
-                askReportWithoutTexts(path, outcome.message);
+                askReportWithoutTexts(path, outcome.message, clustersCsv);
                 return;
             }
             if (!outcome.ok) {  // told without blocking the window, as the questions are
@@ -107,7 +134,8 @@ void MainWindow::writeReport(const QString& path, bool withTexts) {
         });
 }
 
-void MainWindow::askReportWithoutTexts(const QString& path, const QString& why) {
+void MainWindow::askReportWithoutTexts(const QString& path, const QString& why,
+                                       const QString& clustersCsv) {
     auto* box = new QMessageBox(
         QMessageBox::Warning, tr("Export report"),
         tr("The report quotes duplicate pairs from the inputs, but %1. Write the report "
@@ -117,9 +145,9 @@ void MainWindow::askReportWithoutTexts(const QString& path, const QString& why) 
     box->setObjectName(QStringLiteral("reportWithoutTexts"));
     box->setDefaultButton(QMessageBox::No);
     box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::finished, this, [this, box, path, why] {
+    connect(box, &QMessageBox::finished, this, [this, box, path, why, clustersCsv] {
         if (box->clickedButton() == box->button(QMessageBox::Yes))
-            writeReport(path, false);
+            writeReport(path, false, clustersCsv);
         else
             emit reportExported(false, why);
     });

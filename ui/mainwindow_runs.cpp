@@ -76,7 +76,7 @@ void MainWindow::refreshAuditEstimates() {
             std::map<int64_t, PrecisionEstimate> estimates;
             for (const int64_t run : runs)
                 if (const auto audit = c.queries().latestAudit(run))
-                    estimates[run] = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+                    estimates[run] = estimatePrecision(audit->draw);
             return estimates;
         },
         [this, project](std::map<int64_t, PrecisionEstimate> estimates) {

@@ -4,6 +4,7 @@
 #include <QJsonObject>
 #include <QLocale>
 #include <QRegularExpression>
+#include <cmath>
 
 #include "auditdialog.h"
 
@@ -155,10 +156,16 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
         case Precision:
             if (!sampled) return sortRole ? QVariant(-1.0) : QVariant();
             if (sortRole) return estimate->second.precision;
-            return QStringLiteral("%1 [%2, %3]")
-                .arg(estimate->second.precision, 0, 'f', 3)
-                .arg(estimate->second.low, 0, 'f', 3)
-                .arg(estimate->second.high, 0, 'f', 3);
+            {
+                // The threshold the audit drew at: the run's own or a working one.
+                QString text = QStringLiteral("%1 [%2, %3]")
+                                   .arg(estimate->second.precision, 0, 'f', 3)
+                                   .arg(estimate->second.low, 0, 'f', 3)
+                                   .arg(estimate->second.high, 0, 'f', 3);
+                if (!std::isnan(estimate->second.threshold))
+                    text += tr(" at \u03b8 %1").arg(thresholdText(estimate->second.threshold));
+                return text;
+            }
         case ReadSeconds:
             return secs(phaseSeconds(*r, "read"));
         case SignatureSeconds:

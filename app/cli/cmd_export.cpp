@@ -26,12 +26,13 @@ void printAuditEstimate(const ProjectStore& store, int64_t runId) {
     if (samples.empty()) return;
     const std::optional<StoredAudit> audit = store.auditSample(samples.back());
     if (!audit) return;
-    const PrecisionEstimate e = estimatePrecision(audit->draw.strata, audit->draw.pairs);
+    const PrecisionEstimate e = estimatePrecision(audit->draw);
     if (e.judged == 0) return;
     fmt::print(stderr,
-               "sampled audit of run {}: precision {:.3f} (95 % CI {:.3f}-{:.3f}), {} judged of "
-               "{} drawn, {} unsure\n",
-               runId, e.precision, e.low, e.high, e.judged, audit->draw.pairs.size(), e.unsure);
+               "sampled audit of run {}: precision {:.3f} (95 % CI {:.3f}-{:.3f}) at threshold {}, "
+               "{} judged of {} drawn, {} unsure\n",
+               runId, e.precision, e.low, e.high, audit->draw.threshold, e.judged,
+               audit->draw.pairs.size(), e.unsure);
 }
 
 std::atomic<bool> gExportCancel{false};

@@ -1,5 +1,5 @@
 // `neardup report`: a stored run as one self-contained HTML file (core/report/run_report.h) that
-// someone who never opens the workbench can read.
+// someone who never opens the workbench can read, and its clusters as CSV beside it on request.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -13,6 +13,7 @@ Command addReportCommand(CLI::App& app) {
     struct Options {
         std::string project;
         std::string out;
+        std::string clustersCsv;
         report::ReportOptions report;
         bool noText = false;
     };
@@ -24,6 +25,9 @@ Command addReportCommand(CLI::App& app) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--run", opt->report.runId, "Run number (default: the latest successful run)");
     cmd->add_option("--out", opt->out, "The HTML file to write")->required();
+    cmd->add_option("--clusters-csv", opt->clustersCsv,
+                    "Also write the run's clusters to this CSV file: one row per member (cluster, "
+                    "size, id, kept or removed, witness, Jaccard, decisions)");
     cmd->add_option("--pairs", opt->report.samplePairs,
                     "Duplicate pairs shown side by side (default 8)")
         ->check(CLI::Range(0, 1000));
@@ -34,9 +38,13 @@ Command addReportCommand(CLI::App& app) {
         report::ReportOptions options = opt->report;
         options.withTexts = !opt->noText;
         try {
-            const report::ReportWritten w = report::writeRunReport(opt->project, opt->out, options);
+            const report::ReportWritten w =
+                report::writeRunReport(opt->project, opt->out, options, opt->clustersCsv);
             fmt::print(stderr, "wrote the report of run {} to {} ({} bytes, {} pair(s) shown)\n",
                        w.runId, opt->out, w.bytes, w.pairsShown);
+            if (!opt->clustersCsv.empty())
+                fmt::print(stderr, "wrote its clusters to {} ({} member row(s))\n",
+                           opt->clustersCsv, w.csvRows);
         } catch (const report::ChangedInputError& e) {
             fmt::print(stderr,
                        "neardup report: {}; nothing written (--no-text writes the report without "

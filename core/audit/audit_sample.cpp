@@ -174,4 +174,10 @@ PrecisionEstimate estimatePrecision(const std::vector<AuditStratum>& strata,
     return e;
 }
 
+PrecisionEstimate estimatePrecision(const AuditDraw& draw, double confidence) {
+    PrecisionEstimate e = estimatePrecision(draw.strata, draw.pairs, confidence);
+    e.threshold = draw.threshold;
+    return e;
+}
+
 }  // namespace neardup

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,9 @@ struct PrecisionEstimate {
     double low = 0, high = 0;  // Wilson interval at `confidence`; NaN when nothing is judged
     double effectiveSize = 0;  // n_eff
     double coverage = 0;       // share of the run's duplicate pairs in strata with a judgement
+    // The threshold whose duplicate pairs were drawn (AuditDraw::threshold): a precision is the
+    // precision of a run at a threshold. NaN when not known (the strata-and-pairs overload).
+    double threshold = std::numeric_limits<double>::quiet_NaN();
 };
 
 // z for a two-sided interval: 1.959964 at 0.95.
@@ -77,5 +81,7 @@ double normalQuantileTwoSided(double confidence);
 std::pair<double, double> wilsonInterval(double p, double n, double z);
 PrecisionEstimate estimatePrecision(const std::vector<AuditStratum>& strata,
                                     const std::vector<AuditPair>& pairs, double confidence = 0.95);
+// The estimate of a drawn sample with its verdicts, at the threshold it was drawn at.
+PrecisionEstimate estimatePrecision(const AuditDraw& draw, double confidence = 0.95);
 
 }  // namespace neardup

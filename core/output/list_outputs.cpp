@@ -28,19 +28,6 @@ std::unique_ptr<ParquetListWriter> parquetFor(OutputFile& out,
         out.path(), std::move(columns), [&out](std::string_view bytes) { out.write(bytes); });
 }
 
-// What the clusters list says of one member.
-struct Member {
-    bool representative = false;
-    bool kept = false;
-    bool listKept = false;      // JSON: "kept": true (kept, and not the cluster's own keeper)
-    bool witnessKnown = false;  // removed with a witness pair
-    bool chained = false;       // removed without one ("witness": null)
-    uint32_t witness = 0;
-    double jaccard = 0;
-    std::optional<double> exact;
-    float exactAsStored = -1.0f;  // written to JSON as the float's shortest digits
-};
-
 // The double whose shortest digits are the float's (0.8f as 0.8, not 0.800000011920929), so
 // that the Parquet list reads as the JSON one.
 double asDecimalDouble(float v) {
@@ -51,8 +38,10 @@ double asDecimalDouble(float v) {
     return d;
 }
 
-Member describe(const RunResult& run, std::size_t c, uint32_t d) {
-    Member m;
+}  // namespace
+
+ClusterMemberRecord describeClusterMember(const RunResult& run, std::size_t c, uint32_t d) {
+    ClusterMemberRecord m;
     m.representative = run.representative[c] == d;
     m.kept = !run.removed(d);
     const bool wholeKept = !run.keepAll.empty() && run.keepAll[c];
@@ -75,7 +64,13 @@ Member describe(const RunResult& run, std::size_t c, uint32_t d) {
     return m;
 }
 
-}  // namespace
+std::vector<std::vector<uint32_t>> clusterMembers(const RunResult& run) {
+    std::vector<std::vector<uint32_t>> members(run.representative.size());
+    for (std::size_t i = 0; i < run.clusterOf.size(); ++i)
+        if (run.clusterOf[i] != RunResult::kNoCluster)
+            members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
+    return members;
+}
 
 void writeIdList(const RunResult& run, const DocumentTable& docs, bool kept, OutputFile& out,
                  ExportTicker& ticker) {
@@ -108,16 +103,12 @@ void writeClusterList(const RunResult& run, const DocumentTable& docs, OutputFil
                          {"jaccard", T::Double, true},
                          {"exact", T::Double, true}});
     const std::size_t n = docs.size();
-    // Members grouped by cluster, clusters in order of their smallest member.
-    std::vector<std::vector<uint32_t>> members(run.representative.size());
-    for (std::size_t i = 0; i < n; ++i)
-        if (run.clusterOf[i] != RunResult::kNoCluster)
-            members[run.clusterOf[i]].push_back(static_cast<uint32_t>(i));
+    const std::vector<std::vector<uint32_t>> members = clusterMembers(run);
     std::string line;
     uint64_t outside = n;  // documents in no cluster count as done at the end
     for (std::size_t c = 0; c < members.size(); ++c) {
         for (const uint32_t d : members[c]) {
-            const Member m = describe(run, c, d);
+            const ClusterMemberRecord m = describeClusterMember(run, c, d);
             if (parquet) {
                 parquet->addString(docs.id(d));
                 parquet->addInt64(static_cast<int64_t>(c));

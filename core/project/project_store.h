@@ -162,13 +162,28 @@ class ProjectStore {
     std::optional<Decision> undoDecision(int64_t datasetId, int64_t decisionId = 0);
 
     // Sampled audits of a run (core/audit/audit_sample.h; project_store_audit.cpp).
-    // createAuditSample draws up to n of the run's duplicate pairs at its own threshold from its
-    // stored pairs, stores the sample and returns its id; StoreError when the run has no
-    // stored pairs or did not finish.
+    // createAuditSample draws up to n of the run's duplicate pairs at `threshold` (the run's own
+    // when none: the workbench passes its working threshold, the slider's) from its stored
+    // pairs, stores the sample with that threshold and returns its id; StoreError when the run
+    // did not finish, has no duplicate pair at the threshold, or the threshold is outside
+    // [its store floor, 1] (pairs below the floor were never stored).
     int64_t createAuditSample(int64_t runId, uint64_t n, uint64_t seed,
+                              std::optional<double> threshold = std::nullopt,
                               int strata = kDefaultAuditStrata);
     // Sets (or, with none, clears) the verdict on pair `ordinal` of a sample.
     void setAuditVerdict(int64_t sampleId, int ordinal, std::optional<AuditVerdict> verdict);
+    // Turns the verdicts of a sample into decisions of its run's dataset, in one transaction: a
+    // "not a duplicate" verdict becomes a not_duplicate decision on the pair (it cuts the pair
+    // in every export), a "duplicate" one a confirmed_duplicate decision. A pair that already
+    // has a pair decision (either kind, made in the comparison view or by an earlier apply) is
+    // skipped, never overwritten; unsure and unjudged pairs are left alone.
+    struct AppliedVerdicts {
+        uint64_t notDuplicate = 0;  // not_duplicate decisions recorded
+        uint64_t confirmed = 0;     // confirmed_duplicate decisions recorded
+        uint64_t skipped = 0;       // judged pairs that already had a decision
+        uint64_t conflicting = 0;   // of those, whose decision says otherwise than the verdict
+    };
+    AppliedVerdicts applyAuditVerdicts(int64_t sampleId);
     std::vector<int64_t> auditSamples(int64_t runId) const;  // oldest first
     std::optional<StoredAudit> auditSample(int64_t sampleId) const;
 

@@ -143,8 +143,7 @@ void countReview(ReportData& data, const ProjectStore& store, const std::vector<
         if (!audit) continue;
         for (const AuditPair& p : audit->draw.pairs)
             if (p.verdict) named.insert({p.a, p.b});
-        data.audit = AuditLine{sampleId, audit->draw.pairs.size(),
-                               estimatePrecision(audit->draw.strata, audit->draw.pairs)};
+        data.audit = AuditLine{sampleId, audit->draw.pairs.size(), estimatePrecision(audit->draw)};
     }
     std::set<uint32_t> reviewed;
     for (uint32_t doc : named)
@@ -156,7 +155,7 @@ void countReview(ReportData& data, const ProjectStore& store, const std::vector<
 }  // namespace
 
 ReportData gatherReport(const ProjectStore& store, const std::string& projectName,
-                        const ReportOptions& options) {
+                        const ReportOptions& options, DocumentTable* docsOut) {
     const int64_t runId = chooseRun(store, options.runId);
     ReportData data;
     data.projectName = projectName;
@@ -189,6 +188,7 @@ ReportData gatherReport(const ProjectStore& store, const std::string& projectNam
         readTexts(data.samplePairs, pairs, docs, dataset, options.maxTextBytes);
     }
     countReview(data, store, store.decisions(data.run.datasetId));
+    if (docsOut) *docsOut = std::move(docs);
     return data;
 }
 

@@ -107,7 +107,8 @@ struct ReportData {
 // Gathers the report of run options.runId (or the latest successful run) of `store`. With
 // texts, the inputs are first checked against their pins (input_pin.h): a changed or missing
 // input throws ReportError naming it, as `neardup export` refuses it.
+// `docs`, when given, receives the dataset's document table (for the clusters CSV).
 ReportData gatherReport(const ProjectStore& store, const std::string& projectName,
-                        const ReportOptions& options);
+                        const ReportOptions& options, DocumentTable* docs = nullptr);
 
 }  // namespace neardup::report

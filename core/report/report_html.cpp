@@ -241,15 +241,26 @@ std::string reviewSection(const ReportData& d) {
     html += "<h3>Sampled audit</h3>\n";
     if (!d.audit) return html + "<p>No sampled audit of this run.</p>\n";
     const PrecisionEstimate& e = d.audit->estimate;
+    // A precision is measured at a threshold: the audit's may be a working threshold of the
+    // workbench rather than the run's own.
+    const double own = d.run.params.compare.threshold;
+    const std::string other =
+        std::abs(e.threshold - own) > 1e-9
+            ? fmt::format(
+                  " The audit drew its pairs at \u03b8 {}, not at the run's \u03b8 {}: it "
+                  "measures the run as re-clustered at {}.",
+                  e.threshold, own, e.threshold)
+            : std::string();
     if (e.judged == 0)
-        return html + fmt::format("<p>Audit {}: {} pairs drawn, none judged yet.</p>\n",
-                                  d.audit->sampleId, d.audit->drawn);
+        return html +
+               fmt::format("<p>Audit {}: {} pairs drawn at \u03b8 {}, none judged yet.{}</p>\n",
+                           d.audit->sampleId, d.audit->drawn, e.threshold, other);
     return html + fmt::format(
                       "<p id=\"audit\">Audit {}: estimated precision {:.3f} (95 % interval "
-                      "{:.3f}\u2013{:.3f}), {} of {} drawn pairs judged ({} duplicates), {} "
-                      "unsure.</p>\n",
-                      d.audit->sampleId, e.precision, e.low, e.high, e.judged, d.audit->drawn,
-                      e.duplicates, e.unsure);
+                      "{:.3f}\u2013{:.3f}) at \u03b8 {}, {} of {} drawn pairs judged ({} "
+                      "duplicates), {} unsure.{}</p>\n",
+                      d.audit->sampleId, e.precision, e.low, e.high, e.threshold, e.judged,
+                      d.audit->drawn, e.duplicates, e.unsure, other);
 }
 
 }  // namespace
