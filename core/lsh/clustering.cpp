@@ -301,45 +301,48 @@ std::vector<uint64_t> sortedRankEdges(const std::vector<ScoredPair>& pairs,
 }
 
 // Visiting ranks (see findWitnesses): `pos[d]` for each visited document d, `order` the
-// documents by rank. Cluster by cluster (only the order within a cluster matters, as every
-// duplicate pair lies within one; taking clusters in turn keeps a cluster's ranks together),
-// its representative first (first in keep order unless a "keep this one instead" decision moved
-// it), then keep order: a precomputed key per document (keepKey; none for --keep first), read
-// from the document table once and in input order, and a stable radix sort by cluster and key,
-// so that equal keys stay in input order.
+// documents by rank. Only the order within a cluster matters (every duplicate pair lies within
+// one), so the ranks need not follow clusters: the representatives come first (each is visited
+// first in its cluster, whatever the keep order says: a "keep this one instead" decision moves
+// it), then the other visited documents in keep order, from a key per document (keepKey; none
+// for --keep first, whose order is the input's) read from the document table once and in input
+// order, by one stable radix sort, so that equal keys stay in input order.
 template <typename Visited>
 void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult& run,
                    Visited visited, std::vector<uint32_t>& pos, std::vector<uint32_t>& order) {
-    constexpr uint32_t kRepresentative = kNone - 1;
     const std::size_t n = run.clusterOf.size();
     pos.assign(n, kNone);
-    for (const uint32_t rep : run.representative)
-        pos[rep] = kRepresentative;
-    std::vector<KeyedDocument> keyed;
-    for (std::size_t i = 0; i < n; ++i)
-        if (pos[i] == kNone && visited(i))
-            keyed.push_back(
-                {policy == KeepPolicy::First ? 0 : keepKey(policy, docs, static_cast<uint32_t>(i)),
-                 static_cast<uint32_t>(i), run.clusterOf[i]});
-    sortByClusterThenKey(keyed);
     order.clear();
-    order.reserve(keyed.size() + run.representative.size());
-    uint32_t cluster = RunResult::kNoCluster;
-    for (std::size_t k = 0; k < keyed.size(); ++k) {
-        if (k + kPrefetchAhead < keyed.size())
-            __builtin_prefetch(pos.data() + keyed[k + kPrefetchAhead].doc, 1);
-        const KeyedDocument& d = keyed[k];
-        if (d.cluster != cluster) {  // every cluster has a member besides its representative
-            cluster = d.cluster;
-            const uint32_t rep = run.representative[cluster];
+    for (const uint32_t rep : run.representative)
+        if (visited(rep)) {
             pos[rep] = static_cast<uint32_t>(order.size());
             order.push_back(rep);
         }
-        pos[d.doc] = static_cast<uint32_t>(order.size());
-        order.push_back(d.doc);
+    auto place = [&pos, &order](uint32_t d) {
+        pos[d] = static_cast<uint32_t>(order.size());
+        order.push_back(d);
+    };
+    auto others = [&](auto each) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (pos[i] == kNone && visited(i)) each(static_cast<uint32_t>(i));
+    };
+    if (policy == KeepPolicy::First) {
+        others(place);
+        return;
     }
-    for (const uint32_t rep : run.representative)  // those of clusters not visited
-        if (pos[rep] == kRepresentative) pos[rep] = kNone;
+    if (policy == KeepPolicy::Longest) {  // the key fits in 32 bits: key << 32 | document
+        std::vector<uint64_t> keyed;
+        others([&](uint32_t d) { keyed.push_back(uint64_t{~docs.chars[d]} << 32 | d); });
+        sortByHigh32(keyed);
+        for (const uint64_t k : keyed)
+            place(static_cast<uint32_t>(k));
+        return;
+    }
+    std::vector<KeyedDocument> keyed;
+    others([&](uint32_t d) { keyed.push_back({keepKey(policy, docs, d), d}); });
+    sortByKey(keyed);
+    for (const KeyedDocument& k : keyed)
+        place(k.doc);
 }
 
 // Every clustered document's witness under the witness rule (kNone: kept), whatever rule the

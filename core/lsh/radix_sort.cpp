@@ -2,6 +2,7 @@
 #include "radix_sort.h"
 
 #include <algorithm>
+#include <bit>
 #include <span>
 
 namespace neardup {
@@ -47,21 +48,66 @@ void radixSort(std::span<Item> items, std::span<Item> buffer, int from, int widt
 
 }  // namespace
 
-void sortByClusterThenKey(std::vector<KeyedDocument>& items) {
-    if (items.empty()) return;
-    uint64_t keyOr = 0, keyAnd = ~uint64_t{0};
-    uint32_t clusterOr = 0, clusterAnd = ~uint32_t{0};
-    for (const KeyedDocument& item : items) {
-        keyOr |= item.key;
-        keyAnd &= item.key;
-        clusterOr |= item.cluster;
-        clusterAnd &= item.cluster;
+// The bits in which the keys of `items` differ.
+template <typename Item, typename Key>
+uint64_t varyingBits(const std::vector<Item>& items, Key key) {
+    uint64_t any = 0, all = ~uint64_t{0};
+    for (const Item& item : items) {
+        any |= key(item);
+        all &= key(item);
     }
-    std::vector<KeyedDocument> buffer(items.size());
-    radixSort(std::span(items), std::span(buffer), 0, 64, keyOr ^ keyAnd,
-              [](const KeyedDocument& d) { return d.key; });
-    radixSort(std::span(items), std::span(buffer), 0, 32, clusterOr ^ clusterAnd,
-              [](const KeyedDocument& d) { return uint64_t{d.cluster}; });
+    return any ^ all;
+}
+
+namespace {
+
+// Most-significant-digit sort of items in document order by (key, document): a stable scatter
+// by the highest 11 bits in which the keys differ, then each bucket the same way until it is
+// small enough to sort in cache. A field value varies in most of its 64 bits, where
+// least-significant passes over every digit would read and write the whole list six times;
+// here each level is one pass, and a level's buckets hold keys that agree on the top bits.
+void sortBuckets(std::span<KeyedDocument> items, std::span<KeyedDocument> scratch) {
+    constexpr std::size_t kInCache = 4096;
+    if (items.size() <= kInCache) {
+        std::sort(items.begin(), items.end(), [](const KeyedDocument& x, const KeyedDocument& y) {
+            return x.key != y.key ? x.key < y.key : x.doc < y.doc;
+        });
+        return;
+    }
+    uint64_t any = 0, all = ~uint64_t{0};
+    for (const KeyedDocument& item : items) {
+        any |= item.key;
+        all &= item.key;
+    }
+    const uint64_t varying = any ^ all;
+    if (varying == 0) return;  // equal keys, still in document order
+    const int shift = std::max(0, 63 - std::countl_zero(varying) - (kBits - 1));
+    std::array<std::size_t, kDigits + 1> start{};
+    for (const KeyedDocument& item : items)
+        ++start[((item.key >> shift) & (kDigits - 1)) + 1];
+    for (std::size_t d = 0; d < kDigits; ++d)
+        start[d + 1] += start[d];
+    auto next = start;
+    for (const KeyedDocument& item : items)
+        scratch[next[(item.key >> shift) & (kDigits - 1)]++] = item;
+    std::copy(scratch.begin(), scratch.end(), items.begin());
+    for (std::size_t d = 0; d < kDigits; ++d)
+        if (start[d + 1] > start[d] + 1)
+            sortBuckets(items.subspan(start[d], start[d + 1] - start[d]),
+                        scratch.subspan(start[d], start[d + 1] - start[d]));
+}
+
+}  // namespace
+
+void sortByKey(std::vector<KeyedDocument>& items) {
+    std::vector<KeyedDocument> scratch(items.size());
+    sortBuckets(std::span(items), std::span(scratch));
+}
+
+void sortByHigh32(std::vector<uint64_t>& items) {
+    auto key = [](uint64_t item) { return item; };
+    std::vector<uint64_t> buffer(items.size());
+    radixSort(std::span(items), std::span(buffer), 32, 32, varyingBits(items, key), key);
 }
 
 RankEdges::RankEdges(std::size_t ranks) {

@@ -10,17 +10,19 @@
 
 namespace neardup {
 
-// A document of a cluster with its 64-bit sort key.
+// A document with its 64-bit sort key.
 struct KeyedDocument {
     uint64_t key = 0;
     uint32_t doc = 0;
-    uint32_t cluster = 0;
 };
 
-// Sorts by cluster, then by key, stably: documents with equal keys in one cluster keep their
-// order. Digits on which every item agrees are skipped (the length of --keep longest fits in a
-// few of them; a key that is the same for all costs nothing).
-void sortByClusterThenKey(std::vector<KeyedDocument>& items);
+// Sorts by key, then document (given in document order: a stable sort by key), most significant
+// digit first, down to buckets small enough to sort in cache (--keep max:FIELD's keys).
+void sortByKey(std::vector<KeyedDocument>& items);
+
+// Sorts by the high 32 bits, stably: a 32-bit key packed with its document in the low half
+// (the length of --keep longest fits in a few digits, the others are skipped).
+void sortByHigh32(std::vector<uint64_t>& items);
 
 // Edges (earlier rank << 32 | later rank, ranks < `ranks`) to be sorted by their earlier rank,
 // with the count of each top digit of the earlier rank, taken as they are added: the sort
