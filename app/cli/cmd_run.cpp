@@ -96,12 +96,19 @@ void printComponents(const std::string& project, const RunResult& r) {
     if (listed.size() > kShown) line += fmt::format(" and {} more", listed.size() - kShown);
     fmt::print(stderr, "  largest components: {}\n", line);
     if (chains + large == 0) return;
+    std::string flagged;
+    if (chains > 0)
+        flagged = fmt::format(
+            "{} chain(s) (diameter below {:.3f}: a member far from the document "
+            "kept first, linked only through others)",
+            chains, chainBelow(r.params.compare.threshold, r.params.signature.hashes));
+    if (large > 0)
+        flagged += fmt::format("{}{} component(s) of {}+ members", chains > 0 ? ", " : "", large,
+                               kLargeComponent);
     fmt::print(stderr,
-               "  flagged: {} chain(s) (diameter below {:.3f}: a member far from the document "
-               "kept first, linked only through others), {} component(s) of {}+ members; see "
-               "who vouches for whom in the workbench's Chain tab: neardup-workbench {}\n",
-               chains, chainBelow(r.params.compare.threshold, r.params.signature.hashes), large,
-               kLargeComponent, project);
+               "  flagged: {}; see who vouches for whom in the workbench's Chain tab: "
+               "neardup-workbench {}\n",
+               flagged, project);
 }
 
 }  // namespace
