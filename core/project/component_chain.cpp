@@ -11,6 +11,7 @@
 #include "clustering.h"
 #include "pair_verifier.h"
 #include "project_store.h"
+#include "signature_rows.h"
 
 namespace neardup {
 
@@ -168,7 +169,7 @@ bool ComponentDiameters::loadRows(const ProjectStore& store, int64_t runId,
                                   const std::vector<uint32_t>& docs) {
     const RunRow row = start(store, runId);
     if (docs.empty() || hashes_ <= 0 ||
-        !store.loadSignatureRows(row.run.datasetId, row.signatureKey, docs, signatures_.values)) {
+        !loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, signatures_.values)) {
         notCached(row);
         return false;
     }

@@ -143,14 +143,10 @@ void ProjectStore::updateDatasetFiles(const std::vector<DatasetFile>& files) {
 
 // ---- Signatures -------------------------------------------------------------------------
 
-namespace {
-
-// Where a signature cache lives: its file in the sidecar directory, or its BLOB (in-memory
-// projects); `read` gets the shape and one of the two. False when no cache of that key exists
-// or its recorded shape does not match the dataset.
-template <typename Read>
-bool readSignatureCache(const sql::Database& db, const std::string& sidecarDir, int64_t datasetId,
-                        const std::string& cacheKey, Read read) {
+bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey,
+                                  SignatureMatrix& out) const {
+    out = SignatureMatrix{};
+    const auto& db = impl_->db;
     auto st = db.prepare(
         "SELECT c.path, c.documents, c.hashes, d.documents FROM signature_caches c "
         "JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = ?1 AND c.cache_key = ?2");
@@ -160,42 +156,16 @@ bool readSignatureCache(const sql::Database& db, const std::string& sidecarDir, 
     const int64_t hashes = st.int64(2);
     if (documents != st.u64(3) || hashes <= 0 || hashes > std::numeric_limits<int>::max())
         return false;
-    if (!st.isNull(0))
-        return read(documents, static_cast<int>(hashes), sidecarDir + "/" + st.string(0), nullptr,
-                    0);
+    if (!st.isNull(0)) {
+        const std::string file = impl_->sidecarDir() + "/" + st.string(0);
+        return sigfile::read(file, cacheKey, documents, static_cast<int>(hashes), out);
+    }
     auto blob =
         db.prepare("SELECT data FROM signature_blobs WHERE dataset_id = ?1 AND cache_key = ?2");
     blob.bind(1, datasetId).bind(2, std::string_view(cacheKey));
     if (!blob.step()) return false;
-    return read(documents, static_cast<int>(hashes), std::string(), blob.blob(0), blob.bytes(0));
-}
-
-}  // namespace
-
-bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey,
-                                  SignatureMatrix& out) const {
-    out = SignatureMatrix{};
-    return readSignatureCache(
-        impl_->db, impl_->sidecarDir(), datasetId, cacheKey,
-        [&](uint64_t documents, int hashes, const std::string& file, const void* data,
-            std::size_t bytes) {
-            return data ? sigfile::decode(data, bytes, cacheKey, documents, hashes, out)
-                        : sigfile::read(file, cacheKey, documents, hashes, out);
-        });
-}
-
-bool ProjectStore::loadSignatureRows(int64_t datasetId, const std::string& cacheKey,
-                                     const std::vector<uint32_t>& rows,
-                                     std::vector<uint32_t>& values) const {
-    values.clear();
-    return readSignatureCache(
-        impl_->db, impl_->sidecarDir(), datasetId, cacheKey,
-        [&](uint64_t documents, int hashes, const std::string& file, const void* data,
-            std::size_t bytes) {
-            return data
-                       ? sigfile::decodeRows(data, bytes, cacheKey, documents, hashes, rows, values)
-                       : sigfile::readRows(file, cacheKey, documents, hashes, rows, values);
-        });
+    return sigfile::decode(blob.blob(0), blob.bytes(0), cacheKey, documents,
+                           static_cast<int>(hashes), out);
 }
 
 void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey,

@@ -105,10 +105,6 @@ class ProjectStore {
     // Signatures cached for (dataset, SignatureParams cache key), or nothing when missing,
     // unreadable or of a different shape.
     bool loadSignatures(int64_t datasetId, const std::string& cacheKey, SignatureMatrix& out) const;
-    // The cached rows of the documents `rows` (sorted) only, in that order (rows.size() * H
-    // values): a few clusters' members without reading the whole cache. False as above.
-    bool loadSignatureRows(int64_t datasetId, const std::string& cacheKey,
-                           const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) const;
     void saveSignatures(int64_t datasetId, const std::string& cacheKey,
                         const SignatureMatrix& signatures);
 

@@ -227,22 +227,4 @@ bool readRows(const std::string& path, const std::string& cacheKey, uint64_t doc
     return true;
 }
 
-bool decodeRows(const void* data, std::size_t bytes, const std::string& cacheKey,
-                uint64_t documents, int hashes, const std::vector<uint32_t>& rows,
-                std::vector<uint32_t>& values) {
-    values.clear();
-    SignatureMatrix all;
-    if (!decode(data, bytes, cacheKey, documents, hashes, all)) return false;
-    const auto h = static_cast<std::size_t>(hashes);
-    values.reserve(rows.size() * h);
-    for (const uint32_t row : rows) {
-        if (row >= all.size()) {
-            values.clear();
-            return false;
-        }
-        values.insert(values.end(), all.row(row), all.row(row) + h);
-    }
-    return true;
-}
-
 }  // namespace neardup::sigfile

@@ -43,8 +43,5 @@ bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, ui
 // False (never throws) as read() is; `values` is then left empty.
 bool readRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
               const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
-bool decodeRows(const void* data, std::size_t bytes, const std::string& cacheKey,
-                uint64_t documents, int hashes, const std::vector<uint32_t>& rows,
-                std::vector<uint32_t>& values);
 
 }  // namespace neardup::sigfile
