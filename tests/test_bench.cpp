@@ -154,7 +154,7 @@ class TestBench : public QObject {
     // are a subset), and both see the same pairs.
     void clusteringBenchmarkTimesBothRules() {
         const std::vector<ClusteringBenchmarkRow> rows = runClusteringBenchmark(4000, 1, 3);
-        QCOMPARE(rows.size(), std::size_t{12});
+        QCOMPARE(rows.size(), std::size_t{18});
         for (std::size_t i = 0; i < rows.size(); i += 3) {
             QCOMPARE(QString::fromStdString(rows[i].step), QStringLiteral("union-find"));
             QCOMPARE(QString::fromStdString(rows[i + 1].step), QStringLiteral("witness"));
@@ -167,16 +167,18 @@ class TestBench : public QObject {
                 QVERIFY(rows[j].medianSeconds > 0 && rows[j].medianCpuSeconds >= 0);
         }
         QCOMPARE(rows[0].copies, false);
-        QCOMPARE(rows[6].copies, true);
+        QCOMPARE(rows[9].copies, true);
         QCOMPARE(QString::fromStdString(rows[3].keep), QStringLiteral("longest"));
+        QCOMPARE(QString::fromStdString(rows[6].keep), QStringLiteral("max:FIELD"));
 
         const testsupport::CliResult r = testsupport::neardup(
             {QStringLiteral("bench"), QStringLiteral("--clustering"), QStringLiteral("2000")},
             testsupport::CliOptions().withTimeout(60000));
         QCOMPARE(r.code, 0);
         const QString table = r.out;
-        QCOMPARE(table.count(QStringLiteral("| witness |")), 4);
-        QCOMPARE(table.count(QStringLiteral("| components |")), 4);
+        QCOMPARE(table.count(QStringLiteral("| witness |")), 6);
+        QCOMPARE(table.count(QStringLiteral("| components |")), 6);
+        QCOMPARE(table.count(QStringLiteral("| max:FIELD |")), 6);
     }
 
     void badArgumentsAreUsageErrors() {

@@ -5,6 +5,7 @@
 // the stored pairs; outputs are byte-identical across threads and workers.
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "chain_corpus.h"
+#include "component_chain.h"
+#include "project_store.h"
 #include "shingles.h"
 #include "test_support.h"
 
@@ -201,6 +204,48 @@ class TestWitness : public QObject {
         const int removed = checkWitnesses("witness", 0.85);
         QVERIFY(removed > 0);
         QCOMPARE(s.value(QStringLiteral("removed")).toInt(), removed);
+    }
+
+    // The run's summary names its largest components with their diameters: the chain is
+    // flagged, the star beside it (every version a near-duplicate of its original) is not, and
+    // the user is told where to look; --quiet prints none of it.
+    void summaryFlagsTheChain() {
+        const std::string corpus = d("chain-and-star.jsonl");
+        testsupport::writeChainCorpus(corpus, 12);
+        auto runOn = [&](const std::string& project, QStringList extra) {
+            return testsupport::neardup(
+                QStringList{QStringLiteral("run"), QString::fromStdString(corpus),
+                            QStringLiteral("-p"), QString::fromStdString(d(project)),
+                            QStringLiteral("--backend"), QStringLiteral("cpu")} +
+                extra);
+        };
+        const Result r = runOn("flags.ndw", {});
+        QCOMPARE(r.code, 0);
+        const QRegularExpression listed(QStringLiteral(
+            "largest components: 25 members \\(diameter (0\\.\\d\\d): a chain\\), 12 members "
+            "\\(diameter (0\\.\\d\\d)\\)\n"));
+        const QRegularExpressionMatch m = listed.match(r.err);
+        QVERIFY2(m.hasMatch(), qPrintable(r.err));
+        QVERIFY(m.captured(1).toDouble() < 0.694);  // the chain's ends are far apart
+        QVERIFY(m.captured(2).toDouble() >= 0.694);
+        QVERIFY2(r.err.contains(QStringLiteral("flagged: 1 chain(s) (diameter below 0.694")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("Chain tab: neardup-workbench ") +
+                                QString::fromStdString(d("flags.ndw"))),
+                 qPrintable(r.err));
+        // The diameter is the one the workbench shows: the lowest estimated Jaccard of a member
+        // with the representative, from the run's cached signatures.
+        const ProjectStore store(d("flags.ndw"), ProjectStore::Mode::ReadOnly);
+        ComponentDiameters all;
+        QVERIFY(all.load(store, 1));
+        double lowest = 1.0;
+        for (int v = 1; v < testsupport::kChainVersions; ++v)
+            lowest = std::min(lowest, all.similarity(0, static_cast<uint32_t>(v)));
+        QCOMPARE(m.captured(1), QString::number(lowest, 'f', 2));
+
+        const Result quiet = runOn("quiet.ndw", {QStringLiteral("-q")});
+        QCOMPARE(quiet.code, 0);
+        QVERIFY2(!quiet.err.contains(QStringLiteral("largest components")), qPrintable(quiet.err));
     }
 
     void unknownRuleIsAUsageError() {

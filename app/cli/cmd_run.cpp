@@ -2,12 +2,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 
 #include <fmt/format.h>
 
 #include "backend_factory.h"
 #include "commands.h"
+#include "component_chain.h"
 #include "memory_budget.h"
 #include "mpi_run.h"
 #include "output_options.h"
@@ -63,6 +65,52 @@ void printSummary(const RunResult& r) {
             formatBytes(r.spillBytes), formatBytes(r.memoryBudget), formatBytes(r.peakRssBytes));
 }
 
+// The largest components, and every one of kLargeComponent members or more, with their
+// diameters (component_chain.h), so that a chain shows without opening the workbench. The
+// diameters come from the signature rows of those components' members only, read back from the
+// project's cache (the run freed its signatures after comparing); a run whose signatures were
+// not cached (it spilled) lists sizes only.
+void printComponents(const std::string& project, const RunResult& r) {
+    if (r.representative.empty()) return;
+    std::vector<ComponentDiameter> listed;
+    try {
+        const ProjectStore store(project, ProjectStore::Mode::ReadOnly);
+        listed = notableComponents(store, r);
+    } catch (const StoreError&) {
+        return;  // an in-memory project: nothing to read back
+    }
+    constexpr std::size_t kShown = 5;
+    std::string line;
+    std::size_t chains = 0, large = 0;
+    for (std::size_t k = 0; k < listed.size(); ++k) {
+        const ComponentDiameter& c = listed[k];
+        chains += c.chain ? 1 : 0;
+        large += c.large ? 1 : 0;
+        if (k >= kShown) continue;
+        std::string what = std::isnan(c.diameter) ? "no diameter: signatures not cached"
+                                                  : fmt::format("diameter {:.2f}", c.diameter);
+        if (c.chain) what += ": a chain";
+        if (c.large) what += fmt::format(", {}+ members", kLargeComponent);
+        line += fmt::format("{}{} members ({})", k ? ", " : "", c.size, what);
+    }
+    if (listed.size() > kShown) line += fmt::format(" and {} more", listed.size() - kShown);
+    fmt::print(stderr, "  largest components: {}\n", line);
+    if (chains + large == 0) return;
+    std::string flagged;
+    if (chains > 0)
+        flagged = fmt::format(
+            "{} chain(s) (diameter below {:.3f}: a member far from the document "
+            "kept first, linked only through others)",
+            chains, chainBelow(r.params.compare.threshold, r.params.signature.hashes));
+    if (large > 0)
+        flagged += fmt::format("{}{} component(s) of {}+ members", chains > 0 ? ", " : "", large,
+                               kLargeComponent);
+    fmt::print(stderr,
+               "  flagged: {}; see who vouches for whom in the workbench's Chain tab: "
+               "neardup-workbench {}\n",
+               flagged, project);
+}
+
 }  // namespace
 
 int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
@@ -102,6 +150,7 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
         const RunResult result = executeRun(request, hooks);
         if (!opt.quiet) {
             printSummary(result);
+            printComponents(opt.project, result);
             mpi.printRanks();
         }
     } catch (const Cancelled&) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "radix_sort.h"
+
 namespace neardup {
 
 UnionFind::UnionFind(std::size_t n) : parent_(n) {
@@ -277,47 +279,70 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
 
 namespace {
 
-// The duplicate pairs between different visited class heads, each as (earlier rank << 32 | later
-// rank). The ranks of b are read at random: prefetched a few pairs ahead, which turns the pass's
-// cache misses from latency into bandwidth.
-std::vector<uint64_t> rankEdges(const std::vector<ScoredPair>& pairs,
-                                const DuplicateTest& duplicate, const std::vector<uint32_t>& pos,
-                                uint64_t expected) {
-    constexpr std::size_t kAhead = kPrefetchAhead;
-    std::vector<uint64_t> edges;
+// The duplicate pairs between different visited class heads, by their ranks, sorted by the
+// earlier one. The ranks of b are read at random: prefetched a few pairs ahead, which turns the
+// pass's cache misses from latency into bandwidth.
+std::vector<uint64_t> sortedRankEdges(const std::vector<ScoredPair>& pairs,
+                                      const DuplicateTest& duplicate,
+                                      const std::vector<uint32_t>& pos, std::size_t ranks,
+                                      uint64_t expected) {
+    RankEdges edges(ranks);
     edges.reserve(expected);
     const std::size_t count = pairs.size();
     for (std::size_t i = 0; i < count; ++i) {
-        if (i + kAhead < count) __builtin_prefetch(&pos[pairs[i + kAhead].b]);
+        if (i + kPrefetchAhead < count) __builtin_prefetch(&pos[pairs[i + kPrefetchAhead].b]);
         const ScoredPair& p = pairs[i];
         const uint32_t ra = pos[p.a];
         if (ra == kNone || !duplicate(p)) continue;
         const uint32_t rb = pos[p.b];
-        if (ra != rb) edges.push_back(uint64_t{std::min(ra, rb)} << 32 | std::max(ra, rb));
+        if (ra != rb) edges.add(std::min(ra, rb), std::max(ra, rb));
     }
-    return edges;
+    return std::move(edges).sorted();
 }
 
-// Sorts edges by their earlier rank (the high half; ranks < m) with a least-significant-digit
-// radix sort of 11-bit digits: sequential passes with 2,048 output streams each, where a
-// counting sort by rank would scatter every edge across memory.
-void sortByEarlierRank(std::vector<uint64_t>& edges, std::size_t m) {
-    constexpr int kBits = 11;
-    constexpr std::size_t kDigits = std::size_t{1} << kBits;
-    int bits = 0;
-    while (bits < 32 && (std::size_t{1} << bits) < m)
-        ++bits;
-    std::vector<uint64_t> buffer(edges.size());
-    for (int shift = 32; shift < 32 + bits; shift += kBits) {
-        std::vector<std::size_t> start(kDigits + 1, 0);
-        for (const uint64_t e : edges)
-            ++start[((e >> shift) & (kDigits - 1)) + 1];
-        for (std::size_t d = 0; d < kDigits; ++d)
-            start[d + 1] += start[d];
-        for (const uint64_t e : edges)
-            buffer[start[(e >> shift) & (kDigits - 1)]++] = e;
-        edges.swap(buffer);
+// Visiting ranks (see findWitnesses): `pos[d]` for each visited document d, `order` the
+// documents by rank. Only the order within a cluster matters (every duplicate pair lies within
+// one), so the ranks need not follow clusters: the representatives come first (each is visited
+// first in its cluster, whatever the keep order says: a "keep this one instead" decision moves
+// it), then the other visited documents in keep order, from a key per document (keepKey; none
+// for --keep first, whose order is the input's) read from the document table once and in input
+// order, by one stable radix sort, so that equal keys stay in input order.
+template <typename Visited>
+void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult& run,
+                   Visited visited, std::vector<uint32_t>& pos, std::vector<uint32_t>& order) {
+    const std::size_t n = run.clusterOf.size();
+    pos.assign(n, kNone);
+    order.clear();
+    for (const uint32_t rep : run.representative)
+        if (visited(rep)) {
+            pos[rep] = static_cast<uint32_t>(order.size());
+            order.push_back(rep);
+        }
+    auto place = [&pos, &order](uint32_t d) {
+        pos[d] = static_cast<uint32_t>(order.size());
+        order.push_back(d);
+    };
+    auto others = [&](auto each) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (pos[i] == kNone && visited(i)) each(static_cast<uint32_t>(i));
+    };
+    if (policy == KeepPolicy::First) {
+        others(place);
+        return;
     }
+    if (policy == KeepPolicy::Longest) {  // the key fits in 32 bits: key << 32 | document
+        std::vector<uint64_t> keyed;
+        others([&](uint32_t d) { keyed.push_back(uint64_t{~docs.chars[d]} << 32 | d); });
+        sortByHigh32(keyed);
+        for (const uint64_t k : keyed)
+            place(static_cast<uint32_t>(k));
+        return;
+    }
+    std::vector<KeyedDocument> keyed;
+    others([&](uint32_t d) { keyed.push_back({keepKey(policy, docs, d), d}); });
+    sortByKey(keyed);
+    for (const KeyedDocument& k : keyed)
+        place(k.doc);
 }
 
 // Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
@@ -325,63 +350,33 @@ void sortByEarlierRank(std::vector<uint64_t>& edges, std::size_t m) {
 //
 // A document's status is final once every duplicate pair with a document visited before it has
 // been seen; a kept document then becomes the witness of each later duplicate that has none
-// yet, so each removal gets its earliest kept duplicate in visiting order. Visiting order:
-// cluster by cluster (only the order within a cluster matters; taking clusters in turn keeps a
-// cluster's ranks together, near its documents), the representative first, then keep order:
-// the policy's key, then input order.
+// yet, so each removal gets its earliest kept duplicate in visiting order. Visiting order
+// (visitingRanks): in each cluster the representative first, then keep order: the policy's key,
+// then input order.
 //
 // Signature copies: the comparison collapses documents with identical signatures onto the
 // group's first document, so a copy's only stored pair is usually the one with it. A copy has
 // the estimated similarity of its copies with every document, so the copies of a class (linked
 // by duplicate pairs of identical signatures) are decided as one: its first member in visiting
-// order carries every pair of the class, and the others are removed for it when it is kept, or
-// for its witness when it is removed.
+// order (its head) carries every pair of the class, and the others are removed for it when it
+// is kept, or for its witness when it is removed.
 std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
                                     const DuplicateTest& duplicate, KeepPolicy policy,
                                     const DocumentTable& docs, RunResult& run) {
     const std::size_t n = run.clusterOf.size();
-    const std::size_t clusters = run.representative.size();
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
     auto visited = [&run, anyWhole](std::size_t i) {
         const uint32_t c = run.clusterOf[i];
         return c != RunResult::kNoCluster && !(anyWhole && run.keepAll[c] != 0);
     };
-    auto isRep = [&run](uint32_t d) { return run.representative[run.clusterOf[d]] == d; };
     std::vector<uint32_t> witness(n, kNone);
 
-    const bool copies = std::any_of(pairs.begin(), pairs.end(), [&](const ScoredPair& p) {
-        return duplicate.copy(p) && duplicate(p);
-    });
-    std::vector<uint32_t> head;  // each document's class head; empty when there are no copies
-    if (copies) {
-        UnionFind classes(n);
-        const std::size_t count = pairs.size();
-        for (std::size_t i = 0; i < count; ++i) {
-            if (i + kPrefetchAhead < count) classes.prefetch(pairs[i + kPrefetchAhead].b);
-            const ScoredPair& p = pairs[i];
-            if (duplicate.copy(p) && duplicate(p)) classes.unite(p.a, p.b);
-        }
-        head = std::move(classes).roots();
-        // The class's smallest member (its root) is the comparison's group leader, which
-        // holds the class's stored pairs: what copyOf names.
-        run.copyOf.assign(n, kNone);
-        for (std::size_t i = 0; i < n; ++i)
-            if (head[i] != i) run.copyOf[i] = head[i];
-        std::vector<uint32_t> first(n, kNone);  // per class root: its member visited first
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!visited(i)) continue;
-            const auto d = static_cast<uint32_t>(i);
-            uint32_t& f = first[head[i]];
-            if (f == kNone || (isRep(d) && !isRep(f)) ||
-                (!isRep(f) && keepRather(policy, docs, d, f)))
-                f = d;
-        }
-        for (std::size_t i = 0; i < n; ++i)
-            head[i] = visited(i) ? first[head[i]] : static_cast<uint32_t>(i);
-    }
-    auto headOf = [&head](uint32_t d) { return head.empty() ? d : head[d]; };
-
+    // The duplicate pairs of identical signatures (signature copies), usually a tenth or fewer.
+    std::vector<DocPair> copyPairs;
+    for (const ScoredPair& p : pairs)
+        if (duplicate.copy(p) && duplicate(p)) copyPairs.emplace_back(p.a, p.b);
+    const bool copies = !copyPairs.empty();
     // Fast path: input order (see inputOrderWitness), one pass over the pairs.
     if (!copies && policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
         if (inputOrderWitnesses(
@@ -390,81 +385,69 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         witness.assign(n, kNone);
     }
 
-    // General path over the class heads.
-    std::vector<uint64_t> start(clusters + 1, 0);
-    for (std::size_t i = 0; i < n; ++i)
-        if (visited(i) && headOf(static_cast<uint32_t>(i)) == i) ++start[run.clusterOf[i] + 1];
-    for (std::size_t c = 0; c < clusters; ++c)
-        start[c + 1] += start[c];
-    const std::size_t m = start[clusters];
-    // Documents in input order within each cluster; with another policy also their keys,
-    // gathered here where the documents are read in order.
-    std::vector<uint32_t> order(m);
-    std::vector<std::pair<uint64_t, uint32_t>> keyed;  // (policy key, document)
-    if (policy != KeepPolicy::First) keyed.resize(m);
-    {
-        std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto d = static_cast<uint32_t>(i);
-            if (!visited(i) || headOf(d) != d) continue;
-            const uint64_t r = fill[run.clusterOf[i]]++;
-            order[r] = d;
-            if (!keyed.empty()) keyed[r] = {keepKey(policy, docs, d), d};
+    std::vector<uint32_t> pos, order;
+    visitingRanks(policy, docs, run, visited, pos, order);
+    const std::size_t m = order.size();
+    // Each copy that is not its class's head, with the head: the member of lowest rank. Every
+    // member takes the head's rank, so that the class's pairs all count for the head.
+    std::vector<DocPair> copyHeads;
+    if (copies) {
+        UnionFind classes(n);
+        for (const auto& [a, b] : copyPairs)
+            classes.unite(a, b);
+        std::vector<DocPair> memberRoots;  // each member of a class (once per pair) and its root
+        memberRoots.reserve(2 * copyPairs.size());
+        for (const auto& [a, b] : copyPairs) {
+            memberRoots.emplace_back(a, classes.find(a));
+            memberRoots.emplace_back(b, classes.find(b));
+        }
+        copyPairs = {};
+        // The class's smallest member (its root) is the comparison's group leader, which
+        // holds the class's stored pairs: what copyOf names.
+        run.copyOf.assign(n, kNone);
+        std::vector<uint32_t> lowest(n, kNone);  // per class root: the lowest rank of a member
+        for (const auto& [d, root] : memberRoots) {
+            if (d != root) run.copyOf[d] = root;
+            lowest[root] = std::min(lowest[root], pos[d]);
+        }
+        for (const auto& [d, root] : memberRoots) {
+            const uint32_t low = lowest[root];
+            if (pos[d] == kNone || pos[d] == low) continue;  // not visited, the head, or seen
+            pos[d] = low;
+            copyHeads.emplace_back(d, order[low]);
         }
     }
-    for (std::size_t c = 0; c < clusters; ++c) {
-        const auto first = order.begin() + static_cast<std::ptrdiff_t>(start[c]);
-        const auto last = order.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
-        if (first == last) continue;
-        if (policy != KeepPolicy::First) {
-            const auto kFirst = keyed.begin() + static_cast<std::ptrdiff_t>(start[c]);
-            const auto kLast = keyed.begin() + static_cast<std::ptrdiff_t>(start[c + 1]);
-            std::sort(kFirst, kLast);
-            std::transform(kFirst, kLast, first, [](const auto& k) { return k.second; });
-        }
-        const auto rep = std::find(first, last, run.representative[c]);
-        std::rotate(first, rep, std::next(rep));  // the others keep their order
-    }
-    keyed = {};
-    // Each visited document's visiting rank; a copy's is its class head's (kNone: not visited).
-    // Indexed by document, so the pass over the pairs (sorted by a) reads it in order for a and
-    // at random only for b.
-    std::vector<uint32_t> pos(n, kNone);
-    for (std::size_t r = 0; r < m; ++r) {
-        if (r + kPrefetchAhead < m) __builtin_prefetch(pos.data() + order[r + kPrefetchAhead], 1);
-        pos[order[r]] = static_cast<uint32_t>(r);
-    }
-    if (copies)
-        for (std::size_t i = 0; i < n; ++i)
-            if (head[i] != i && visited(i)) pos[i] = pos[head[i]];
-    std::vector<uint64_t> edges = rankEdges(pairs, duplicate, pos, run.counts.duplicatePairs);
+
+    const std::vector<uint64_t> edges =
+        sortedRankEdges(pairs, duplicate, pos, m, run.counts.duplicatePairs);
     pos = {};
-    sortByEarlierRank(edges, m);
     // Visit in rank order: a head that no earlier kept head has claimed is kept and claims its
     // later duplicates that are still unclaimed (their witness: the earliest kept duplicate).
+    // A copy other than its class's head has no edges and is never claimed.
     std::vector<uint32_t> byRank(m, kNone);
     std::size_t e = 0;
+    const std::size_t edgeCount = edges.size();
     for (std::size_t r = 0; r < m; ++r) {
         if (r + kPrefetchAhead < m)
             __builtin_prefetch(witness.data() + order[r + kPrefetchAhead], 1);
         const std::size_t from = e;
-        while (e < edges.size() && (edges[e] >> 32) == r)
+        while (e < edgeCount && (edges[e] >> 32) == r)
             ++e;
         if (byRank[r] != kNone) {
             witness[order[r]] = order[byRank[r]];
             continue;
         }
         for (std::size_t k = from; k < e; ++k) {
+            if (k + kPrefetchAhead < edgeCount)
+                __builtin_prefetch(byRank.data() + static_cast<uint32_t>(edges[k + kPrefetchAhead]),
+                                   1);
             uint32_t& claim = byRank[static_cast<uint32_t>(edges[k])];
             if (claim == kNone) claim = static_cast<uint32_t>(r);
         }
     }
     // The other members of a class follow its head.
-    if (copies)
-        for (std::size_t i = 0; i < n; ++i) {
-            const uint32_t h = head[i];
-            if (h != i) witness[i] = witness[h] == kNone ? h : witness[h];
-        }
+    for (const auto& [d, h] : copyHeads)
+        witness[d] = witness[h] == kNone ? h : witness[h];
     return witness;
 }
 

@@ -5,11 +5,13 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <numeric>
 #include <utility>
 
 #include "clustering.h"
 #include "pair_verifier.h"
 #include "project_store.h"
+#include "signature_rows.h"
 
 namespace neardup {
 
@@ -135,28 +137,61 @@ double chainBelow(double threshold, int hashes) {
     return threshold - borderlineMargin(threshold, hashes);  // the borderline band's bottom
 }
 
-bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
+RunRow ComponentDiameters::start(const ProjectStore& store, int64_t runId) {
     *this = ComponentDiameters{};
     runId_ = runId;
-    const RunRow row = store.runRow(runId);
+    RunRow row = store.runRow(runId);
     hashes_ = row.run.params.signature.hashes;
     threshold_ = row.run.params.compare.threshold;
+    return row;
+}
+
+void ComponentDiameters::notCached(const RunRow& row) {
+    signatures_ = SignatureMatrix{};
+    rows_.clear();
+    why_ = row.run.spilled ? "the run's signatures were not cached (they went to spill files)"
+                           : "the run's signatures are not in the project's cache";
+}
+
+bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
+    const RunRow row = start(store, runId);
     SignatureMatrix sigs;
     if (!store.loadSignatures(row.run.datasetId, row.signatureKey, sigs) ||
         sigs.hashes != hashes_) {
-        why_ = row.run.spilled ? "the run's signatures were not cached (they went to spill files)"
-                               : "the run's signatures are not in the project's cache";
+        notCached(row);
         return false;
     }
     signatures_ = std::move(sigs);
     return true;
 }
 
+bool ComponentDiameters::loadRows(const ProjectStore& store, int64_t runId,
+                                  const std::vector<uint32_t>& docs) {
+    const RunRow row = start(store, runId);
+    if (docs.empty() || hashes_ <= 0 ||
+        !loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, signatures_.values)) {
+        notCached(row);
+        return false;
+    }
+    signatures_.hashes = hashes_;
+    rows_ = docs;
+    return true;
+}
+
+const uint32_t* ComponentDiameters::rowOf(uint32_t d) const {
+    if (!loaded()) return nullptr;
+    if (rows_.empty()) return d < signatures_.size() ? signatures_.row(d) : nullptr;
+    const auto it = std::lower_bound(rows_.begin(), rows_.end(), d);
+    if (it == rows_.end() || *it != d) return nullptr;
+    return signatures_.values.data() +
+           static_cast<std::size_t>(it - rows_.begin()) * static_cast<std::size_t>(hashes_);
+}
+
 double ComponentDiameters::similarity(uint32_t a, uint32_t b) const {
-    if (!loaded() || a >= signatures_.size() || b >= signatures_.size())
-        return std::numeric_limits<double>::quiet_NaN();
-    return matchingPositions(signatures_.row(a), signatures_.row(b), hashes_) /
-           static_cast<double>(hashes_);
+    const uint32_t* ra = rowOf(a);
+    const uint32_t* rb = rowOf(b);
+    if (!ra || !rb) return std::numeric_limits<double>::quiet_NaN();
+    return matchingPositions(ra, rb, hashes_) / static_cast<double>(hashes_);
 }
 
 std::vector<ComponentDiameter> ComponentDiameters::measure(
@@ -184,6 +219,43 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
         c.chain = !std::isnan(c.diameter) && c.diameter < below;
     }
     return out;
+}
+
+std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
+                                                 std::size_t few) {
+    const std::size_t clusters = run.representative.size();
+    std::vector<uint64_t> size(clusters, 0);
+    for (const uint32_t c : run.clusterOf)
+        if (c != RunResult::kNoCluster) ++size[c];
+    std::vector<uint32_t> chosen(clusters);
+    std::iota(chosen.begin(), chosen.end(), 0u);
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [&size](uint32_t x, uint32_t y) { return size[x] > size[y]; });
+    std::size_t keep = std::min(few, clusters);
+    while (keep < clusters && size[chosen[keep]] >= kLargeComponent)
+        ++keep;
+    chosen.resize(keep);
+    if (chosen.empty()) return {};
+    // Their members, grouped by cluster in the order chosen, as measure() takes them.
+    std::vector<uint32_t> slot(clusters, RunResult::kNoCluster);
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+        slot[chosen[k]] = static_cast<uint32_t>(k);
+    std::vector<std::vector<uint32_t>> members(chosen.size());
+    std::vector<uint32_t> docs;
+    for (std::size_t i = 0; i < run.clusterOf.size(); ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c == RunResult::kNoCluster || slot[c] == RunResult::kNoCluster) continue;
+        members[slot[c]].push_back(static_cast<uint32_t>(i));
+        docs.push_back(static_cast<uint32_t>(i));
+    }
+    std::vector<ListingMember> listing;
+    listing.reserve(docs.size());
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+        for (const uint32_t d : members[k])
+            listing.push_back({chosen[k], d, run.representative[chosen[k]]});
+    ComponentDiameters diameters;
+    diameters.loadRows(store, run.runId, docs);  // NaN diameters when not cached
+    return diameters.measure(listing, run.params.compare.threshold);
 }
 
 }  // namespace neardup

@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "project_queries.h"
+#include "project_store.h"
+#include "run_result.h"
 #include "signatures.h"
 
 namespace neardup {
-
-class ProjectStore;
 
 struct ChainNode {
     uint32_t doc = 0;
@@ -78,6 +78,9 @@ class ComponentDiameters {
     // they are not cached (a run that spilled, a cleared sidecar directory); then diameters are
     // NaN and only the size flags. Throws StoreError when the run does not exist.
     bool load(const ProjectStore& store, int64_t runId);
+    // The same for the documents `docs` only (sorted), read row by row from the cache: what a
+    // few components need, without a pass over the whole cache.
+    bool loadRows(const ProjectStore& store, int64_t runId, const std::vector<uint32_t>& docs);
     int64_t runId() const { return runId_; }
     bool loaded() const { return !signatures_.values.empty(); }
     const std::string& why() const { return why_; }
@@ -93,11 +96,26 @@ class ComponentDiameters {
         double threshold = std::numeric_limits<double>::quiet_NaN()) const;
 
   private:
+    // Reads the run's parameters; the row and cache key of the run.
+    RunRow start(const ProjectStore& store, int64_t runId);
+    void notCached(const RunRow& row);
+    // The signature row of document d (rows_ empty: the whole matrix is loaded), or nullptr.
+    const uint32_t* rowOf(uint32_t d) const;
+
     int64_t runId_ = 0;
     int hashes_ = 0;
     double threshold_ = 0;  // the run's
     SignatureMatrix signatures_;
+    std::vector<uint32_t> rows_;  // with loadRows: the documents of signatures_'s rows, sorted
     std::string why_;
 };
+
+// The components to name after a run (`neardup run`'s summary): the `few` largest and every
+// component of kLargeComponent members or more, largest first (ties: cluster order), with
+// their diameters from the signature rows of their members alone (loadRows: one read per
+// member, not a pass over the cache; NaN, flagged by size only, when the run's signatures are
+// not cached). `run` is the finished run (clusterOf, representative); cluster is its index.
+std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
+                                                 std::size_t few = 3);
 
 }  // namespace neardup

@@ -187,4 +187,44 @@ bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, ui
     return true;
 }
 
+bool readRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+              const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) {
+    values.clear();
+    if (hashes <= 0) return false;
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return false;
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return false;
+    std::string h(kFixedHeader + cacheKey.size(), '\0');
+    if (static_cast<uint64_t>(st.st_size) < h.size() || !readAll(fd.get(), h.data(), h.size()))
+        return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(h.data());
+    const std::size_t headerBytes = checkHeader(p, h.size(), cacheKey, documents, hashes);
+    if (headerBytes == 0 ||
+        static_cast<uint64_t>(st.st_size) !=
+            headerBytes + valueBytes(documents, hashes) + digestBytes(documents) + documents)
+        return false;
+    const std::size_t rowBytes = valueBytes(1, hashes);
+    values.resize(rows.size() * static_cast<std::size_t>(hashes));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i] >= documents) {
+            values.clear();
+            return false;
+        }
+        auto* to = reinterpret_cast<char*>(values.data() + i * static_cast<std::size_t>(hashes));
+        const auto at = static_cast<off_t>(headerBytes + rows[i] * rowBytes);
+        for (std::size_t done = 0; done < rowBytes;) {
+            const ssize_t n =
+                ::pread(fd.get(), to + done, rowBytes - done, at + static_cast<off_t>(done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                values.clear();
+                return false;
+            }
+            done += static_cast<std::size_t>(n);
+        }
+    }
+    return true;
+}
+
 }  // namespace neardup::sigfile

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "signatures.h"
 
@@ -36,5 +37,11 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
           SignatureMatrix& out);
 bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
             int hashes, SignatureMatrix& out);
+
+// Only the rows of the documents `rows` (sorted, each < documents), in that order, into
+// `values` (rows.size() * hashes): a few clusters' members without reading the whole file.
+// False (never throws) as read() is; `values` is then left empty.
+bool readRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+              const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
 
 }  // namespace neardup::sigfile

@@ -19,13 +19,30 @@ namespace {
 constexpr int kHashes = 128;
 constexpr double kThreshold = 0.8;
 
+// Lengths of 100 to 5,099 characters; a field value for --keep max:FIELD on nine documents in
+// ten, a number from 0 to 99.99 in steps of 0.01 (ties, as scores and dates have).
 DocumentTable syntheticDocuments(uint32_t n, std::mt19937_64& rng) {
     DocumentTable docs;
     docs.reserve(n);
-    for (uint32_t i = 0; i < n; ++i)
-        docs.append(0, i + 1, uint64_t{i} * 10, 9, 100 + static_cast<uint32_t>(rng() % 5000),
-                    std::nan(""), "");
+    for (uint32_t i = 0; i < n; ++i) {
+        const auto chars = 100 + static_cast<uint32_t>(rng() % 5000);
+        const double value =
+            rng() % 10 == 0 ? std::nan("") : static_cast<double>(rng() % 10000) / 100.0;
+        docs.append(0, i + 1, uint64_t{i} * 10, 9, chars, value, "");
+    }
     return docs;
+}
+
+const char* policyName(KeepPolicy keep) {
+    switch (keep) {
+        case KeepPolicy::First:
+            return "first";
+        case KeepPolicy::Longest:
+            return "longest";
+        case KeepPolicy::MaxField:
+            return "max:FIELD";
+    }
+    return "";
 }
 
 // Stars, chains and cliques over a random permutation of the documents, sorted by (a, b) as
@@ -98,9 +115,10 @@ std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, i
     const DocumentTable docs = syntheticDocuments(documents, rng);
     for (const bool copies : {false, true}) {
         const std::vector<ScoredPair> pairs = syntheticPairs(documents, copies, rng);
-        for (const KeepPolicy keep : {KeepPolicy::First, KeepPolicy::Longest}) {
+        for (const KeepPolicy keep :
+             {KeepPolicy::First, KeepPolicy::Longest, KeepPolicy::MaxField}) {
             ClusteringBenchmarkRow row;
-            row.keep = keep == KeepPolicy::First ? "first" : "longest";
+            row.keep = policyName(keep);
             row.copies = copies;
             row.documents = documents;
             row.pairs = pairs.size();

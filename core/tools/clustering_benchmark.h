@@ -9,11 +9,11 @@
 
 namespace neardup {
 
-// One timed case: a keep policy, with or without exact signature copies among the pairs, and
-// what was timed ("union-find" alone, or the whole step under the "witness" or "components"
-// rule).
+// One timed case: a keep policy (first, longest, max:FIELD), with or without exact signature
+// copies among the pairs, and what was timed ("union-find" alone, or the whole step under the
+// "witness" or "components" rule).
 struct ClusteringBenchmarkRow {
-    std::string keep;  // first or longest
+    std::string keep;  // first, longest or max:FIELD
     bool copies = false;
     std::string step;
     uint64_t documents = 0;
@@ -25,11 +25,12 @@ struct ClusteringBenchmarkRow {
     double medianCpuSeconds = 0;
 };
 
-// Synthetic pairs over `documents` documents: three quarters of them in stars (2–20 members),
-// chains (2–30, each version a duplicate of the two before it) and cliques (2–8), members
-// scattered over the input as in a real corpus, estimates between 0.86 and 0.99 at 128 hashes,
-// and one pair in ten an exact copy in the "copies" cases. Each case runs `repeat` times; the
-// median wall and CPU times are reported. Single-threaded, like the pipeline's union phase.
+// Synthetic pairs over `documents` documents (lengths and field values drawn at random, with
+// ties): three quarters of them in stars (2–20 members), chains (2–30, each version a duplicate
+// of the two before it) and cliques (2–8), members scattered over the input as in a real corpus,
+// estimates between 0.86 and 0.99 at 128 hashes, and one pair in ten an exact copy in the
+// "copies" cases. Each case runs `repeat` times; the median wall and CPU times are reported.
+// Single-threaded, like the pipeline's union phase.
 std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, int repeat,
                                                            uint64_t seed);
 
