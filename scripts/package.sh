@@ -31,11 +31,11 @@ export CFLAGS CXXFLAGS LDFLAGS
 # CUDA on: the GPU path is the product's reason to exist, and the CUDA runtime is linked
 # statically (no CUDA package needed; machines without a GPU or driver use the CPU). MPI off:
 # a desktop package should not pull in Open MPI (pass -DNEARDUP_MPI=ON for a cluster build;
-# later -D options win). Parquet off: its Arrow libraries come from a pyarrow wheel in a
-# project-local environment, which the package does not carry yet (an installed binary built
-# with it would not start).
+# later -D options win). Parquet on: Arrow's libraries come from the pyarrow wheel in the
+# project-local environment (scripts/install-deps.sh) and the package carries them in
+# /usr/lib/neardup/arrow, where the executables' RUNPATH finds them (NEARDUP_BUNDLE_ARROW).
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNEARDUP_TESTS=OFF \
-  -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF -DNEARDUP_PARQUET=OFF "$@"
+  -DNEARDUP_CUDA=ON -DNEARDUP_MPI=OFF -DNEARDUP_PARQUET=ON -DNEARDUP_BUNDLE_ARROW=ON "$@"
 cmake --build "$build_dir" --parallel "${JOBS:-$(nproc)}"
 (cd "$build_dir" && cpack -G DEB)
 
@@ -57,6 +57,28 @@ root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 "$root/usr/bin/neardup" --version
+# Parquet from the unpacked files alone: the executables load the package's Arrow libraries (not
+# the build environment's) and deduplicate a Parquet file written by pyarrow.
+for lib in libarrow libparquet; do
+  grep -q " \./usr/lib/neardup/arrow/$lib\.so\.[0-9]*\$" <<<"$contents" ||
+    { echo "package.sh: /usr/lib/neardup/arrow/$lib.so.* missing from $deb" >&2; exit 1; }
+done
+for exe in neardup neardup-workbench; do
+  loaded="$(ldd "$root/usr/bin/$exe" | awk '/libparquet\.so/ { print $3 }')"
+  [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$root"/usr/lib/neardup/arrow/libparquet.so.*)" ] ||
+    { echo "package.sh: $exe loads libparquet from '$loaded', not the package's" >&2; exit 1; }
+done
+.deps/arrow-venv/bin/python - "$root/sample.parquet" <<'PY'
+import sys
+import pyarrow as pa
+import pyarrow.parquet as pq
+text = "the packaged neardup reads parquet files through its own arrow libraries"
+pq.write_table(pa.table({"id": ["a", "b", "c"], "text": [text, text + ".", "something else"]}),
+               sys.argv[1])
+PY
+"$root/usr/bin/neardup" run "$root/sample.parquet" -p "$root/sample.ndw" -t 0.5 \
+  --out-removed "$root/removed.txt" >/dev/null
+[ "$(cat "$root/removed.txt")" = b ] || { echo "package.sh: Parquet run gave: $(cat "$root/removed.txt")" >&2; exit 1; }
 echo "Depends: $(dpkg-deb -f "$deb" Depends)"
 # Debian's own checker, strict: any error or warning fails the package.
 lintian --pedantic --fail-on error,warning "$deb"
