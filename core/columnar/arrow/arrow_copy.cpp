@@ -7,6 +7,7 @@
 #include "arrow_ipc_file.h"
 #include "callback_stream.h"
 #include "ipc_open.h"
+#include "row_selection.h"
 
 namespace neardup::columnar {
 
@@ -26,64 +27,28 @@ T orFail(arrow::Result<T> result, const std::string& path) {
     return std::move(result).ValueUnsafe();
 }
 
-// The schema of the copy: the source's (its metadata too), with the annotation columns.
-std::shared_ptr<arrow::Schema> copySchema(std::shared_ptr<arrow::Schema> schema,
-                                          const ParquetRowSelection& rows,
-                                          const std::string& path) {
-    if (!rows.annotate) return schema;
-    for (const std::string* name : {&rows.clusterIdName, &rows.clusterSizeName, &rows.removedName})
-        if (schema->GetFieldIndex(*name) >= 0)
-            fail(path, "it already has a column '" + *name + "' (--annotate adds it)");
-    schema = orFail(schema->AddField(schema->num_fields(),
-                                     arrow::field(rows.clusterIdName, arrow::int64(), false)),
-                    path);
-    schema = orFail(schema->AddField(schema->num_fields(),
-                                     arrow::field(rows.clusterSizeName, arrow::int64(), false)),
-                    path);
-    return orFail(schema->AddField(schema->num_fields(),
-                                   arrow::field(rows.removedName, arrow::boolean(), false)),
-                  path);
-}
-
 // The selected rows of `batch`, whose first row is row `firstRow` of the file, as one batch of
 // `schema` (null when none is selected): runs of consecutive rows sliced without a copy, joined.
 std::shared_ptr<arrow::RecordBatch> selectedRows(const arrow::RecordBatch& batch, uint64_t firstRow,
                                                  const ParquetRowSelection& rows,
                                                  const std::shared_ptr<arrow::Schema>& schema,
                                                  const std::string& path) {
-    const auto count = static_cast<uint64_t>(batch.num_rows());
-    std::vector<uint64_t> selected;
-    for (uint64_t r = firstRow; r < firstRow + count && r < rows.keep.size(); ++r)
-        if (rows.keep[r]) selected.push_back(r);
-    if (selected.empty()) return nullptr;
+    const std::vector<uint64_t> kept =
+        keptRows(rows, firstRow, static_cast<uint64_t>(batch.num_rows()));
+    if (kept.empty()) return nullptr;
     arrow::RecordBatchVector runs;
-    for (std::size_t i = 0; i < selected.size();) {
-        std::size_t j = i + 1;
-        while (j < selected.size() && selected[j] == selected[j - 1] + 1)
-            ++j;
-        runs.push_back(
-            batch.Slice(static_cast<int64_t>(selected[i] - firstRow), static_cast<int64_t>(j - i)));
-        i = j;
-    }
+    for (const auto& [offset, length] : keptRuns(kept, firstRow))
+        runs.push_back(batch.Slice(offset, length));
     std::shared_ptr<arrow::RecordBatch> out =
         runs.size() == 1
             ? runs.front()
             : orFail(arrow::ConcatenateRecordBatches(runs, arrow::system_memory_pool()), path);
-    if (rows.annotate) {
-        arrow::Int64Builder ids, sizes;
-        arrow::BooleanBuilder removed;
-        for (const uint64_t r : selected) {
-            check(ids.Append(r < rows.clusterId.size() ? rows.clusterId[r] : -1), path);
-            check(sizes.Append(r < rows.clusterSize.size() ? rows.clusterSize[r] : 1), path);
-            check(removed.Append(r < rows.removed.size() && rows.removed[r] != 0), path);
-        }
-        for (arrow::ArrayBuilder* builder :
-             std::initializer_list<arrow::ArrayBuilder*>{&ids, &sizes, &removed}) {
+    if (rows.annotate)
+        for (const std::shared_ptr<arrow::Array>& column :
+             orFail(annotationArrays(rows, kept), path)) {
             const int at = out->num_columns();
-            out = orFail(out->AddColumn(at, schema->field(at), orFail(builder->Finish(), path)),
-                         path);
+            out = orFail(out->AddColumn(at, schema->field(at), column), path);
         }
-    }
     return out->ReplaceSchemaMetadata(schema->metadata());
 }
 
@@ -93,8 +58,10 @@ void copyArrowRows(const std::string& source, const ParquetRowSelection& rows,
                    const std::function<void(std::string_view)>& write,
                    const std::function<void(uint64_t)>& progress) {
     const OpenedIpc ipc = openIpc(openIpcFile(source), source);
-    const std::shared_ptr<arrow::Schema> schema =
-        copySchema(ipc.file ? ipc.file->schema() : ipc.stream->schema(), rows, source);
+    const auto annotated =
+        annotatedSchema(ipc.file ? ipc.file->schema() : ipc.stream->schema(), rows);
+    if (!annotated.ok()) fail(source, annotated.status().message());
+    const std::shared_ptr<arrow::Schema> schema = *annotated;
     auto sink = std::make_shared<CallbackStream>(write);
     arrow::ipc::IpcWriteOptions options = arrow::ipc::IpcWriteOptions::Defaults();
     options.memory_pool = arrow::system_memory_pool();

@@ -15,6 +15,7 @@
 
 #include "callback_stream.h"
 #include "parquet_file.h"
+#include "row_selection.h"
 
 namespace neardup::columnar {
 
@@ -49,21 +50,6 @@ std::shared_ptr<parquet::WriterProperties> propertiesLike(const parquet::FileMet
     return builder.build();
 }
 
-// The three annotation columns of the selected rows `selected` (rows of the file).
-std::vector<std::shared_ptr<arrow::Array>> annotationArrays(const ParquetRowSelection& rows,
-                                                            const std::vector<uint64_t>& selected,
-                                                            const std::string& path) {
-    arrow::Int64Builder ids, sizes;
-    arrow::BooleanBuilder removed;
-    for (const uint64_t r : selected) {
-        check(ids.Append(r < rows.clusterId.size() ? rows.clusterId[r] : -1), path);
-        check(sizes.Append(r < rows.clusterSize.size() ? rows.clusterSize[r] : 1), path);
-        check(removed.Append(r < rows.removed.size() && rows.removed[r] != 0), path);
-    }
-    return {orFail(ids.Finish(), path), orFail(sizes.Finish(), path),
-            orFail(removed.Finish(), path)};
-}
-
 }  // namespace
 
 void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
@@ -86,22 +72,10 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
     }
     std::shared_ptr<arrow::Schema> schema;
     check(reader->GetSchema(&schema), source);
-    if (rows.annotate) {
-        for (const std::string* name :
-             {&rows.clusterIdName, &rows.clusterSizeName, &rows.removedName}) {
-            if (schema->GetFieldIndex(*name) >= 0)
-                fail(source, "it already has a column '" + *name + "' (--annotate adds it)");
-        }
-        schema = orFail(schema->AddField(schema->num_fields(),
-                                         arrow::field(rows.clusterIdName, arrow::int64(), false)),
-                        source);
-        schema = orFail(schema->AddField(schema->num_fields(),
-                                         arrow::field(rows.clusterSizeName, arrow::int64(), false)),
-                        source);
-        schema = orFail(schema->AddField(schema->num_fields(),
-                                         arrow::field(rows.removedName, arrow::boolean(), false)),
-                        source);
-    }
+    if (auto annotated = annotatedSchema(schema, rows); annotated.ok())
+        schema = *annotated;
+    else
+        fail(source, annotated.status().message());
     const std::shared_ptr<parquet::FileMetaData> meta = reader->parquet_reader()->metadata();
     auto sink = std::make_shared<CallbackStream>(write);
     // The Arrow schema stored in the file, so that types Parquet has no name for (large
@@ -113,38 +87,27 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
                                                          arrowProperties),
                         source);
         uint64_t firstRow = 0;
-        std::vector<uint64_t> selected;
         for (int g = 0; g < meta->num_row_groups(); ++g) {
             const auto groupRows = static_cast<uint64_t>(meta->RowGroup(g)->num_rows());
-            selected.clear();
-            for (uint64_t r = firstRow; r < firstRow + groupRows && r < rows.keep.size(); ++r)
-                if (rows.keep[r]) selected.push_back(r);
-            if (!selected.empty()) {
+            const std::vector<uint64_t> kept = keptRows(rows, firstRow, groupRows);
+            if (!kept.empty()) {
                 const std::shared_ptr<arrow::Table> group = orFail(reader->ReadRowGroup(g), source);
-                // Runs of consecutive selected rows, sliced without a copy.
                 std::vector<std::shared_ptr<arrow::Table>> runs;
-                for (std::size_t i = 0; i < selected.size();) {
-                    std::size_t j = i + 1;
-                    while (j < selected.size() && selected[j] == selected[j - 1] + 1)
-                        ++j;
-                    runs.push_back(group->Slice(static_cast<int64_t>(selected[i] - firstRow),
-                                                static_cast<int64_t>(j - i)));
-                    i = j;
-                }
+                for (const auto& [offset, length] : keptRuns(kept, firstRow))
+                    runs.push_back(group->Slice(offset, length));
                 std::shared_ptr<arrow::Table> table =
                     orFail(arrow::ConcatenateTables(runs), source);
-                if (rows.annotate) {
-                    const auto arrays = annotationArrays(rows, selected, source);
-                    for (std::size_t a = 0; a < arrays.size(); ++a) {
+                if (rows.annotate)
+                    for (const std::shared_ptr<arrow::Array>& column :
+                         orFail(annotationArrays(rows, kept), source)) {
                         const int at = table->num_columns();
-                        table = orFail(
-                            table->AddColumn(at, schema->field(at),
-                                             std::make_shared<arrow::ChunkedArray>(arrays[a])),
-                            source);
+                        table =
+                            orFail(table->AddColumn(at, schema->field(at),
+                                                    std::make_shared<arrow::ChunkedArray>(column)),
+                                   source);
                     }
-                }
                 table = table->ReplaceSchemaMetadata(schema->metadata());
-                check(writer->WriteTable(*table, static_cast<int64_t>(selected.size())), source);
+                check(writer->WriteTable(*table, static_cast<int64_t>(kept.size())), source);
             }
             firstRow += groupRows;
             if (progress) progress(groupRows);
