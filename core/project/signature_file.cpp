@@ -106,6 +106,28 @@ bool readAll(int fd, void* data, std::size_t bytes) {
     return true;
 }
 
+// The cache file at `path` opened and its header checked against the key, the document and
+// hash counts and the file's size (header + values + digests + eligibility bytes); its header's
+// length in `headerBytes`, the descriptor just past it. An invalid descriptor when any check
+// fails (a missing or foreign file is a cache miss, not an error).
+UniqueFd openChecked(const std::string& path, const std::string& cacheKey, uint64_t documents,
+                     int hashes, std::size_t& headerBytes) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return fd;
+    struct stat st {};
+    std::string h(kFixedHeader + cacheKey.size(), '\0');
+    if (::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) < h.size() ||
+        !readAll(fd.get(), h.data(), h.size()))
+        return UniqueFd();
+    headerBytes = checkHeader(reinterpret_cast<const unsigned char*>(h.data()), h.size(), cacheKey,
+                              documents, hashes);
+    if (headerBytes == 0 ||
+        static_cast<uint64_t>(st.st_size) !=
+            headerBytes + valueBytes(documents, hashes) + digestBytes(documents) + documents)
+        return UniqueFd();
+    return fd;
+}
+
 }  // namespace
 
 std::string fileName(int64_t datasetId, const std::string& cacheKey) {
@@ -146,20 +168,12 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
           SignatureMatrix& out) {
     out = SignatureMatrix{};
     if (hashes <= 0) return false;
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    std::size_t headerBytes = 0;
+    const UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
     if (fd.get() < 0) return false;
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return false;
-    std::string h(kFixedHeader + cacheKey.size(), '\0');
-    if (static_cast<uint64_t>(st.st_size) < h.size() || !readAll(fd.get(), h.data(), h.size()))
-        return false;
-    const auto* p = reinterpret_cast<const unsigned char*>(h.data());
-    const std::size_t headerBytes = checkHeader(p, h.size(), cacheKey, documents, hashes);
-    if (headerBytes == 0) return false;
     const std::size_t vb = valueBytes(documents, hashes);
     const std::size_t db = digestBytes(documents);
     const auto eb = static_cast<std::size_t>(documents);
-    if (static_cast<uint64_t>(st.st_size) != headerBytes + vb + db + eb) return false;
     out.resize(static_cast<std::size_t>(documents), hashes);
     if (!readAll(fd.get(), out.values.data(), vb) || !readAll(fd.get(), out.digests.data(), db) ||
         !readAll(fd.get(), out.eligible.data(), eb)) {
@@ -191,19 +205,9 @@ bool readRows(const std::string& path, const std::string& cacheKey, uint64_t doc
               const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) {
     values.clear();
     if (hashes <= 0) return false;
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    std::size_t headerBytes = 0;
+    const UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
     if (fd.get() < 0) return false;
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return false;
-    std::string h(kFixedHeader + cacheKey.size(), '\0');
-    if (static_cast<uint64_t>(st.st_size) < h.size() || !readAll(fd.get(), h.data(), h.size()))
-        return false;
-    const auto* p = reinterpret_cast<const unsigned char*>(h.data());
-    const std::size_t headerBytes = checkHeader(p, h.size(), cacheKey, documents, hashes);
-    if (headerBytes == 0 ||
-        static_cast<uint64_t>(st.st_size) !=
-            headerBytes + valueBytes(documents, hashes) + digestBytes(documents) + documents)
-        return false;
     const std::size_t rowBytes = valueBytes(1, hashes);
     values.resize(rows.size() * static_cast<std::size_t>(hashes));
     for (std::size_t i = 0; i < rows.size(); ++i) {
