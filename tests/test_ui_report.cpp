@@ -12,6 +12,7 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -115,7 +116,11 @@ class TestUiReport : public QObject {
         auto* answer = new QTimer(&w);
         connect(answer, &QTimer::timeout, &w, [&] {
             if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
-                dialog->selectFile(out);
+                // Qt's own dialog lists its folder on a thread and may put the suggested name
+                // back when the listing arrives: the name is typed where a user types it.
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                if (!name) return;
+                name->setText(out);
                 static_cast<QDialog*>(dialog)->accept();  // public in QDialog
                 answered = true;
                 answer->stop();
@@ -203,7 +208,11 @@ class TestUiReport : public QObject {
                 auto* box = dialog->findChild<QCheckBox*>(QStringLiteral("reportClustersCsv"));
                 if (!box) return;
                 box->setChecked(true);
-                dialog->selectFile(out);
+                // Qt's own dialog lists its folder on a thread and may put the suggested name
+                // back when the listing arrives: the name is typed where a user types it.
+                auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                if (!name) return;
+                name->setText(out);
                 static_cast<QDialog*>(dialog)->accept();
                 answered = true;
                 answer->stop();
