@@ -189,8 +189,13 @@ class TestOphSketch : public QObject {
         QCOMPARE(parseSketchKind("oph"), std::optional<SketchKind>(SketchKind::Oph));
         QVERIFY(!parseSketchKind("minhash"));
         SignatureParams classic, one;
+        classic.sketch = SketchKind::Classic;
         one.sketch = SketchKind::Oph;
         QVERIFY(signatureCacheKey(classic, {}) != signatureCacheKey(one, {}));
+        // oph is the default, except for the rolling family, which only the classic sketch has.
+        QCOMPARE(SignatureParams{}.sketch, SketchKind::Oph);
+        QCOMPARE(defaultSketch(HashFamily::Permute), SketchKind::Oph);
+        QCOMPARE(defaultSketch(HashFamily::Rolling), SketchKind::Classic);
         RunParams p;
         p.signature.sketch = SketchKind::Oph;
         QVERIFY(validate(p).empty());

@@ -241,6 +241,37 @@ class TestUiWorkbench : public QObject {
         QVERIFY(p->isValid());
     }
 
+    // The sketch is a run parameter like the others: a new panel starts from core's default
+    // (oph), a run's sketch is shown and kept, and the rolling family, which only the classic
+    // sketch uses, switches to it as the CLI's --hash rolling does.
+    void sketchFollowsTheRun() {
+        ParametersPanel* p = window_->parameters();
+        auto* sketch = p->findChild<QComboBox*>(QStringLiteral("sketch"));
+        QVERIFY(sketch);
+        p->setParams(RunParams{});
+        QCOMPARE(sketch->currentText(), QStringLiteral("oph"));
+        QCOMPARE(p->params().signature.sketch, SketchKind::Oph);
+        RunParams classic;
+        classic.signature.sketch = SketchKind::Classic;
+        p->setParams(classic);
+        QCOMPARE(sketch->currentText(), QStringLiteral("classic"));
+        QCOMPARE(p->params().signature.sketch, SketchKind::Classic);
+        p->setParams(RunParams{});
+        auto* family = p->findChild<QComboBox*>(QStringLiteral("family"));
+        QVERIFY(family);
+        family->setCurrentText(QStringLiteral("rolling"));
+        QCOMPARE(p->params().signature.family, HashFamily::Rolling);
+        QCOMPARE(p->params().signature.sketch, SketchKind::Classic);
+        QTRY_VERIFY2(p->isValid(), qPrintable(p->validationMessage()));
+        // Naming oph with the rolling family is refused in the panel's words.
+        sketch->setCurrentText(QStringLiteral("oph"));
+        QVERIFY(!p->isValid());
+        QVERIFY2(p->validationMessage().contains(QStringLiteral("oph")),
+                 qPrintable(p->validationMessage()));
+        p->setParams(RunParams{});
+        QTRY_VERIFY(p->isValid());
+    }
+
     void runThroughTheGuiWorker() {
         MainWindow& w = *window_;
         RunParams params;

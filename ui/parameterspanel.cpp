@@ -56,6 +56,14 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     hashes_ = spin(1, 4096, d.signature.hashes);
     hashes_->setObjectName(QStringLiteral("hashes"));
     family_ = combo({"permute", "rolling"});
+    family_->setObjectName(QStringLiteral("family"));
+    sketch_ = combo({"oph", "classic"});
+    sketch_->setObjectName(QStringLiteral("sketch"));
+    sketch_->setToolTip(
+        tr("oph: one hash per shingle into H bins (the default, as accurate and "
+           "several times faster); classic: H hash functions per shingle, the "
+           "only sketch of the rolling family"));
+    setCombo(sketch_, toString(d.signature.sketch));
     seed_ = new QLineEdit(QString::number(d.signature.seed));
     seed_->setValidator(
         new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), seed_));
@@ -117,6 +125,7 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     auto* hRow = new QHBoxLayout;
     hRow->addWidget(hashes_);
     hRow->addWidget(family_);
+    hRow->addWidget(sketch_);
     sf->addRow(tr("Hashes H"), hRow);
     sf->addRow(tr("Seed"), seed_);
 
@@ -193,8 +202,14 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     for (QDoubleSpinBox* s : {threshold_, storeFloor_})
         connect(s, &QDoubleSpinBox::valueChanged, this, onEdit);
     for (QComboBox* c :
-         {shingle_, family_, bucketMode_, scheme_, verify_, keep_, decide_, backend_})
+         {shingle_, family_, sketch_, bucketMode_, scheme_, verify_, keep_, decide_, backend_})
         connect(c, &QComboBox::currentIndexChanged, this, onEdit);
+    // The rolling family has only the classic sketch: choosing it switches the sketch, as the
+    // CLI's --hash rolling does when no --sketch is given.
+    connect(family_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!loading_ && family_->currentText() == QLatin1String("rolling"))
+            setCombo(sketch_, toString(SketchKind::Classic));
+    });
     for (QLineEdit* e : {seed_, keepField_})
         connect(e, &QLineEdit::textChanged, this, onEdit);
     connect(suggest_, &QPushButton::clicked, this, &ParametersPanel::suggestBandsAndRows);
@@ -221,6 +236,8 @@ RunParams ParametersPanel::params() const {
     p.signature.hashes = hashes_->value();
     p.signature.family =
         parseHashFamily(family_->currentText().toStdString()).value_or(HashFamily::Permute);
+    p.signature.sketch = parseSketchKind(sketch_->currentText().toStdString())
+                             .value_or(defaultSketch(p.signature.family));
     p.signature.seed = seed_->text().toULongLong();
     p.lsh.bands = bands_->value();
     p.lsh.rows = rows_->value();
@@ -262,6 +279,7 @@ void ParametersPanel::setParams(const RunParams& p) {
     ngram_->setValue(p.signature.ngram);
     hashes_->setValue(p.signature.hashes);
     setCombo(family_, toString(p.signature.family));
+    setCombo(sketch_, toString(p.signature.sketch));
     seed_->setText(QString::number(p.signature.seed));
     bands_->setValue(p.lsh.bands);
     rows_->setValue(p.lsh.rows);

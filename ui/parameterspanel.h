@@ -76,6 +76,7 @@ class ParametersPanel : public QWidget {
     QSpinBox* ngram_;
     QSpinBox* hashes_;
     QComboBox* family_;
+    QComboBox* sketch_;
     QLineEdit* seed_;
     QSpinBox* bands_;
     QSpinBox* rows_;

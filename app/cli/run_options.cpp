@@ -81,11 +81,11 @@ void addSignatureOptions(CLI::App& cmd, RunOptions& opt) {
         ->capture_default_str()
         ->group(sh);
     cmd.add_option("--sketch", opt.sketch,
-                   "Sketch: classic (H hash functions per shingle) or oph (one-permutation "
-                   "hashing: one hash per shingle into H bins, empty bins densified; about 3.5x "
-                   "faster signatures at equal accuracy, see docs/performance.md)")
+                   "Sketch: oph (one-permutation hashing: one hash per shingle into H bins, "
+                   "empty bins densified; the default) or classic (H hash functions per "
+                   "shingle; the default with --hash rolling); equal accuracy, oph 3.5-10x "
+                   "faster signatures, see docs/performance.md")
         ->check(CLI::IsMember({"classic", "oph"}))
-        ->capture_default_str()
         ->group(sh);
     cmd.add_option("--seed", p.signature.seed, "Seed of all hash constants")
         ->capture_default_str()
@@ -239,7 +239,8 @@ std::optional<int> applyRunChoices(RunOptions& opt) {
     RunParams& params = opt.params;
     params.signature.shingle = *parseShingleKind(opt.shingle);
     params.signature.family = *parseHashFamily(opt.hash);
-    params.signature.sketch = *parseSketchKind(opt.sketch);
+    params.signature.sketch =
+        opt.sketch.empty() ? defaultSketch(params.signature.family) : *parseSketchKind(opt.sketch);
     params.lsh.scheme = *parseBandKeyScheme(opt.bucketKey);
     params.signature.normalize.lowercase = !opt.keepCase;
     params.signature.normalize.nfc = !opt.noNfc;

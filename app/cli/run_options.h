@@ -20,8 +20,7 @@ struct RunOptions {
     std::vector<std::string> inputs;
     std::string project;
     RunParams params;
-    std::string shingle = "char", hash = "permute", sketch = "classic", bucketKey = "hash",
-                buckets = "exact";
+    std::string shingle = "char", hash = "permute", sketch, bucketKey = "hash", buckets = "exact";
     std::string keep = "first", verify = "borderline", decide = "witness";
     std::string onError = "skip";
     bool keepCase = false, noNfc = false, keepWhitespace = false;

@@ -146,6 +146,9 @@ bool decodeParams(simdjson::dom::object o, RunParams& p) {
         if (!family) return false;
         p.signature.family = *family;
     }
+    // A lock written before the one-permutation sketch existed names none: those runs were
+    // classic, whatever today's default is.
+    p.signature.sketch = SketchKind::Classic;
     if (get(o, "sketch", text)) {
         const auto sketch = parseSketchKind(std::string(text));
         if (!sketch) return false;
