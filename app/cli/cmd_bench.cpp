@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "backend_factory.h"
 #include "benchmark.h"
+#include "byte_size.h"
 #include "clustering_benchmark.h"
 #include "commands.h"
 
@@ -29,8 +30,8 @@ std::vector<std::string> split(const std::string& s) {
 Command addBenchCommand(CLI::App& app) {
     struct Options {
         std::string sizes = "10M,100M", corpora = "web", threads = "0";
-        std::string sketch = "classic", hash = "permute", verify = "borderline", backend = "cpu";
-        std::string workDir, json;
+        std::string sketch, hash = "permute", verify = "borderline", backend = "cpu";
+        std::string workDir, json, memoryBudget;
         int repeat = 1;
         uint32_t clustering = 0;
         bool noKernels = false, formats = false, quiet = false;
@@ -53,9 +54,9 @@ Command addBenchCommand(CLI::App& app) {
     cmd->add_option("--repeat", opt->repeat, "Runs per case; the median by wall time is reported")
         ->capture_default_str()
         ->check(CLI::Range(1, 99));
-    cmd->add_option("--sketch", opt->sketch, "classic or oph")
-        ->check(CLI::IsMember({"classic", "oph"}))
-        ->capture_default_str();
+    cmd->add_option("--sketch", opt->sketch,
+                    "oph or classic (default: as neardup run, oph unless --hash rolling)")
+        ->check(CLI::IsMember({"classic", "oph"}));
     cmd->add_option("--hash", opt->hash, "permute or rolling")
         ->check(CLI::IsMember({"permute", "rolling"}))
         ->capture_default_str();
@@ -66,6 +67,9 @@ Command addBenchCommand(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
     cmd->add_option("--seed", opt->seed, "Generator seed")->capture_default_str();
+    cmd->add_option("--memory-budget", opt->memoryBudget,
+                    "Each run's --memory-budget (e.g. 512M): runs past it spill, and the table "
+                    "shows their spill and peak memory beside the budget");
     cmd->add_option("--work-dir", opt->workDir,
                     "Where corpora are generated (and kept for the next benchmark); default: "
                     "$TMPDIR/neardup-bench");
@@ -121,10 +125,19 @@ Command addBenchCommand(CLI::App& app) {
                        "neardup bench: --sizes, --corpora and --threads must not be empty\n");
             return kExitUsage;
         }
-        o.params.signature.sketch = *parseSketchKind(opt->sketch);
         o.params.signature.family = *parseHashFamily(opt->hash);
+        o.params.signature.sketch = opt->sketch.empty() ? defaultSketch(o.params.signature.family)
+                                                        : *parseSketchKind(opt->sketch);
         o.params.compare.verify = *parseVerifyMode(opt->verify);
         o.params.backend = opt->backend;
+        if (!opt->memoryBudget.empty()) {
+            const auto budget = parseByteSize(opt->memoryBudget);
+            if (!budget || *budget == 0) {
+                fmt::print(stderr, "neardup bench: --memory-budget must be a size such as 512M\n");
+                return kExitUsage;
+            }
+            o.params.memoryBudget = *budget;
+        }
         if (const std::string problem = validate(o.params); !problem.empty()) {
             fmt::print(stderr, "neardup bench: {}\n", problem);
             return kExitUsage;

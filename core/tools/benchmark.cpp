@@ -1,6 +1,7 @@
 #include "benchmark.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -195,7 +197,8 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         << "candidates " << run.counts.candidatePairs << "\n"
         << "duplicates " << run.counts.duplicatePairs << "\n"
         << "removed " << run.counts.removed << "\n"
-        << "threads " << run.threads << "\n";
+        << "threads " << run.threads << "\n"
+        << "spill " << run.spillBytes << "\n";
     for (const PhaseTiming& p : run.phases)
         out << "phase " << p.name << " " << p.seconds << " " << p.items << " " << p.bytes << "\n";
     return out.str();
@@ -227,9 +230,29 @@ BenchmarkCase parseCase(const std::string& text) {
             in >> c.removed;
         } else if (key == "threads") {
             in >> c.threads;
+        } else if (key == "spill") {
+            in >> c.spillBytes;
         }
     }
     return c;
+}
+
+// simdjson's on-demand parse of every line, touching the text field as a string (unescaped):
+// the least the read phase must do per byte with this library.
+uint64_t simdjsonTexts(const std::vector<LineChunk>& chunks, const ReaderOptions& reader) {
+    simdjson::ondemand::parser json;
+    uint64_t textBytes = 0;
+    for (const LineChunk& c : chunks) {
+        simdjson::padded_string padded(c.data);
+        simdjson::ondemand::document_stream docs;
+        if (json.iterate_many(padded, std::max<std::size_t>(padded.size(), 1 << 20)).get(docs))
+            continue;
+        for (auto doc : docs) {
+            std::string_view text;
+            if (!doc[reader.textField].get_string().get(text)) textBytes += text.size();
+        }
+    }
+    return textBytes;
 }
 
 // Single-thread kernels on the first `limit` bytes of texts of `corpus`, thread CPU time.
@@ -240,16 +263,18 @@ std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
     const std::vector<InputFile> files = expandInputs({corpus});
     LineChunkSource source(files, reader.chunkBytes);
     ChunkParser parser(files, reader);
-    LineChunk chunk;
+    std::vector<LineChunk> chunks;
     ParsedChunk parsed;
     std::vector<std::string> texts;
-    uint64_t bytes = 0;
-    while (bytes < kLimit && source.next(chunk)) {
+    uint64_t bytes = 0, lineBytes = 0;
+    for (LineChunk chunk; bytes < kLimit && source.next(chunk);) {
         parser.parse(chunk, parsed);
         for (const ParsedDocument& d : parsed.docs) {
             texts.emplace_back(parsed.text(d));
             bytes += texts.back().size();
         }
+        lineBytes += chunk.data.size();
+        chunks.push_back(std::move(chunk));
     }
     std::ostringstream out;
     out.precision(17);
@@ -257,6 +282,36 @@ std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
     };
+    auto timed = [&](const std::string& name, uint64_t unitBytes, const auto& work) {
+        std::vector<double> times;
+        for (int r = 0; r < kRepeat; ++r) {
+            const double t0 = threadCpuSeconds();
+            work();
+            times.push_back(threadCpuSeconds() - t0);
+        }
+        out << "kernel " << name << " " << unitBytes << " " << median(times) << "\n";
+    };
+    // The read phase's work (lines in memory to documents with their texts) beside the
+    // library's own parse of the same lines and a plain copy of the texts: the limits the
+    // phase is measured against (docs/performance.md, "One core").
+    timed("read-parse", lineBytes, [&] {
+        for (const LineChunk& c : chunks)
+            parser.parse(c, parsed);
+    });
+    timed("limit-simdjson-parse", lineBytes, [&] {
+        volatile uint64_t sink = simdjsonTexts(chunks, o.params.reader);
+        (void)sink;
+    });
+    std::string copy(bytes, '\0');
+    timed("limit-memcpy", bytes, [&] {
+        std::size_t at = 0;
+        for (const std::string& t : texts) {
+            std::memcpy(copy.data() + at, t.data(), t.size());
+            at += t.size();
+        }
+        volatile char sink = copy[at / 2];
+        (void)sink;
+    });
     const SimdLevel detected = detectedSimdLevel();
     std::vector<SimdLevel> levels;
     for (const SimdLevel l : {SimdLevel::Avx512, SimdLevel::Avx2, SimdLevel::Scalar})
@@ -316,6 +371,15 @@ std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
     p.sketch = SketchKind::Oph;
     p.family = HashFamily::Permute;
     sign(p, "signatures-oph");
+    // What verification does per document: its shingle set, sorted (shingles.h).
+    std::vector<uint64_t> set;
+    timed("verify-shingle-sets", bytes, [&] {
+        uint64_t begin = 0;
+        for (const uint64_t end : ends) {
+            shingleSet(symbols.data() + begin, end - begin, sp.ngram, set);
+            begin = end;
+        }
+    });
     return out.str();
 }
 
@@ -378,6 +442,7 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
                 c.systemSeconds = seconds(child.usage.ru_stime);
                 const double cpu = c.userSeconds + c.systemSeconds;
                 c.cpuMBps = cpu > 0 ? double(c.bytes) / 1e6 / cpu : 0;
+                c.coresBusy = c.wallSeconds > 0 ? cpu / c.wallSeconds : 0;
                 runs.push_back(std::move(c));
             }
             std::vector<double> walls;
@@ -394,6 +459,7 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
             c.path = path;
             c.targetBytes = size;
             c.meanChars = kind.meanChars;
+            c.memoryBudget = options.params.memoryBudget;
             if (c.wallSeconds > 0) {
                 c.endToEndMBps = double(c.bytes) / 1e6 / c.wallSeconds;
                 c.documentsPerSecond = double(c.documents) / c.wallSeconds;
@@ -497,6 +563,9 @@ std::string toJson(const BenchmarkReport& r) {
         field(o, "user_seconds", c.userSeconds);
         field(o, "system_seconds", c.systemSeconds);
         field(o, "cpu_mb_per_s", c.cpuMBps);
+        field(o, "cores_busy", c.coresBusy);
+        field(o, "memory_budget", double(c.memoryBudget));
+        field(o, "spill_bytes", double(c.spillBytes));
         o += "\"repeat_wall_seconds\":[";
         for (std::size_t j = 0; j < c.repeatWallSeconds.size(); ++j) {
             if (j) o += ',';
@@ -551,8 +620,8 @@ std::string toTable(const BenchmarkReport& r) {
     if (!r.cases.empty()) {
         o << "| corpus | size | docs | threads | read MB/s | signatures MB/s | buckets s | "
              "compare pairs/s | verify s | export s | end-to-end MB/s | docs/s | MB per CPU s | "
-             "peak RSS MiB |\n"
-          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+             "cores busy | peak RSS MiB | spilled MiB |\n"
+          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const BenchmarkCase& c : r.cases) {
             auto seconds = [&](const char* name) {
                 const BenchmarkPhase* p = phase(c, name);
@@ -567,7 +636,9 @@ std::string toTable(const BenchmarkReport& r) {
               << fixed(c.comparisonsPerSecond, 0) << " | " << seconds("verify") << " | "
               << seconds("export") << " | " << fixed(c.endToEndMBps, 1) << " | "
               << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
-              << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " |\n";
+              << fixed(c.coresBusy, 2) << " | "
+              << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " | "
+              << fixed(double(c.spillBytes) / double(uint64_t{1} << 20), 0) << " |\n";
         }
     }
     if (!r.formats.empty()) o << "\n" << formatsTable(r.formats);

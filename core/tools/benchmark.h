@@ -68,6 +68,10 @@ struct BenchmarkCase {
     // Input bytes per CPU second of the whole run (user + system, all threads): on a shared
     // machine this is what 1 thread would reach alone, whatever the neighbours do.
     double cpuMBps = 0;
+    // (user + system) / wall: how many cores the run kept busy on average.
+    double coresBusy = 0;
+    uint64_t memoryBudget = 0;  // the run's --memory-budget (0: none)
+    uint64_t spillBytes = 0;    // written to spill files when it ran out of core
     std::vector<BenchmarkPhase> phases;
     std::vector<double> repeatWallSeconds;  // every run, in order
 };
