@@ -78,6 +78,15 @@ class TestBench : public QObject {
                 sawOph || o[QStringLiteral("name")].toString() == QStringLiteral("signatures-oph");
         }
         QVERIFY(sawOph);
+        // Each phase's kernel beside its limit (docs/performance.md, "One core").
+        QStringList kernelNames;
+        for (const auto& k : kernels)
+            kernelNames << k.toObject()[QStringLiteral("name")].toString();
+        for (const char* name :
+             {"read-parse", "limit-simdjson-parse", "limit-memcpy", "verify-shingle-sets"})
+            QVERIFY2(kernelNames.contains(QLatin1String(name)), name);
+        QCOMPARE(root[QStringLiteral("parameters")].toObject()[QStringLiteral("sketch")].toString(),
+                 QStringLiteral("oph"));
 
         const QJsonArray cases = root[QStringLiteral("cases")].toArray();
         QCOMPARE(cases.size(), 2);  // one corpus, two thread counts
@@ -107,6 +116,41 @@ class TestBench : public QObject {
         }
         // The corpus stays in the work directory for the next benchmark.
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("work/web-1M-seed1.jsonl"))));
+    }
+
+    // --memory-budget reaches every run: a budget far below the corpus's signatures makes the
+    // runs spill, and each case reports its budget, its spill and how many cores it kept busy.
+    void memoryBudgetReachesTheRuns() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString json = dir.filePath(QStringLiteral("bench.json"));
+        const testsupport::CliResult r = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("2M"),
+             QStringLiteral("-j"), QStringLiteral("2"), QStringLiteral("--memory-budget"),
+             QStringLiteral("1M"), QStringLiteral("--no-kernels"), QStringLiteral("--json"), json,
+             QStringLiteral("--work-dir"), dir.filePath(QStringLiteral("work")),
+             QStringLiteral("--quiet")},
+            testsupport::CliOptions().withTimeout(120000));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(r.out.contains(QStringLiteral("| cores busy |")));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray cases =
+            QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("cases")].toArray();
+        QCOMPARE(cases.size(), 1);
+        const QJsonObject c = cases.first().toObject();
+        QCOMPARE(c[QStringLiteral("memory_budget")].toDouble(), 1024.0 * 1024.0);
+        QVERIFY2(c[QStringLiteral("spill_bytes")].toDouble() > 0,
+                 qPrintable(QString::number(c[QStringLiteral("spill_bytes")].toDouble())));
+        QVERIFY(c[QStringLiteral("cores_busy")].toDouble() > 0);
+        QVERIFY(c[QStringLiteral("cores_busy")].toDouble() <= 2.5);
+        // A budget that is no size is refused before anything runs.
+        const testsupport::CliResult bad = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--memory-budget"), QStringLiteral("lots"),
+             QStringLiteral("--work-dir"), dir.filePath(QStringLiteral("bad"))});
+        QVERIFY(bad.code != 0);
+        QVERIFY2(bad.err.contains(QStringLiteral("--memory-budget")), qPrintable(bad.err));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad"))));
     }
 
     // --formats: the same documents read from JSONL and from a Parquet copy, one row each with
