@@ -57,7 +57,8 @@ class TestOphSketch : public QObject {
                 const auto c = oph(k, h, static_cast<uint64_t>(h));
                 std::vector<uint32_t> fast(static_cast<std::size_t>(h)), direct(fast),
                     viaDirect(fast);
-                for (const std::size_t len : {0, 1, 2, 4, 5, 6, 7, 10, 50, 1000, 5000}) {
+                for (const std::size_t len :
+                     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 50, 1000, 1001, 1002, 5000}) {
                     for (const uint32_t alphabet : {3u, 0x110000u}) {
                         const auto s = randomStream(rng, len, alphabet);
                         std::fill(fast.begin(), fast.end(), 99u);
