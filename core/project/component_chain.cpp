@@ -202,6 +202,7 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
         if (out.empty() || out.back().cluster != m.cluster) {
             out.push_back({});
             out.back().cluster = m.cluster;
+            out.back().representative = m.representative;
             out.back().farthest = m.representative;
         }
         ComponentDiameter& c = out.back();
@@ -221,8 +222,11 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
     return out;
 }
 
-std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
-                                                 std::size_t few) {
+NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
+                                    std::size_t few) {
+    NotableComponents out;
+    out.measured = true;
+    out.chainBelow = chainBelow(run.params.compare.threshold, run.params.signature.hashes);
     const std::size_t clusters = run.representative.size();
     std::vector<uint64_t> size(clusters, 0);
     for (const uint32_t c : run.clusterOf)
@@ -235,7 +239,7 @@ std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, cons
     while (keep < clusters && size[chosen[keep]] >= kLargeComponent)
         ++keep;
     chosen.resize(keep);
-    if (chosen.empty()) return {};
+    if (chosen.empty()) return out;
     // Their members, grouped by cluster in the order chosen, as measure() takes them.
     std::vector<uint32_t> slot(clusters, RunResult::kNoCluster);
     for (std::size_t k = 0; k < chosen.size(); ++k)
@@ -254,8 +258,10 @@ std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, cons
         for (const uint32_t d : members[k])
             listing.push_back({chosen[k], d, run.representative[chosen[k]]});
     ComponentDiameters diameters;
-    diameters.loadRows(store, run.runId, docs);  // NaN diameters when not cached
-    return diameters.measure(listing, run.params.compare.threshold);
+    if (!diameters.loadRows(store, run.runId, docs))  // NaN diameters when not cached
+        out.diameterUnknown = diameters.why();
+    out.components = diameters.measure(listing, run.params.compare.threshold);
+    return out;
 }
 
 }  // namespace neardup

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "notable_components.h"
 #include "project_queries.h"
 #include "project_store.h"
 #include "run_result.h"
@@ -51,20 +52,6 @@ struct ChainNode {
 std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
                                     const std::vector<PairRow>& pairs, int hashes,
                                     double threshold);
-
-// A component of the listing and how far it spreads.
-struct ComponentDiameter {
-    int64_t cluster = 0;
-    uint64_t size = 0;
-    double diameter = std::numeric_limits<double>::quiet_NaN();  // NaN: no signatures
-    uint32_t farthest = 0;  // the member with the lowest similarity to the representative
-    bool large = false;     // size >= kLargeComponent
-    bool chain = false;     // diameter below chainBelow(): linked only through other members
-    bool flagged() const { return large || chain; }
-};
-
-// A component of this many members or more is flagged whatever its diameter.
-constexpr uint64_t kLargeComponent = 100;
 
 // The diameter under which a component is a chain: θ − 3·sqrt(θ(1 − θ)/H), the low end of the
 // borderline band of --verify borderline (0.694 at θ = 0.8, H = 128): below it the estimate
@@ -110,12 +97,14 @@ class ComponentDiameters {
     std::string why_;
 };
 
-// The components to name after a run (`neardup run`'s summary): the `few` largest and every
-// component of kLargeComponent members or more, largest first (ties: cluster order), with
-// their diameters from the signature rows of their members alone (loadRows: one read per
-// member, not a pass over the cache; NaN, flagged by size only, when the run's signatures are
-// not cached). `run` is the finished run (clusterOf, representative); cluster is its index.
-std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
-                                                 std::size_t few = 3);
+// The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
+// HTML report): the `few` largest and every component of kLargeComponent members or more,
+// largest first (ties: cluster order), with their diameters from the signature rows of their
+// members alone (loadRows: one read per member, not a pass over the cache; NaN, flagged by size
+// only and diameterUnknown saying why, when the run's signatures are not cached). `run` is the
+// finished run (clusterOf, representative); cluster is its index. Independent of the thread
+// count: it reads only the run's clusters and its cached signatures.
+NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
+                                    std::size_t few = 3);
 
 }  // namespace neardup
