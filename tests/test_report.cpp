@@ -133,8 +133,8 @@ class TestReport : public QObject {
              {"18 × 7", "threshold", "<th>verify</th><td>borderline", "<th>keep</th><td>first",
               "<th>decide</th><td>witness", "<th>seed</th><td>42", "malformed_json",
               "Seconds per phase", "S-curve", "Buckets by size", "Clusters by size",
-              "Largest clusters", "Outlier buckets", "<del>", "<ins>", "sample.jsonl",
-              "Reviewed 0 of"})
+              "Largest clusters", "Largest components", "Outlier buckets", "<del>", "<ins>",
+              "sample.jsonl", "Reviewed 0 of"})
             QVERIFY2(html.contains(QString::fromUtf8(part)), part);
         QCOMPARE(html.count(QStringLiteral("<div class=\"pair\">")), 8);
     }

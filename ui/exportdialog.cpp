@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "component_chain.h"
 #include "exporter.h"
 #include "jobqueue.h"
 #include "recluster_at.h"
@@ -210,6 +211,8 @@ void ExportDialog::runExport() {
             // decisions, as the threshold slider and the clusters table show it.
             if (!std::isnan(threshold))
                 reclusterAt(threshold, store.decisions(run.datasetId), docs, run);
+            // The summary names the largest components with their diameters, as the run's.
+            if (!o.summaryJson.empty()) run.components = notableComponents(store, run);
             // At most ~20 updates a second reach the GUI thread.
             QElapsedTimer sinceShown;
             sinceShown.start();

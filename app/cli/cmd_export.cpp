@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "component_chain.h"
 #include "output_check.h"
 #include "output_file.h"
 #include "output_options.h"
@@ -95,7 +96,7 @@ Command addExportCommand(CLI::App& app) {
             }
             runId = *latest;
         }
-        const RunResult run = store.loadRun(runId);
+        RunResult run = store.loadRun(runId);
         if (opt->outputs.any() && run.status != "ok") {
             fmt::print(stderr, "neardup export: run {} is {}, not exportable\n", runId, run.status);
             return kExitError;
@@ -118,6 +119,8 @@ Command addExportCommand(CLI::App& app) {
         try {
             if (opt->outputs.any()) {
                 all.reader = dataset.reader;
+                // The summary names the largest components with their diameters, as the run's.
+                if (!all.summaryJson.empty()) run.components = notableComponents(store, run);
                 exportRun(run, dataset.files, docs, all);
                 fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId, run.counts.kept,
                            run.counts.removed);

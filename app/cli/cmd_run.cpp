@@ -66,27 +66,17 @@ void printSummary(const RunResult& r) {
 }
 
 // The largest components, and every one of kLargeComponent members or more, with their
-// diameters (component_chain.h), so that a chain shows without opening the workbench. The
-// diameters come from the signature rows of those components' members only, read back from the
-// project's cache (the run freed its signatures after comparing); a run whose signatures were
-// not cached (it spilled) lists sizes only.
+// diameters (component_chain.h), so that a chain shows without opening the workbench: the list
+// the run measured at its end (RunResult::components), the one --summary-json writes. A run whose
+// signatures were not cached (it spilled) lists sizes only.
 void printComponents(const std::string& project, const RunResult& r) {
-    if (r.representative.empty()) return;
-    std::vector<ComponentDiameter> listed;
-    try {
-        const ProjectStore store(project, ProjectStore::Mode::ReadOnly);
-        listed = notableComponents(store, r);
-    } catch (const StoreError&) {
-        return;  // an in-memory project: nothing to read back
-    }
+    if (r.representative.empty() || !r.components.measured) return;
+    const std::vector<ComponentDiameter>& listed = r.components.components;
     constexpr std::size_t kShown = 5;
     std::string line;
-    std::size_t chains = 0, large = 0;
-    for (std::size_t k = 0; k < listed.size(); ++k) {
+    const std::size_t chains = r.components.chains(), large = r.components.large();
+    for (std::size_t k = 0; k < listed.size() && k < kShown; ++k) {
         const ComponentDiameter& c = listed[k];
-        chains += c.chain ? 1 : 0;
-        large += c.large ? 1 : 0;
-        if (k >= kShown) continue;
         std::string what = std::isnan(c.diameter) ? "no diameter: signatures not cached"
                                                   : fmt::format("diameter {:.2f}", c.diameter);
         if (c.chain) what += ": a chain";
@@ -101,7 +91,7 @@ void printComponents(const std::string& project, const RunResult& r) {
         flagged = fmt::format(
             "{} chain(s) (diameter below {:.3f}: a member far from the document "
             "kept first, linked only through others)",
-            chains, chainBelow(r.params.compare.threshold, r.params.signature.hashes));
+            chains, r.components.chainBelow);
     if (large > 0)
         flagged += fmt::format("{}{} component(s) of {}+ members", chains > 0 ? ", " : "", large,
                                kLargeComponent);

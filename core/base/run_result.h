@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "notable_components.h"
 #include "params.h"
 
 namespace neardup {
@@ -136,6 +137,10 @@ struct RunResult {
     // clustering.
     std::vector<uint8_t> keepAll;
     uint64_t decisionsApplied = 0;
+    // The components the run names (largest, large, chains) with their diameters: measured at
+    // the end of a run and by whoever writes a summary of a stored run (core/project's
+    // notableComponents); not stored in the project.
+    NotableComponents components;
 
     bool removed(std::size_t doc) const {
         const uint32_t c = clusterOf[doc];

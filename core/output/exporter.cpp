@@ -10,6 +10,7 @@
 
 #include "atomic_file.h"
 #include "cluster_annotation.h"
+#include "components_json.h"
 #include "dataset_shards.h"
 #include "export_ticker.h"
 #include "json_text.h"
@@ -78,7 +79,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
     if (!options.clusters.empty()) writeClusterList(run, docs, open(options.clusters), ticker);
     if (!options.summaryJson.empty()) {
         OutputFile& out = open(options.summaryJson);
-        out.write(summaryJson(run));
+        out.write(summaryJson(run, docs));
         out.write("\n");
     }
     ticker.tick();
@@ -97,7 +98,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
 // {"a": 1, "b": 2}, numbers as %.6g, parameters as stored in the project) is what scripts and the
 // comparison of builds read byte for byte. nlohmann-json's dump() has no such mixed layout (all on
 // one line, or every nested field on a line of its own) and writes shortest doubles.
-std::string summaryJson(const RunResult& run) {
+std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
     const RunCounts& c = run.counts;
     std::string s = "{\n";
     auto field = [&](const char* name, const std::string& value, bool last = false) {
@@ -144,6 +145,7 @@ std::string summaryJson(const RunResult& run) {
     field("decide", json::quote(toString(run.params.decide)));
     field("chained_removals", std::to_string(c.chainedRemovals));
     field("decisions_applied", std::to_string(run.decisionsApplied));
+    if (run.components.measured) field("components", componentsJson(run.components, docs));
     field("buckets_k",
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));
     field("signatures_reused", run.signaturesReused ? "true" : "false");

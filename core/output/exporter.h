@@ -90,7 +90,8 @@ class PendingOutputs {
 void exportRun(const RunResult& run, const std::vector<InputFile>& files, const DocumentTable& docs,
                const ExportOptions& options, PendingOutputs* pending = nullptr);
 
-// The run summary as JSON (counts, rejections by reason, parameters, phases).
-std::string summaryJson(const RunResult& run);
+// The run summary as JSON (counts, rejections by reason, parameters, phases, and the components
+// the run names when run.components is measured: components_json.h). `docs` gives the ids.
+std::string summaryJson(const RunResult& run, const DocumentTable& docs);
 
 }  // namespace neardup

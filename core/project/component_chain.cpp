@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -132,6 +133,16 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
     return out;
 }
 
+namespace {
+
+// Why a run has no diameters: its signatures are not in the project's cache.
+std::string notCachedWhy(const RunRow& row) {
+    return row.run.spilled ? "the run's signatures were not cached (they went to spill files)"
+                           : "the run's signatures are not in the project's cache";
+}
+
+}  // namespace
+
 double chainBelow(double threshold, int hashes) {
     if (hashes <= 0) return threshold;
     return threshold - borderlineMargin(threshold, hashes);  // the borderline band's bottom
@@ -149,8 +160,7 @@ RunRow ComponentDiameters::start(const ProjectStore& store, int64_t runId) {
 void ComponentDiameters::notCached(const RunRow& row) {
     signatures_ = SignatureMatrix{};
     rows_.clear();
-    why_ = row.run.spilled ? "the run's signatures were not cached (they went to spill files)"
-                           : "the run's signatures are not in the project's cache";
+    why_ = notCachedWhy(row);
 }
 
 bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
@@ -202,6 +212,7 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
         if (out.empty() || out.back().cluster != m.cluster) {
             out.push_back({});
             out.back().cluster = m.cluster;
+            out.back().representative = m.representative;
             out.back().farthest = m.representative;
         }
         ComponentDiameter& c = out.back();
@@ -221,8 +232,85 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
     return out;
 }
 
-std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
-                                                 std::size_t few) {
+std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes) {
+    if (memoryBudget == 0 || hashes <= 0) return kDiameterBlockRows;
+    const uint64_t rows = memoryBudget / 8 / (static_cast<uint64_t>(hashes) * sizeof(uint32_t));
+    return static_cast<std::size_t>(std::clamp<uint64_t>(rows, 1, kDiameterBlockRows));
+}
+
+namespace {
+
+// The members of the components chosen, grouped by component in the order chosen, each group
+// in document order: group k is docs[begin[k], begin[k + 1]). One array, 4 bytes a member.
+struct MemberLists {
+    std::vector<uint32_t> docs;
+    std::vector<std::size_t> begin;
+};
+
+MemberLists membersOf(const RunResult& run, const std::vector<uint32_t>& chosen) {
+    std::vector<uint32_t> slot(run.representative.size(), RunResult::kNoCluster);
+    for (std::size_t k = 0; k < chosen.size(); ++k)
+        slot[chosen[k]] = static_cast<uint32_t>(k);
+    MemberLists m;
+    m.begin.assign(chosen.size() + 1, 0);
+    for (const uint32_t c : run.clusterOf)
+        if (c != RunResult::kNoCluster && slot[c] != RunResult::kNoCluster) ++m.begin[slot[c] + 1];
+    std::partial_sum(m.begin.begin(), m.begin.end(), m.begin.begin());
+    m.docs.resize(m.begin.back());
+    std::vector<std::size_t> next(m.begin.begin(), m.begin.end() - 1);
+    for (std::size_t i = 0; i < run.clusterOf.size(); ++i) {
+        const uint32_t c = run.clusterOf[i];
+        if (c != RunResult::kNoCluster && slot[c] != RunResult::kNoCluster)
+            m.docs[next[slot[c]]++] = static_cast<uint32_t>(i);
+    }
+    return m;
+}
+
+// The cached signature rows of `docs`, in that order, into `values`; false when not cached.
+using RowReader =
+    std::function<bool(const std::vector<uint32_t>& docs, std::vector<uint32_t>& values)>;
+
+// Measures the diameter and farthest member of each component of `out` (sizes and
+// representatives set) from the cached rows: the representative's row once, then its other
+// members' rows at most `blockRows` at a time, in document order (a tie keeps the first
+// farthest member, as comparing them all at once would). False when a row cannot be read.
+
+bool measureInBlocks(const RowReader& read, int hashes, const MemberLists& members,
+                     std::size_t blockRows, NotableComponents& out, uint64_t& held) {
+    if (hashes <= 0) return false;
+    const auto h = static_cast<std::size_t>(hashes);
+    std::vector<uint32_t> representativeRow, values, block;
+    for (std::size_t k = 0; k < out.components.size(); ++k) {
+        ComponentDiameter& c = out.components[k];
+        if (!read({c.representative}, representativeRow)) return false;
+        for (std::size_t at = members.begin[k]; at < members.begin[k + 1];) {
+            block.clear();
+            for (; at < members.begin[k + 1] && block.size() < blockRows; ++at)
+                if (members.docs[at] != c.representative) block.push_back(members.docs[at]);
+            if (block.empty()) continue;
+            if (!read(block, values)) return false;
+            held = std::max<uint64_t>(held, block.size() + 1);
+            for (std::size_t i = 0; i < block.size(); ++i) {
+                const double s =
+                    matchingPositions(values.data() + i * h, representativeRow.data(), hashes) /
+                    static_cast<double>(hashes);
+                if (std::isnan(c.diameter) || s < c.diameter) {
+                    c.diameter = s;
+                    c.farthest = block[i];
+                }
+            }
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
+                                    std::size_t few, DiameterReading* reading) {
+    NotableComponents out;
+    out.measured = true;
+    out.chainBelow = chainBelow(run.params.compare.threshold, run.params.signature.hashes);
     const std::size_t clusters = run.representative.size();
     std::vector<uint64_t> size(clusters, 0);
     for (const uint32_t c : run.clusterOf)
@@ -235,27 +323,58 @@ std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, cons
     while (keep < clusters && size[chosen[keep]] >= kLargeComponent)
         ++keep;
     chosen.resize(keep);
-    if (chosen.empty()) return {};
-    // Their members, grouped by cluster in the order chosen, as measure() takes them.
-    std::vector<uint32_t> slot(clusters, RunResult::kNoCluster);
-    for (std::size_t k = 0; k < chosen.size(); ++k)
-        slot[chosen[k]] = static_cast<uint32_t>(k);
-    std::vector<std::vector<uint32_t>> members(chosen.size());
-    std::vector<uint32_t> docs;
-    for (std::size_t i = 0; i < run.clusterOf.size(); ++i) {
-        const uint32_t c = run.clusterOf[i];
-        if (c == RunResult::kNoCluster || slot[c] == RunResult::kNoCluster) continue;
-        members[slot[c]].push_back(static_cast<uint32_t>(i));
-        docs.push_back(static_cast<uint32_t>(i));
+    if (chosen.empty()) return out;
+
+    const MemberLists members = membersOf(run, chosen);
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+        ComponentDiameter c;
+        c.cluster = chosen[k];
+        c.size = members.begin[k + 1] - members.begin[k];
+        c.representative = run.representative[chosen[k]];
+        c.farthest = c.representative;
+        out.components.push_back(c);
     }
-    std::vector<ListingMember> listing;
-    listing.reserve(docs.size());
-    for (std::size_t k = 0; k < chosen.size(); ++k)
-        for (const uint32_t d : members[k])
-            listing.push_back({chosen[k], d, run.representative[chosen[k]]});
-    ComponentDiameters diameters;
-    diameters.loadRows(store, run.runId, docs);  // NaN diameters when not cached
-    return diameters.measure(listing, run.params.compare.threshold);
+    const RunRow row = store.runRow(run.runId);  // throws StoreError when the run does not exist
+    const int hashes = row.run.params.signature.hashes;
+    std::size_t blockRows = reading ? reading->blockRows : 0;
+    if (blockRows == 0)  // the block charged to the run's budget: an eighth of it
+        blockRows = diameterBlockRows(
+            run.memoryBudget != 0 ? run.memoryBudget : run.params.memoryBudget, hashes);
+    // A project file's cache is read a block of rows at a time. An in-memory project (`neardup
+    // run` without -p) holds its cache in memory already, as one BLOB that loadSignatureRows
+    // would decode whole on every call: it is decoded once instead.
+    SignatureMatrix whole;
+    const bool inMemory = store.path().empty() || store.path() == ":memory:";
+    const bool wholeLoaded = inMemory &&
+                             store.loadSignatures(row.run.datasetId, row.signatureKey, whole) &&
+                             whole.hashes == hashes;
+    const RowReader read = [&](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+        if (!inMemory)
+            return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
+        values.clear();
+        for (const uint32_t d : docs) {
+            if (!wholeLoaded || d >= whole.size()) return false;
+            values.insert(values.end(), whole.row(d), whole.row(d) + whole.hashes);
+        }
+        return wholeLoaded;
+    };
+    uint64_t held = 0;
+    if (!measureInBlocks(read, hashes, members, blockRows, out, held)) {
+        // Not cached (or unreadable part way): no diameter at all rather than some.
+        out.diameterUnknown = notCachedWhy(row);
+        held = 0;
+        for (ComponentDiameter& c : out.components) {
+            c.diameter = std::numeric_limits<double>::quiet_NaN();
+            c.farthest = c.representative;
+        }
+    }
+    if (reading) reading->rowsHeldAtMost = held;
+    const double below = chainBelow(run.params.compare.threshold, hashes);
+    for (ComponentDiameter& c : out.components) {
+        c.large = c.size >= kLargeComponent;
+        c.chain = !std::isnan(c.diameter) && c.diameter < below;
+    }
+    return out;
 }
 
 }  // namespace neardup

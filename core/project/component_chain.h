@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "notable_components.h"
 #include "project_queries.h"
 #include "project_store.h"
 #include "run_result.h"
@@ -52,20 +53,6 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
                                     const std::vector<PairRow>& pairs, int hashes,
                                     double threshold);
 
-// A component of the listing and how far it spreads.
-struct ComponentDiameter {
-    int64_t cluster = 0;
-    uint64_t size = 0;
-    double diameter = std::numeric_limits<double>::quiet_NaN();  // NaN: no signatures
-    uint32_t farthest = 0;  // the member with the lowest similarity to the representative
-    bool large = false;     // size >= kLargeComponent
-    bool chain = false;     // diameter below chainBelow(): linked only through other members
-    bool flagged() const { return large || chain; }
-};
-
-// A component of this many members or more is flagged whatever its diameter.
-constexpr uint64_t kLargeComponent = 100;
-
 // The diameter under which a component is a chain: θ − 3·sqrt(θ(1 − θ)/H), the low end of the
 // borderline band of --verify borderline (0.694 at θ = 0.8, H = 128): below it the estimate
 // says, beyond its noise, that the farthest member is not a near-duplicate of the representative.
@@ -79,7 +66,8 @@ class ComponentDiameters {
     // NaN and only the size flags. Throws StoreError when the run does not exist.
     bool load(const ProjectStore& store, int64_t runId);
     // The same for the documents `docs` only (sorted), read row by row from the cache: what a
-    // few components need, without a pass over the whole cache.
+    // few components need, without a pass over the whole cache. Holds all their rows at once:
+    // notableComponents reads big components a block at a time instead.
     bool loadRows(const ProjectStore& store, int64_t runId, const std::vector<uint32_t>& docs);
     int64_t runId() const { return runId_; }
     bool loaded() const { return !signatures_.values.empty(); }
@@ -110,12 +98,34 @@ class ComponentDiameters {
     std::string why_;
 };
 
-// The components to name after a run (`neardup run`'s summary): the `few` largest and every
-// component of kLargeComponent members or more, largest first (ties: cluster order), with
-// their diameters from the signature rows of their members alone (loadRows: one read per
-// member, not a pass over the cache; NaN, flagged by size only, when the run's signatures are
-// not cached). `run` is the finished run (clusterOf, representative); cluster is its index.
-std::vector<ComponentDiameter> notableComponents(const ProjectStore& store, const RunResult& run,
-                                                 std::size_t few = 3);
+// How many members' signature rows notableComponents reads at a time: an eighth of
+// `memoryBudget` (the run's, resolved) in rows of `hashes` values, at least 1 and at most
+// kDiameterBlockRows; kDiameterBlockRows when the budget is 0 (unknown).
+constexpr std::size_t kDiameterBlockRows = 65536;  // 32 MiB of rows at H = 128
+std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
+
+// The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
+// HTML report): the `few` largest and every component of kLargeComponent members or more,
+// largest first (ties: cluster order), with their diameters from the signature rows of their
+// members alone (one read per member, not a pass over the cache; NaN, flagged by size only and
+// diameterUnknown saying why, when the run's signatures are not cached). `run` is the finished
+// run (clusterOf, representative); cluster is its index. Independent of the thread count: it
+// reads only the run's clusters and its cached signatures.
+//
+// Memory: a component of 859,091 members has 440 MB of rows at H = 128, so its rows are never
+// held together: each component's representative row is read once, then its other members'
+// rows a block at a time (reading->blockRows; by default diameterBlockRows of the run's
+// budget), so the measurement holds one block plus one row (at most an eighth of the budget)
+// besides the chosen components' member lists (4 bytes a member, less than the run's own
+// clusterOf). An in-memory project (no -p), whose cache is in memory already, is decoded once
+// whole instead. The result is the same for any block size: members are compared in document
+// order and a tie keeps the first farthest member. `reading` (tests) sets the block and gets
+// back the most rows held at once.
+struct DiameterReading {
+    std::size_t blockRows = 0;    // in: members' rows read at a time; 0: diameterBlockRows
+    uint64_t rowsHeldAtMost = 0;  // out: the most rows held at once; 0 when none were read
+};
+NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
+                                    std::size_t few = 3, DiameterReading* reading = nullptr);
 
 }  // namespace neardup

@@ -36,8 +36,11 @@ bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::
     const std::string& project = store.path();
     if (project.empty() || project == ":memory:")
         return copyRows(store, datasetId, cacheKey, rows, values);
-    // The project's own reader connection, as the workbench's queries open one.
-    const sql::Database db(project, sql::OpenMode::ReadOnly);
+    // The project's own reader connection, as the workbench's queries open one. It waits for
+    // another process writing the project (concurrent runs: tests/test_user_files.cpp) as the
+    // store's connection does, instead of failing the finished run "project busy".
+    sql::Database db(project, sql::OpenMode::ReadOnly);
+    db.setBusyTimeout(sql::kBusyTimeoutMs);
     auto st = db.prepare(
         "SELECT c.path, c.documents, c.hashes, d.documents FROM signature_caches c "
         "JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = ?1 AND c.cache_key = ?2");

@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "clustering.h"
+#include "component_chain.h"
 #include "document_fetcher.h"
 #include "html_text.h"
 #include "input_pin.h"
@@ -152,6 +154,19 @@ void countReview(ReportData& data, const ProjectStore& store, const std::vector<
     data.reviewedClusters = reviewed.size();
 }
 
+// The components the run names, with their diameters from the run's cached signatures.
+void listComponents(ReportData& data, const ProjectStore& store, const DocumentTable& docs) {
+    data.run.components = notableComponents(store, data.run);
+    for (const ComponentDiameter& c : data.run.components.components) {
+        ComponentLine line;
+        line.component = c;
+        if (c.representative < docs.size()) line.representativeId = docs.id(c.representative);
+        if (!std::isnan(c.diameter) && c.farthest < docs.size())
+            line.farthestId = docs.id(c.farthest);
+        data.components.push_back(std::move(line));
+    }
+}
+
 }  // namespace
 
 ReportData gatherReport(const ProjectStore& store, const std::string& projectName,
@@ -168,6 +183,7 @@ ReportData gatherReport(const ProjectStore& store, const std::string& projectNam
     data.linesRead = dataset.linesRead;
     data.blankLines = dataset.blankLines;
     countClusters(data, docs, options.largestClusters);
+    listComponents(data, store, docs);
     sumBucketHistogram(data, options.outlierBuckets);
     const std::vector<ScoredPair> pairs = pickPairs(data, options.samplePairs);
     for (const ScoredPair& p : pairs) {

@@ -52,6 +52,14 @@ struct ClusterLine {
     bool keptWhole = false;  // a "keep all" decision keeps every member
 };
 
+// A component the run names (notable_components.h: the largest, every one of kLargeComponent
+// members or more), with the ids of its representative and of its farthest member.
+struct ComponentLine {
+    ComponentDiameter component;
+    std::string representativeId;
+    std::string farthestId;  // empty when the diameter is unknown
+};
+
 struct SizeBin {  // clusters with a size in [low, high]
     uint64_t low = 0, high = 0;
     uint64_t clusters = 0;
@@ -91,6 +99,10 @@ struct ReportData {
     std::vector<InputFile> inputs;
     uint64_t linesRead = 0, blankLines = 0;
     std::vector<ClusterLine> largestClusters;
+    // The components `neardup run` names on stderr and in --summary-json, the same selection
+    // (component_chain.h: notableComponents); their threshold and why diameters are unknown are
+    // in run.components.
+    std::vector<ComponentLine> components;
     std::vector<SizeBin> clusterSizes;
     std::vector<uint64_t> bucketHistogram;  // over every band: [i] = buckets of size [2^i, 2^(i+1))
     // The outlier buckets that cost the most comparisons, over every band; all comparisons.

@@ -189,6 +189,42 @@ std::string clustersSection(const ReportData& d) {
     return html + "</table>\n";
 }
 
+// The components `neardup run` names (largest, large, chains) with their diameters, and what a
+// chain means in plain words: the diameter is what tells a chain from a star of duplicates.
+std::string componentsSection(const ReportData& d) {
+    const NotableComponents& all = d.run.components;
+    if (d.components.empty()) return {};
+    std::string html = fmt::format(
+        "<h2>Largest components</h2>\n<p class=\"note\">The diameter of a component is the "
+        "lowest estimated Jaccard of a member with the kept representative. Below {:.3f} the "
+        "component is flagged as a chain: a member far from the kept document, linked only "
+        "through others. Components of {} members or more are flagged whatever their "
+        "diameter. {} chain(s), {} large component(s).</p>\n",
+        all.chainBelow, kLargeComponent, all.chains(), all.large());
+    if (!all.diameterUnknown.empty())
+        html += fmt::format("<p class=\"note\">No diameters: {}.</p>\n",
+                            escapeHtml(all.diameterUnknown));
+    html +=
+        "<table><tr><th class=\"n\">cluster</th><th class=\"n\">documents</th><th>kept "
+        "representative</th><th class=\"n\">diameter</th><th>farthest member</th>"
+        "<th>flag</th></tr>\n";
+    for (const ComponentLine& line : d.components) {
+        const ComponentDiameter& c = line.component;
+        std::string flag;
+        if (c.chain)
+            flag = "a chain: a member far from the kept document, linked only through others";
+        if (c.large)
+            flag += fmt::format("{}{} members or more", flag.empty() ? "" : "; ", kLargeComponent);
+        html += fmt::format(
+            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}"
+            "</td><td>{}</td><td{}>{}</td></tr>\n",
+            c.cluster, groupedNumber(c.size), escapeHtml(line.representativeId),
+            std::isnan(c.diameter) ? std::string("unknown") : fmt::format("{:.3f}", c.diameter),
+            escapeHtml(line.farthestId), c.flagged() ? " class=\"bad\"" : "", escapeHtml(flag));
+    }
+    return html + "</table>\n";
+}
+
 std::string similarityText(const SamplePair& p) {
     std::string s = fmt::format("estimated Jaccard {:.3f}", p.estimated);
     if (p.exact >= 0) s += fmt::format(", exact {:.3f}", p.exact);
@@ -284,6 +320,7 @@ std::string renderReport(const ReportData& d) {
     html += countsSection(d);
     html += chartsSection(d);
     html += clustersSection(d);
+    html += componentsSection(d);
     html += pairsSection(d);
     html += reviewSection(d);
     html += "</body>\n</html>\n";

@@ -1,6 +1,7 @@
 // The outputs and the finished run's record (ExportPhase, run_phases.h).
 #include <vector>
 
+#include "component_chain.h"
 #include "decisions.h"
 #include "memory_budget.h"
 #include "run_phases.h"
@@ -20,6 +21,8 @@ void exportAudited(RunState& s, const std::vector<Decision>& decisions,
         return;
     }
     RunResult audited = withDecisions(run, decisions, s.docs);
+    // The summary names the components the decisions leave (the same selection as the run's).
+    if (!options.summaryJson.empty()) audited.components = notableComponents(s.store, audited);
     audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
     try {
         exportRun(audited, s.files, s.docs, options, &pending);
@@ -59,6 +62,9 @@ void ExportPhase::run() {
     run.spillBytes = s_.work.bytesWritten();
     run.peakRssBytes = peakRssBytes();
     run.workerPhases = s_.backend.takeWorkerTimings();
+    // The largest components and their diameters, from the signatures the run cached: what the
+    // summary (--summary-json, and a front end's on stderr) names.
+    run.components = notableComponents(s_.store, run);
     if (!s_.exports.summaryJson.empty()) {
         ExportOptions summaryOnly;
         summaryOnly.summaryJson = s_.exports.summaryJson;
