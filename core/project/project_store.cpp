@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,12 @@ ProjectStore::~ProjectStore() = default;
 
 const std::string& ProjectStore::path() const {
     return impl_->path;
+}
+
+void ProjectStore::limitCache(uint64_t bytes) {
+    // A negative cache_size counts KiB; at least one page set's worth stays.
+    const uint64_t kib = std::max<uint64_t>(bytes >> 10, 256);
+    impl_->db.exec("PRAGMA cache_size = -" + std::to_string(kib));
 }
 
 std::string ProjectStore::writeProblem() const {
