@@ -108,6 +108,12 @@ void releaseFreedMemory() {
 #endif
 }
 
+void returnLargeBlocksWhenFreed() {
+#if defined(__GLIBC__)
+    ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 uint64_t documentTableBytes(const DocumentTable& docs) {
     return capacityBytes(docs.file) + capacityBytes(docs.line) + capacityBytes(docs.offset) +
            capacityBytes(docs.length) + capacityBytes(docs.chars) + capacityBytes(docs.keepValue) +

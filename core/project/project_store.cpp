@@ -4,7 +4,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -35,12 +34,6 @@ ProjectStore::~ProjectStore() = default;
 
 const std::string& ProjectStore::path() const {
     return impl_->path;
-}
-
-void ProjectStore::limitCache(uint64_t bytes) {
-    // A negative cache_size counts KiB; at least one page set's worth stays.
-    const uint64_t kib = std::max<uint64_t>(bytes >> 10, 256);
-    impl_->db.exec("PRAGMA cache_size = -" + std::to_string(kib));
 }
 
 std::string ProjectStore::writeProblem() const {

@@ -139,10 +139,6 @@ class ProjectStore {
     };
     std::vector<RunState> runStates() const;
     std::vector<std::string> signatureCacheFiles() const;
-    // Caps SQLite's page cache of this connection at about `bytes` (PRAGMA cache_size; the
-    // default is 64 MiB): a run sizes it from its memory budget, since the cache fills while a
-    // large dataset is saved and stays resident.
-    void limitCache(uint64_t bytes);
     // Called with every 4096th document row while saveDataset writes them (and before it
     // writes anything): an exception it throws rolls the dataset back. Empty: never called.
     void setInterruptCheck(std::function<void()> check);

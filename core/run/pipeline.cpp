@@ -15,6 +15,7 @@
 #include "run_phases.h"
 #include "run_plan.h"
 #include "run_state.h"
+#include "store_memory.h"
 
 namespace neardup {
 
@@ -144,8 +145,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     // The outputs with the names of --out-dir's shards, as the inputs were given.
     ExportOptions outputs = exports;
     RunState s(store_, backend_, observer_, cancel_, params, outputs);
-    // SQLite's page cache is part of the budget.
-    store_.limitCache(s.memory.storeCacheBytes());
+    // SQLite's page cache is part of the budget, and memory freed goes back to the system.
+    const StoreMemoryLimit storeMemory(s.memory.storeCacheBytes());
+    returnLargeBlocksWhenFreed();
     s.files = listInputs(s, inputs, outputs.shardNames);
     // Outputs are checked against the inputs and the project before any work (and before the
     // run is recorded): nothing the user needs is ever overwritten.

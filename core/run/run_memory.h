@@ -32,11 +32,11 @@ inline constexpr uint64_t kBytesPerChunkByte = 9;
 // Chunks signed in the parallel stage also hold their signature rows until the serial stage
 // copies them: 4·H bytes a document, counted as if documents averaged this many bytes.
 inline constexpr uint64_t kShortDocumentBytes = 64;
-// The project store's SQLite page cache (ProjectStore::limitCache) fills while a large dataset
-// is saved and stays resident: a sixteenth of the budget, between 256 KiB and SQLite's 64 MiB
-// that the project opens with, counted as part of the budget.
+// The project store's SQLite page cache fills while a large dataset is saved and stays
+// resident: bounded to a sixteenth of the budget, between 1 MiB and the 64 MiB the project opens
+// with (SQLite's soft heap limit, store_memory.h), and counted as part of the budget.
 inline uint64_t storeCacheBytes(uint64_t budget) {
-    return std::clamp<uint64_t>(budget / 16, uint64_t{256} << 10, uint64_t{64} << 20);
+    return std::clamp<uint64_t>(budget / 16, uint64_t{1} << 20, uint64_t{64} << 20);
 }
 // Chunks are never cut smaller than this, whatever the budget and the threads (a chunk holds at
 // least one whole line, however long).
