@@ -173,8 +173,8 @@ class TestSpill : public QObject {
         QTest::addColumn<int>("scheme");
         QTest::addColumn<int>("verify");
         QTest::newRow("1M hash exact") << QStringLiteral("1M") << 0 << 1;
-        QTest::newRow("160K hash exact") << QStringLiteral("160K") << 0 << 1;
-        QTest::newRow("160K sum auto") << QStringLiteral("160K") << 1 << 0;
+        QTest::newRow("320K hash exact") << QStringLiteral("320K") << 0 << 1;
+        QTest::newRow("320K sum auto") << QStringLiteral("320K") << 1 << 0;
         QTest::newRow("1M verify exact") << QStringLiteral("1M") << 0 << 2;
     }
     void identicalWithAndWithoutSpill() {
@@ -203,7 +203,7 @@ class TestSpill : public QObject {
         compareRuns(inMemory, spilled);
         for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
             QCOMPARE(readFile(path("spill " + tag + ext)), readFile(path("mem " + tag + ext)));
-        if (budget == QStringLiteral("160K")) QVERIFY(watcher.partitions() > 1);
+        if (budget == QStringLiteral("320K")) QVERIFY(watcher.partitions() > 1);
     }
 
     void projectRecordsTheSpill() {

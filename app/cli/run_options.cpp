@@ -171,9 +171,10 @@ void addExecutionOptions(CLI::App& cmd, RunOptions& opt) {
         ->group(ex);
     cmd.add_option(
            "--memory-budget", opt.memoryBudget,
-           "Memory for signatures, band keys, buckets, pairs and the document table, e.g. 256M or "
-           "4G "
-           "(K/M/G/T = 1024^n bytes); beyond it they spill to disk, with identical results. "
+           "Memory for the document table, signatures, band keys, buckets, pairs and caches, "
+           "e.g. 256M or 4G (K/M/G/T = 1024^n bytes); beyond it signatures and band keys spill "
+           "to disk, with identical results. The document table (about 73 bytes a short "
+           "document) does not spill: a budget below it is refused with the budget to give. "
            "Default: half of MemAvailable at the start of the run")
         ->group(ex);
     cmd.add_option("--work-dir", p.workDir,

@@ -32,6 +32,26 @@ std::string formatBytes(uint64_t bytes) {
 
 namespace {
 
+// 1000000 as "1,000,000".
+std::string groupedDigits(uint64_t n) {
+    std::string digits = std::to_string(n);
+    for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return digits;
+}
+
+std::string budgetMessage(uint64_t budget, uint64_t documents, bool estimated,
+                          uint64_t floorBytes) {
+    const uint64_t perDocument = documents > 0 ? (floorBytes + documents - 1) / documents : 0;
+    return fmt::format(
+        "--memory-budget {} is below what {}{} documents need (about {}: {} bytes a document "
+        "for the document table, signature digests and flags, which stay in memory for the "
+        "whole run); give at least {}M",
+        formatBytes(budget), estimated ? "about " : "", groupedDigits(documents),
+        formatBytes(floorBytes), perDocument,
+        MemoryBudgetError::smallestBudgetFor(floorBytes) >> 20);
+}
+
 // A "Key:   123 kB" line of a /proc file, in bytes; 0 when absent.
 uint64_t procKilobytes(const char* file, const std::string& key) {
     std::ifstream in(file);
@@ -46,6 +66,18 @@ uint64_t procKilobytes(const char* file, const std::string& key) {
 }
 
 }  // namespace
+
+MemoryBudgetError::MemoryBudgetError(uint64_t budget, uint64_t documents, bool estimated,
+                                     uint64_t floorBytes)
+    : std::runtime_error(budgetMessage(budget, documents, estimated, floorBytes)),
+      budget_(budget),
+      documents_(documents),
+      floorBytes_(floorBytes) {}
+
+uint64_t MemoryBudgetError::smallestBudgetFor(uint64_t floorBytes) {
+    constexpr uint64_t kMiB = uint64_t{1} << 20;
+    return (floorBytes + floorBytes / 8 + kSmallestWorkingBytes + kMiB - 1) / kMiB * kMiB;
+}
 
 uint64_t defaultMemoryBudget() {
     uint64_t available = procKilobytes("/proc/meminfo", "MemAvailable");
@@ -73,6 +105,12 @@ uint64_t currentRssBytes() {
 void releaseFreedMemory() {
 #if defined(__GLIBC__)
     ::malloc_trim(0);
+#endif
+}
+
+void returnLargeBlocksWhenFreed() {
+#if defined(__GLIBC__)
+    ::mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }
 

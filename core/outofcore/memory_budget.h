@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,29 @@
 #include "document_table.h"
 
 namespace neardup {
+
+// The per-document arrays a run keeps for its whole length (the document table, each
+// document's signature digest and flag) alone exceed its memory budget. Raised before the
+// comparison: during the read as soon as the documents read so far pass the budget (the count
+// then estimated from the share of the input read), else once the read is over. The message
+// names the budget, the documents, their bytes and the smallest budget that works.
+class MemoryBudgetError : public std::runtime_error {
+  public:
+    MemoryBudgetError(uint64_t budget, uint64_t documents, bool estimated, uint64_t floorBytes);
+    uint64_t budget() const { return budget_; }
+    uint64_t documents() const { return documents_; }
+    uint64_t floorBytes() const { return floorBytes_; }
+    // The budget to give instead: the floor, an eighth of it and kSmallestWorkingBytes for
+    // the working sets (the reading stage's chunks, the spill blocks, the comparison's passes,
+    // verification and SQLite's cache at their smallest), rounded up to whole MiB.
+    uint64_t smallestBudget() const { return smallestBudgetFor(floorBytes_); }
+    static uint64_t smallestBudgetFor(uint64_t floorBytes);
+
+  private:
+    uint64_t budget_, documents_, floorBytes_;
+};
+
+inline constexpr uint64_t kSmallestWorkingBytes = uint64_t{8} << 20;
 
 // "256 MiB", "1.50 GiB", "812 B": for messages.
 std::string formatBytes(uint64_t bytes);
@@ -36,6 +60,12 @@ uint64_t currentRssBytes();
 // per-thread arenas; the reading stage's buffers would otherwise stay resident for the rest of
 // the run). No-op elsewhere.
 void releaseFreedMemory();
+
+// Blocks of 128 KiB and more come from mmap and go back to the system when freed. glibc
+// otherwise raises that threshold to the largest block freed so far (up to 32 MiB), and the
+// arrays a run has grown out of (the document table's, the passes') stay in its heap,
+// resident: 50 MiB more at 1 million documents. No-op elsewhere; process-wide.
+void returnLargeBlocksWhenFreed();
 
 template <typename T>
 uint64_t capacityBytes(const std::vector<T>& v) {

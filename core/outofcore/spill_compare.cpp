@@ -63,6 +63,21 @@ SpilledComparison::SpilledComparison(Backend& backend, WorkDir& dir, const Signa
 
 SpilledComparison::~SpilledComparison() = default;
 
+void SpilledComparison::spillPairsTo(SpillFile& file, std::size_t bufferPairs) {
+    pairFile_ = &file;
+    pairBuffer_ = std::max<std::size_t>(bufferPairs, 1);
+}
+
+void SpilledComparison::flushPairs(std::vector<ScoredPair>& pairs) {
+    if (pairFile_ == nullptr || pairs.empty()) return;
+    pairFile_->append(pairs.data(), pairs.size() * sizeof(ScoredPair));
+    pairs.clear();
+}
+
+void SpilledComparison::spillFullPairs(std::vector<ScoredPair>& pairs) {
+    if (pairs.size() >= pairBuffer_) flushPairs(pairs);
+}
+
 uint64_t SpilledComparison::bytesPerPassRow() const {
     // Row and keys read, digest and flag of the small matrix, its id, and the member entries of
     // the pass (global, local, sorted copy, and at most one bucket start per two members).
@@ -266,6 +281,7 @@ void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
     decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);
     for (const ScoredPair& p : localPairs_)
         pairs.push_back({passDocs_[p.a], passDocs_[p.b], p.matches, p.exact});
+    spillFullPairs(pairs);
     pass_.members.clear();
     pass_.bucketBegin.clear();
     compareSeconds_ += secondsSince(start);
@@ -370,6 +386,7 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
                     if (hashes >= minMatches_)
                         pairs.push_back({leader, group[k], static_cast<uint32_t>(hashes), -1.0f});
                 }
+                spillFullPairs(pairs);
             }
         }
         i = j;
@@ -384,10 +401,12 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
         checkCancel();
         load(leaders.data() + ti, std::min(tile, count - ti), band, rows);
         decided_ += compareLoaded(rows, rows, true, band, pairs);
+        spillFullPairs(pairs);
         for (std::size_t tj = ti + tile; tj < count; tj += tile) {
             checkCancel();
             load(leaders.data() + tj, std::min(tile, count - tj), band, other);
             decided_ += compareLoaded(rows, other, false, band, pairs);
+            spillFullPairs(pairs);
         }
     }
     compareSeconds_ += secondsSince(start);

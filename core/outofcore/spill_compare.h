@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "lsh_buckets.h"
 #include "run_result.h"
+#include "spill_files.h"
 #include "spill_signatures.h"
 
 namespace neardup {
@@ -44,6 +45,12 @@ class SpilledComparison {
     // and keys; appends the pairs decided in this band to `pairs` and returns their number.
     uint64_t runBand(int band, uint64_t workingBytes, BandStats& stats,
                      std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
+
+    // From now on, the pairs handed to runBand go to `file` whenever `bufferPairs` of them have
+    // gathered (flushPairs writes the rest): the caller reads them back into a vector of exactly
+    // their size once every band is done, instead of one that doubles as it grows.
+    void spillPairsTo(SpillFile& file, std::size_t bufferPairs);
+    void flushPairs(std::vector<ScoredPair>& pairs);
 
     double bucketSeconds() const { return bucketSeconds_; }
     double compareSeconds() const { return compareSeconds_; }
@@ -74,6 +81,7 @@ class SpilledComparison {
                       std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
     uint64_t compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
                            std::vector<ScoredPair>& pairs);
+    void spillFullPairs(std::vector<ScoredPair>& pairs);
 
     Backend& backend_;
     WorkDir& dir_;
@@ -97,6 +105,8 @@ class SpilledComparison {
     uint64_t decided_ = 0;
     std::vector<std::unique_ptr<SpillFile>> partitions_;
     std::size_t reservedRows_ = 0;
+    SpillFile* pairFile_ = nullptr;  // where found pairs go, when set
+    std::size_t pairBuffer_ = 0;
 
     double bucketSeconds_ = 0, compareSeconds_ = 0;
     uint64_t entries_ = 0;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "project_store.h"
+#include "store_memory.h"
 
 namespace neardup::sql {
 
@@ -366,3 +367,15 @@ std::string Backup::error() const {
 }
 
 }  // namespace neardup::sql
+
+namespace neardup {
+
+// Above the limit, SQLite recycles cache pages (spilling dirty ones) rather than allocating.
+StoreMemoryLimit::StoreMemoryLimit(uint64_t bytes)
+    : previous_(sqlite3_soft_heap_limit64(static_cast<sqlite3_int64>(bytes))) {}
+
+StoreMemoryLimit::~StoreMemoryLimit() {
+    sqlite3_soft_heap_limit64(previous_);
+}
+
+}  // namespace neardup

@@ -3,6 +3,7 @@
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "pair_verifier.h"
 #include "run_phases.h"
 #include "spill_compare.h"
+#include "spill_files.h"
 
 namespace neardup {
 
@@ -88,6 +90,19 @@ void BucketComparePhase::inMemory() {
     s_.report.finished(s_.run, {"compare", compareSeconds, decided, 0, false});
 }
 
+// Stored pairs are held in memory until they are verified, clustered and stored: where they
+// do not fit next to the documents' floor, the run says so rather than overshoot in silence.
+void BucketComparePhase::warnOfPairsBeyondBudget() {
+    const uint64_t pairBytes = capacityBytes(s_.pairs);
+    const uint64_t floor = s_.memory.floorBytes(s_.docs);
+    const uint64_t budget = s_.memory.budget();
+    if (floor + pairBytes <= budget) return;
+    s_.report.info("warning: the " + std::to_string(s_.pairs.size()) + " stored pairs take " +
+                   formatBytes(pairBytes) + ", more than the memory budget of " +
+                   formatBytes(budget) + " leaves beside the documents (" + formatBytes(floor) +
+                   "); they stay in memory until stored (a higher --store-floor stores fewer)");
+}
+
 void BucketComparePhase::spilled() {
     const auto& lsh = s_.params.lsh;
     const int threads = s_.run.threads;
@@ -95,20 +110,36 @@ void BucketComparePhase::spilled() {
     std::vector<ScoredPair>& pairs = s_.pairs;
     SpilledComparison spilled(s_.backend, s_.work, s_.memory.spill(), sigs.digests, sigs.eligible,
                               lsh, s_.run.resolvedBuckets, minMatches(), threads);
-    pairs.clear();
+    std::vector<ScoredPair>().swap(pairs);
+    // The pairs found go to a file a buffer at a time and come back into a vector of exactly
+    // their size once every band is done: a vector growing by doubling would hold up to twice
+    // their bytes, and its old and new copies at once while it grows.
+    const uint64_t working = s_.memory.workingBytes(s_.docs, sigs, pairs);
+    const std::size_t bufferPairs = std::clamp<std::size_t>(
+        static_cast<std::size_t>(working / 8 / sizeof(ScoredPair)), 4096, std::size_t{1} << 20);
+    const uint64_t bufferBytes = bufferPairs * sizeof(ScoredPair);
+    SpillFile pairFile(s_.work, "pairs.bin");
+    std::vector<ScoredPair> found;
+    found.reserve(bufferPairs);
+    spilled.spillPairsTo(pairFile, bufferPairs);
     uint64_t decided = 0;
     s_.report.started("buckets");
     s_.report.started("compare");
     for (int band = 0; band < lsh.bands; ++band) {
         s_.report.checkCancel();
         BandStats stats;
-        decided += spilled.runBand(band, s_.memory.workingBytes(s_.docs, sigs, pairs), stats, pairs,
-                                   [this] { s_.report.checkCancel(); });
+        decided += spilled.runBand(band, working > bufferBytes ? working - bufferBytes : 0, stats,
+                                   found, [this] { s_.report.checkCancel(); });
         s_.run.bands.push_back(std::move(stats));
         releaseFreedMemory();
         s_.report.progress("compare", static_cast<uint64_t>(band + 1),
                            static_cast<uint64_t>(lsh.bands));
     }
+    spilled.flushPairs(found);
+    std::vector<ScoredPair>().swap(found);
+    pairs.resize(static_cast<std::size_t>(pairFile.size() / sizeof(ScoredPair)));
+    if (!pairs.empty()) pairFile.readAt(0, pairs.data(), pairs.size() * sizeof(ScoredPair));
+    warnOfPairsBeyondBudget();
     const auto t0 = SteadyClock::now();
     tbb::task_arena arena(threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });

@@ -15,6 +15,7 @@
 #include "run_phases.h"
 #include "run_plan.h"
 #include "run_state.h"
+#include "store_memory.h"
 
 namespace neardup {
 
@@ -41,8 +42,16 @@ std::vector<std::string> absolutePaths(const std::vector<std::string>& inputs) {
     return paths;
 }
 
-// The read and signatures phases reused: the project's cached signatures are in the state.
+// The read and signatures phases reused: the project's cached signatures are in the state. A
+// budget below the documents' floor is refused here as a read would refuse it.
 void takeCachedSignatures(RunState& s) {
+    try {
+        s.memory.checkFloor(s.docs, 1.0);
+    } catch (...) {
+        recordUnfinishedRun(s.store, s.run, s.datasetId, s.dataset, s.docs.size(),
+                            std::current_exception());
+        throw;
+    }
     s.run.signaturesReused = true;
     s.report.info("reusing the project's signatures for this dataset");
     s.report.finished(s.run, {"read", 0, s.docs.size(), s.dataset.inputBytes, true});
@@ -136,6 +145,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     // The outputs with the names of --out-dir's shards, as the inputs were given.
     ExportOptions outputs = exports;
     RunState s(store_, backend_, observer_, cancel_, params, outputs);
+    // SQLite's page cache is part of the budget, and memory freed goes back to the system.
+    const StoreMemoryLimit storeMemory(s.memory.storeCacheBytes());
+    returnLargeBlocksWhenFreed();
     s.files = listInputs(s, inputs, outputs.shardNames);
     // Outputs are checked against the inputs and the project before any work (and before the
     // run is recorded): nothing the user needs is ever overwritten.

@@ -55,8 +55,9 @@ struct FinishChunks {
 };
 
 // Starts the backend's own reading, if it has one, and sizes the chunks: those in flight get at
-// most a quarter of the budget (never below kMinChunkBytes), so the reading stage's memory does
-// not grow with the corpus, only with the threads.
+// most an eighth of the budget (never below kMinChunkBytes), so the reading stage's memory does
+// not grow with the corpus, only with the threads; the rest is left to the per-document floor
+// growing beside them.
 ChunkLayout layOutChunks(RunState& s, const ReaderOptions& reader) {
     const auto h = static_cast<std::size_t>(s.params.signature.hashes);
     ChunkSetup setup;
@@ -71,7 +72,7 @@ ChunkLayout layOutChunks(RunState& s, const ReaderOptions& reader) {
     const uint64_t bytesPerChunkByte =
         kBytesPerChunkByte + (layout.signInParallel ? 4 * h / kShortDocumentBytes : 0);
     const auto chunkCap =
-        static_cast<std::size_t>(s.memory.budget() / 4 / layout.tokens / bytesPerChunkByte);
+        static_cast<std::size_t>(s.memory.budget() / 8 / layout.tokens / bytesPerChunkByte);
     layout.chunkBytes = std::min(s.params.reader.chunkBytes, std::max(kMinChunkBytes, chunkCap));
     layout.bufferBytes = layout.tokens * layout.chunkBytes * bytesPerChunkByte;
     return layout;
@@ -170,6 +171,7 @@ class ChunkStream {
     // After the pipeline: what the read leaves in the dataset, and the two phases' timings.
     void finish(SteadyClock::time_point start) {
         s_.memory.setReadBuffers(0);
+        s_.memory.checkFloor(s_.docs, 1.0);  // a read resumed from a checkpoint, too
         // The document table kept growing after the matrix last grew: check once more.
         if (!s_.memory.spilled() && !s_.memory.fitsInMemory(s_.docs, s_.docs.size()))
             s_.memory.startSpill(s_.sigs, s_.docs.size(), s_.run);
@@ -256,6 +258,10 @@ class ChunkStream {
         const ParsedChunk& p = token.parsed;
         const std::size_t first = docs.size();
         const std::size_t n = p.docs.size();
+        std::size_t idBytes = 0;
+        for (const ParsedDocument& d : p.docs)
+            idBytes += p.id(d).size();
+        SignatureMemory::growDocuments(docs, sigs, n, idBytes);
         if (!s_.memory.spilled() && !s_.memory.reserveRows(docs, sigs, first + n))
             s_.memory.startSpill(sigs, first, s_.run);
         sigs.digests.resize(first + n);
@@ -281,6 +287,12 @@ class ChunkStream {
             sigs.eligible[row] = count >= static_cast<uint64_t>(sp_.ngram);
         }
         if (s_.memory.spilled()) s_.memory.spillBlock();
+        // The documents so far already above the budget: stop now rather than after the read.
+        const uint64_t through = bytesBefore_ + consumed_ + token.chunk.data.size();
+        s_.memory.checkFloor(docs, sizesKnown_ && totalBytes_ > 0
+                                       ? std::min(1.0, static_cast<double>(through) /
+                                                           static_cast<double>(totalBytes_))
+                                       : 0.0);
     }
 
     // The chunk's rejections, lines and part of its file's fingerprint.

@@ -52,6 +52,7 @@ class BucketComparePhase {
   private:
     void inMemory();
     void spilled();
+    void warnOfPairsBeyondBudget();
     int minMatches() const;
     RunState& s_;
 };

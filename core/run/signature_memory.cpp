@@ -9,8 +9,45 @@
 
 namespace neardup {
 
+uint64_t SignatureMemory::floorBytes(const DocumentTable& docs) const {
+    return documentFloorBytes(docs.size(), docs.idArena.size());
+}
+
+void SignatureMemory::checkFloor(const DocumentTable& docs, double readShare) const {
+    const uint64_t floor = floorBytes(docs);
+    if (floor <= budget_) return;
+    if (readShare > 0 && readShare < 1) {
+        const double whole = 1.0 / readShare;
+        throw MemoryBudgetError(budget_,
+                                static_cast<uint64_t>(static_cast<double>(docs.size()) * whole),
+                                true, static_cast<uint64_t>(static_cast<double>(floor) * whole));
+    }
+    throw MemoryBudgetError(budget_, docs.size(), false, floor);
+}
+
+void SignatureMemory::growDocuments(DocumentTable& docs, SignatureMatrix& sigs, std::size_t more,
+                                    std::size_t idBytes) {
+    const std::size_t rows = docs.size() + more;
+    if (rows > docs.file.capacity()) {
+        const std::size_t capacity = docs.file.capacity();
+        const std::size_t grown = std::max({rows, capacity + capacity / 4, std::size_t{1024}});
+        docs.reserve(grown);
+        sigs.digests.reserve(grown);
+        sigs.eligible.reserve(grown);
+    }
+    const std::size_t ids = docs.idArena.size() + idBytes;
+    if (ids > docs.idArena.capacity()) {
+        const std::size_t capacity = docs.idArena.capacity();
+        docs.idArena.reserve(std::max({ids, capacity + capacity / 4, std::size_t{4096}}));
+    }
+}
+
+uint64_t SignatureMemory::storeCacheBytes() const {
+    return neardup::storeCacheBytes(budget_);
+}
+
 bool SignatureMemory::fitsInMemory(const DocumentTable& docs, std::size_t n) const {
-    const uint64_t need = documentTableBytes(docs) + kStoreCacheBytes +
+    const uint64_t need = documentTableBytes(docs) + storeCacheBytes() +
                           n * (rowBytes(params_) + 9 + inMemoryBytesPerDocument(params_));
     return need <= budget_;
 }
@@ -19,7 +56,7 @@ uint64_t SignatureMemory::workingBytes(const DocumentTable& docs, const Signatur
                                        const std::vector<ScoredPair>& pairs) const {
     const uint64_t resident = documentTableBytes(docs) + capacityBytes(sigs.digests) +
                               capacityBytes(sigs.eligible) + 2 * capacityBytes(pairs) +
-                              kStoreCacheBytes;
+                              storeCacheBytes();
     return budget_ > resident ? budget_ - resident : 0;
 }
 
@@ -36,7 +73,7 @@ bool SignatureMemory::reserveRows(const DocumentTable& docs, SignatureMatrix& si
     // While reading, the chunks in flight; later, the store's cache.
     const uint64_t growing = resident + readBuffers_ + capacityBytes(sigs.values) + newBytes;
     const uint64_t comparing =
-        resident + kStoreCacheBytes + newBytes + newRows * inMemoryBytesPerDocument(params_);
+        resident + storeCacheBytes() + newBytes + newRows * inMemoryBytesPerDocument(params_);
     if (std::max(growing, comparing) > budget_) return false;
     sigs.values.reserve(static_cast<std::size_t>(newRows) * h);
     return true;

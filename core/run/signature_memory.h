@@ -37,6 +37,20 @@ class SignatureMemory {
     uint64_t workingBytes(const DocumentTable& docs, const SignatureMatrix& sigs,
                           const std::vector<ScoredPair>& pairs) const;
 
+    // The per-document floor of `docs` (documentFloorBytes, run_memory.h).
+    uint64_t floorBytes(const DocumentTable& docs) const;
+    // Throws MemoryBudgetError when the floor of the documents so far exceeds the budget.
+    // `readShare` is the share of the input they came from (1: all of it; 0: unknown), from
+    // which the whole input's documents are estimated.
+    void checkFloor(const DocumentTable& docs, double readShare) const;
+    // Makes room for `more` documents with `idBytes` of ids in the document table, digests and
+    // flags: a quarter more than before at a time (the floor counts that headroom), never the
+    // doubling of push_back.
+    static void growDocuments(DocumentTable& docs, SignatureMatrix& sigs, std::size_t more,
+                              std::size_t idBytes);
+    // SQLite's page cache of the project store within this budget (storeCacheBytes).
+    uint64_t storeCacheBytes() const;
+
     // While reading: the estimated bytes of the chunks in flight (0 once reading is over).
     void setReadBuffers(uint64_t bytes) { readBuffers_ = bytes; }
     // Makes room for `rows` signature rows in memory, or returns false when the matrix (with

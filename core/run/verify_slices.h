@@ -13,8 +13,9 @@
 
 namespace neardup {
 
-// Verification slices never get less than this, whatever the budget.
-inline constexpr uint64_t kMinVerifyBytes = uint64_t{8} << 20;
+// Verification slices never get less than this, whatever the budget (a slice holds at least
+// one pair, however long its documents).
+inline constexpr uint64_t kMinVerifyBytes = uint64_t{2} << 20;
 
 // verifyPairs holds every involved document's line and shingle set at once; where that would
 // exceed the budget, the pairs are verified in consecutive slices that each fit (a document
