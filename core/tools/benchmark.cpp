@@ -347,17 +347,13 @@ std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
         const HashConstants c = HashConstants::derive(p);
         std::vector<uint32_t> sig(static_cast<std::size_t>(p.hashes));
         std::vector<uint64_t> scratch;
-        std::vector<double> times;
-        for (int r = 0; r < kRepeat; ++r) {
-            const double t0 = threadCpuSeconds();
+        timed(name, bytes, [&] {
             uint64_t begin = 0;
             for (const uint64_t end : ends) {
                 signatureRolling(symbols.data() + begin, end - begin, c, sig.data(), scratch);
                 begin = end;
             }
-            times.push_back(threadCpuSeconds() - t0);
-        }
-        out << "kernel " << name << " " << bytes << " " << median(times) << "\n";
+        });
     };
     for (const SimdLevel level : levels) {
         overrideSimdLevel(level);
