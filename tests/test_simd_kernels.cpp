@@ -189,6 +189,14 @@ std::vector<uint32_t> randomStream(std::mt19937_64& rng, std::size_t n, uint32_t
     return v;
 }
 
+// The stream with one symbol, at a random place, set to the alphabet's largest, so that each
+// bound is met exactly: 2^24 - 1 still takes the window kernels, 2^24 the roll.
+std::vector<uint32_t> withLargest(std::vector<uint32_t> v, uint32_t alphabet,
+                                  std::mt19937_64& rng) {
+    if (!v.empty()) v[rng() % v.size()] = alphabet - 1;
+    return v;
+}
+
 }  // namespace
 
 class TestSimdKernels : public QObject {
@@ -205,14 +213,25 @@ class TestSimdKernels : public QObject {
         QCOMPARE(QString::fromLatin1(toString(SimdLevel::Avx2)), QStringLiteral("avx2"));
     }
 
-    void classicSignaturesEqualReferenceAtEveryLevel() {
+    void signaturesEqualReferenceAtEveryLevel_data() {
+        QTest::addColumn<int>("sketch");
+        QTest::newRow("classic") << static_cast<int>(SketchKind::Classic);
+        QTest::newRow("oph") << static_cast<int>(SketchKind::Oph);
+    }
+
+    // Classic signatures (permutation family) and one-permutation sketches, whose fingerprints
+    // come from the SIMD window kernels, against the direct recomputation.
+    void signaturesEqualReferenceAtEveryLevel() {
+        QFETCH(int, sketch);
         std::mt19937_64 rng(11);
         std::vector<uint64_t> scratch;
         for (const SimdLevel level : levels()) {
             overrideSimdLevel(level);
-            for (const int k : {1, 2, 5, 9}) {
+            for (const int k : {1, 2, 5, 9, 16, 17}) {
                 for (const int h : {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 256, 300}) {
                     SignatureParams p;
+                    p.sketch = static_cast<SketchKind>(sketch);
+                    p.family = HashFamily::Permute;
                     p.ngram = k;
                     p.hashes = h;
                     p.seed = static_cast<uint64_t>(k * 1000 + h);
@@ -223,19 +242,23 @@ class TestSimdKernels : public QObject {
                          {std::size_t(0), std::size_t(1), std::size_t(k - 1 > 0 ? k - 1 : 1),
                           std::size_t(k), std::size_t(k + 1), std::size_t(97), std::size_t(700)}) {
                         // Small alphabets repeat shingles; 0x110000 leaves the drop table;
+                        // 2^24 is the largest the window kernels take (window_fingerprints.h);
                         // 2^31 - 1 covers word-symbol values.
-                        for (const uint32_t alphabet : {3u, 256u, 0x110000u, 0x7FFFFFFFu}) {
-                            const auto s = randomStream(rng, len, alphabet);
+                        for (const uint32_t alphabet :
+                             {3u, 256u, 0x110000u, 0x1000000u, 0x1000001u, 0x7FFFFFFFu}) {
+                            const auto s =
+                                withLargest(randomStream(rng, len, alphabet), alphabet, rng);
                             std::fill(fast.begin(), fast.end(), 123u);
                             signatureRolling(s.data(), s.size(), c, fast.data(), scratch);
                             signatureDirect(s.data(), s.size(), c, ref.data());
                             if (fast != ref)
-                                QFAIL(qPrintable(QStringLiteral("%1: k=%2 H=%3 len=%4 alphabet=%5")
-                                                     .arg(levelName(level))
-                                                     .arg(k)
-                                                     .arg(h)
-                                                     .arg(len)
-                                                     .arg(alphabet)));
+                                QFAIL(
+                                    qPrintable(QStringLiteral("%1: k=%2 H=%3 len=%4 alphabet=%5")
+                                                   .arg(levelName(level) + QString::number(sketch))
+                                                   .arg(k)
+                                                   .arg(h)
+                                                   .arg(len)
+                                                   .arg(alphabet)));
                         }
                     }
                 }
@@ -336,12 +359,16 @@ class TestSimdKernels : public QObject {
         };
         std::mt19937_64 rng(14);
         std::vector<uint64_t> got;
-        for (const int k : {1, 3, 5, 9}) {
-            for (const std::size_t len : {0, 1, 4, 5, 6, 200, 300, 3000, 40000}) {
-                for (const uint32_t alphabet : {1u, 4u, 300u, 0x110000u}) {
-                    const auto s = randomStream(rng, len, alphabet);
-                    shingleSet(s.data(), s.size(), k, got);
-                    QCOMPARE(got, reference(s, k));
+        for (const SimdLevel level : levels()) {
+            overrideSimdLevel(level);
+            for (const int k : {1, 3, 5, 9, 16, 17}) {
+                for (const std::size_t len : {0, 1, 4, 5, 6, 7, 8, 9, 200, 300, 3000, 40000}) {
+                    for (const uint32_t alphabet :
+                         {1u, 4u, 300u, 0x110000u, 0x1000000u, 0x1000001u}) {
+                        const auto s = withLargest(randomStream(rng, len, alphabet), alphabet, rng);
+                        shingleSet(s.data(), s.size(), k, got);
+                        QCOMPARE(got, reference(s, k));
+                    }
                 }
             }
         }

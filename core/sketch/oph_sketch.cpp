@@ -1,9 +1,11 @@
 #include "oph_sketch.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "simd_minhash.h"
+#include "window_fingerprints.h"
 
 namespace neardup {
 
@@ -66,28 +68,35 @@ void ophSketch(const uint32_t* symbols, std::size_t count, const HashConstants& 
                std::vector<uint64_t>& scratch) {
     const auto h = static_cast<uint32_t>(c.hashes);
     std::fill(out, out + h, kEmptySlot);
-    const simd::FingerprintRoll roll(c);
-    const std::size_t k = roll.window();
-    const std::size_t shingles = simd::shingleCount(count, k);
-    if (shingles == 0) return;
-    // The fingerprint roll is a chain of dependent multiplies; two halves of the document are
-    // rolled side by side so that the core overlaps them.
-    const std::size_t half = shingles / 2;
-    const std::size_t second = shingles - half;  // >= half; starts at shingle `half`
-    uint64_t polyA = roll.start(symbols, count);
-    uint64_t polyB = roll.start(symbols + half, count - half);
-    keepMin(out, h, roll.finish(polyB));
-    if (half > 0) keepMin(out, h, roll.finish(polyA));
-    // Shingle s starts at symbol s; rolling from s to s + 1 drops symbol s, adds symbol s + k.
-    for (std::size_t t = 1; t < half; ++t) {
-        polyA = roll.roll(polyA, symbols[t - 1], symbols[t - 1 + k]);
-        polyB = roll.roll(polyB, symbols[half + t - 1], symbols[half + t - 1 + k]);
-        keepMin(out, h, roll.finish(polyA));
-        keepMin(out, h, roll.finish(polyB));
+    const auto k = static_cast<std::size_t>(c.ngram);
+    if (count == 0) return;
+    if (count < k) {  // one shingle, shorter than k
+        const simd::FingerprintRoll roll(c);
+        keepMin(out, h, roll.finish(roll.start(symbols, count)));
+        ophDensify(out, c.hashes, c.ophSalt, scratch);
+        return;
     }
-    for (std::size_t t = std::max<std::size_t>(half, 1); t < second; ++t) {
-        polyB = roll.roll(polyB, symbols[half + t - 1], symbols[half + t - 1 + k]);
-        keepMin(out, h, roll.finish(polyB));
+    // Fingerprints a block at a time (computed side by side, window_fingerprints.h), then each
+    // into its bin. The block stays in L1.
+    const simd::WindowFingerprints windows(c.fpBase, c.fpSalt, c.ngram);
+    constexpr std::size_t kBlock = 512;
+    uint64_t fp[kBlock];
+    const std::size_t shingles = count - k + 1;
+    const bool powerOfTwo = h > 1 && (h & (h - 1)) == 0;
+    const int shift = 64 - std::countr_zero(h);
+    for (std::size_t first = 0; first < shingles; first += kBlock) {
+        const std::size_t n = std::min(kBlock, shingles - first);
+        windows.compute(symbols + first, n + k - 1, fp);
+        if (powerOfTwo) {
+            // ((f >> 32) * 2^b) >> 32 is f >> (64 - b): ophBin without the multiply.
+            for (std::size_t i = 0; i < n; ++i) {
+                uint32_t& slot = out[fp[i] >> shift];
+                slot = std::min(slot, ophValue(fp[i]));
+            }
+        } else {
+            for (std::size_t i = 0; i < n; ++i)
+                keepMin(out, h, fp[i]);
+        }
     }
     ophDensify(out, c.hashes, c.ophSalt, scratch);
 }

@@ -34,7 +34,8 @@ inline uint32_t ophValue(uint64_t fingerprint) {
 void ophSketchDirect(const uint32_t* symbols, std::size_t count, const HashConstants& c,
                      uint32_t* out);
 
-// Fast path (rolling fingerprints, two independent chains); exactly ophSketchDirect's values.
+// Fast path (fingerprints of a block of windows side by side, window_fingerprints.h, then each
+// into its bin); exactly ophSketchDirect's values.
 void ophSketch(const uint32_t* symbols, std::size_t count, const HashConstants& c, uint32_t* out,
                std::vector<uint64_t>& scratch);
 

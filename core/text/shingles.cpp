@@ -6,9 +6,8 @@
 #include <bit>
 
 #include "hash_math.h"
-#include "signatures.h"
-#include "simd_minhash.h"
 #include "simd_text.h"
+#include "window_fingerprints.h"
 
 namespace neardup {
 
@@ -388,22 +387,23 @@ void toSymbols(ShingleKind kind, const std::vector<uint32_t>& codepoints,
 
 namespace {
 
-// Sorts fingerprints, which are uniformly distributed (mix64 output): one distribution pass on
-// the top bits leaves about one element per bucket, in bucket order, and an insertion sort
-// finishes each bucket. Linear time in practice, several times faster than std::sort on the
-// few thousand shingles of a document; equal values (repeated shingles) never move.
-void sortFingerprints(std::vector<uint64_t>& v) {
+// Sorts fingerprints, which are uniformly distributed (mix64 output), into `sorted`: one
+// distribution pass on the top bits leaves about one element per bucket, in bucket order, and an
+// insertion sort finishes each bucket. Linear time in practice, several times faster than
+// std::sort on the few thousand shingles of a document; equal values (repeated shingles) never
+// move.
+void sortFingerprints(const std::vector<uint64_t>& v, std::vector<uint64_t>& sorted) {
     const std::size_t n = v.size();
+    sorted.resize(n);
     if (n < 256) {
-        std::sort(v.begin(), v.end());
+        std::copy(v.begin(), v.end(), sorted.begin());
+        std::sort(sorted.begin(), sorted.end());
         return;
     }
     const int bits = std::clamp(static_cast<int>(std::bit_width(n)), 8, 16);
     const int shift = 64 - bits;
     thread_local std::vector<uint32_t> starts;
-    thread_local std::vector<uint64_t> sorted;
     starts.assign((std::size_t{1} << bits) + 1, 0);
-    sorted.resize(n);
     for (const uint64_t x : v)
         ++starts[(x >> shift) + 1];
     for (std::size_t b = 1; b < starts.size(); ++b)
@@ -417,7 +417,6 @@ void sortFingerprints(std::vector<uint64_t>& v) {
             sorted[j] = sorted[j - 1];
         sorted[j] = x;
     }
-    v.swap(sorted);
 }
 
 }  // namespace
@@ -429,18 +428,24 @@ void shingleSet(const uint32_t* symbols, std::size_t count, int k, std::vector<u
     constexpr uint64_t kSalt = 0xA0761D6478BD642Full;
     out.clear();
     if (count == 0) return;
-    // The permutation family's roll with these constants (no drop table: computed, not looked
-    // up), so the same fingerprints as fingerprintAppend over every window.
-    HashConstants c;
-    c.ngram = k;
-    c.fpBase = kBase;
-    c.fpTop = powmod61(kBase, static_cast<uint32_t>(k - 1));
-    c.fpSalt = kSalt;
-    const simd::FingerprintRoll roll(c);
-    out.resize(simd::shingleCount(count, static_cast<std::size_t>(k)));
-    roll.all(symbols, count, out.data());
-    sortFingerprints(out);
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    // The permutation family's fingerprints with these constants, so the same values as
+    // fingerprintAppend over every window; a stream shorter than k is one shingle.
+    const auto window = static_cast<std::size_t>(k);
+    if (count < window) {
+        uint64_t poly = 0;
+        for (std::size_t j = 0; j < count; ++j)
+            poly = fingerprintAppend(poly, kBase, symbols[j]);
+        out.assign(1, fingerprintFinish(poly, kSalt));
+        return;
+    }
+    // Fingerprints and their sorted copy live in this thread's buffers, reused from document
+    // to document; `out` (often kept for many pairs) gets the distinct values only, written once.
+    thread_local std::vector<uint64_t> fingerprints, sorted;
+    const simd::WindowFingerprints windows(kBase, kSalt, k);
+    fingerprints.resize(count - window + 1);
+    windows.compute(symbols, count, fingerprints.data());
+    sortFingerprints(fingerprints, sorted);
+    out.assign(sorted.begin(), std::unique(sorted.begin(), sorted.end()));
 }
 
 double exactJaccard(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
