@@ -70,6 +70,16 @@ class Backend {
     // signs each chunk in its parallel stage, next to parsing, instead of batch by batch in
     // its serial stage (a device backend wants the batches, and one caller).
     virtual bool signsConcurrently() const { return false; }
+    // Optional: one document's signature, computed on the calling thread (the CPU backend).
+    // When a backend has it, the reading pipeline signs each document as soon as it is
+    // normalized, while its symbols are still in cache, instead of collecting a chunk's symbol
+    // streams (four bytes a character) to sign them as a batch. Same rows either way.
+    virtual bool signsOneDocument() const { return false; }
+    virtual void signDocument(const uint32_t* /*symbols*/, std::size_t /*count*/,
+                              const HashConstants& /*c*/, uint32_t* /*out*/,
+                              std::vector<uint64_t>& /*scratch*/) const {
+        throw std::logic_error("this backend does not sign one document at a time");
+    }
     // keys[i * bands + t] = key of band t of document i, reduced modulo `modulus` unless it is 0.
     virtual void computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
                                  uint64_t modulus, uint64_t* keys) = 0;

@@ -25,6 +25,11 @@ class CpuBackend final : public Backend {
     }
 
     bool signsConcurrently() const override { return true; }
+    bool signsOneDocument() const override { return true; }
+    void signDocument(const uint32_t* symbols, std::size_t count, const HashConstants& c,
+                      uint32_t* out, std::vector<uint64_t>& scratch) const override {
+        signatureRolling(symbols, count, c, out, scratch);
+    }
 
     void computeSignatures(const SymbolBatch& batch, const HashConstants& c,
                            uint32_t* out) override {

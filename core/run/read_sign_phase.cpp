@@ -224,6 +224,12 @@ class ChunkStream {
         }
         ChunkProcessor& w = workers_.local();
         const auto t0 = SteadyClock::now();
+        if (layout_.signInParallel && s_.backend.signsOneDocument()) {
+            const int64_t sign = w.prepareSigned(token->chunk, *token, s_.backend, constants_);
+            readNs_ += (SteadyClock::now() - t0).count() - sign;
+            signNs_ += sign;
+            return token;
+        }
         w.prepare(token->chunk, *token);
         const auto t1 = SteadyClock::now();
         if (layout_.signInParallel) {
