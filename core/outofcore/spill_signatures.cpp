@@ -38,6 +38,11 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
     }
 }
 
+void SignatureSpill::dropBandKeys() {
+    bandKeys_.clear();
+    column_ = {};
+}
+
 void SignatureSpill::readBandKeys(int band, uint64_t first, std::size_t count,
                                   uint64_t* out) const {
     bandKeys_[static_cast<std::size_t>(band)]->readAt(first * sizeof(uint64_t), out,

@@ -37,6 +37,8 @@ class SignatureSpill {
     void readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const;
     // Raw keys of band `band` of documents [first, first + count). Thread-safe.
     void readBandKeys(int band, uint64_t first, std::size_t count, uint64_t* out) const;
+    // Closes the band keys' files (their disk space goes back); the rows stay readable.
+    void dropBandKeys();
 
   private:
     int hashes_;

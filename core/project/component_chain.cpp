@@ -266,9 +266,8 @@ MemberLists membersOf(const RunResult& run, const std::vector<uint32_t>& chosen)
     return m;
 }
 
-// The cached signature rows of `docs`, in that order, into `values`; false when not cached.
-using RowReader =
-    std::function<bool(const std::vector<uint32_t>& docs, std::vector<uint32_t>& values)>;
+// The signature rows of `docs`, in that order, into `values`; false when they cannot be read.
+using RowReader = SignatureRowSource;
 
 // Measures the diameter and farthest member of each component of `out` (sizes and
 // representatives set) from the cached rows: the representative's row once, then its other
@@ -344,11 +343,13 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
     // run` without -p) holds its cache in memory already, as one BLOB that loadSignatureRows
     // would decode whole on every call: it is decoded once instead.
     SignatureMatrix whole;
-    const bool inMemory = store.path().empty() || store.path() == ":memory:";
+    const bool given = reading && reading->rows;
+    const bool inMemory = !given && (store.path().empty() || store.path() == ":memory:");
     const bool wholeLoaded = inMemory &&
                              store.loadSignatures(row.run.datasetId, row.signatureKey, whole) &&
                              whole.hashes == hashes;
     const RowReader read = [&](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+        if (given) return reading->rows(docs, values);
         if (!inMemory)
             return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
         values.clear();

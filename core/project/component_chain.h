@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -121,9 +122,17 @@ std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
 // whole instead. The result is the same for any block size: members are compared in document
 // order and a tie keeps the first farthest member. `reading` (tests) sets the block and gets
 // back the most rows held at once.
+//
+// `reading->rows`, when set, is where the rows come from instead of the project's cache: a run
+// that spilled caches no signatures, so `neardup run` reads its members' rows from the spill
+// file, still open at the run's end (run/export_phase.cpp). It gets documents ascending and
+// distinct, and returns false when a row cannot be read.
+using SignatureRowSource =
+    std::function<bool(const std::vector<uint32_t>& docs, std::vector<uint32_t>& values)>;
 struct DiameterReading {
     std::size_t blockRows = 0;    // in: members' rows read at a time; 0: diameterBlockRows
     uint64_t rowsHeldAtMost = 0;  // out: the most rows held at once; 0 when none were read
+    SignatureRowSource rows;      // in: the rows' source; empty: the project's cache
 };
 NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
                                     std::size_t few = 3, DiameterReading* reading = nullptr);

@@ -11,6 +11,29 @@ namespace neardup {
 
 namespace {
 
+// The largest components and their diameters (component_chain.h), from the project's signature
+// cache; a run that spilled cached none, so its members' rows are read from the rows' spill
+// file instead, which stays open until the end of this phase.
+NotableComponents measureComponents(RunState& s, const RunResult& run) {
+    if (!s.memory.spilled()) return notableComponents(s.store, run);
+    const SignatureSpill& spill = s.memory.spill();
+    const auto h = static_cast<std::size_t>(spill.hashes());
+    DiameterReading reading;
+    reading.rows = [&spill, h](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+        values.clear();
+        if (!docs.empty() && docs.back() >= spill.size()) return false;
+        values.resize(docs.size() * h);
+        try {
+            spill.readRows(docs.data(), docs.size(), values.data());
+        } catch (const std::exception&) {
+            values.clear();
+            return false;
+        }
+        return true;
+    };
+    return notableComponents(s.store, run, 3, &reading);
+}
+
 // Writes the outputs `options` asks for, with the dataset's audit decisions (core/project/
 // decisions.h) applied; the run itself is stored as the engine clustered it.
 void exportAudited(RunState& s, const std::vector<Decision>& decisions,
@@ -22,7 +45,7 @@ void exportAudited(RunState& s, const std::vector<Decision>& decisions,
     }
     RunResult audited = withDecisions(run, decisions, s.docs);
     // The summary names the components the decisions leave (the same selection as the run's).
-    if (!options.summaryJson.empty()) audited.components = notableComponents(s.store, audited);
+    if (!options.summaryJson.empty()) audited.components = measureComponents(s, audited);
     audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
     try {
         exportRun(audited, s.files, s.docs, options, &pending);
@@ -62,15 +85,16 @@ void ExportPhase::run() {
     run.spillBytes = s_.work.bytesWritten();
     run.peakRssBytes = peakRssBytes();
     run.workerPhases = s_.backend.takeWorkerTimings();
-    // The largest components and their diameters, from the signatures the run cached: what the
-    // summary (--summary-json, and a front end's on stderr) names.
-    run.components = notableComponents(s_.store, run);
+    // The largest components and their diameters: what the summary (--summary-json, and a
+    // front end's on stderr) names.
+    run.components = measureComponents(s_, run);
     if (!s_.exports.summaryJson.empty()) {
         ExportOptions summaryOnly;
         summaryOnly.summaryJson = s_.exports.summaryJson;
         summaryOnly.project = s_.store.path();
         exportAudited(s_, decisions, summaryOnly, pending);
     }
+    s_.memory.releaseSpill();
     s_.store.finishRun(run);
     pending.commit();
     s_.lock->finished();

@@ -122,9 +122,10 @@ void findPairs(RunState& s, const RunPlan& plan) {
         ReusePairsPhase(s, *plan.reusePairsOf).run();
     else
         BucketComparePhase(s).run();
-    // Nothing after this point reads signatures.
+    // Nothing after this point reads signatures but the measurement of the largest components'
+    // diameters at the end (ExportPhase), which reads a spilled run's rows from its spill file.
     s.sigs = SignatureMatrix{};
-    s.memory.releaseSpill();
+    s.memory.releaseSpilledKeys();
     releaseFreedMemory();
     if (plan.verify) VerifyPhase(s, 0).run();
 }

@@ -103,6 +103,12 @@ void SignatureMemory::spillBlock() {
     spill_->append(block_.values.data(), blockKeys_.data(), n);
 }
 
+void SignatureMemory::releaseSpilledKeys() {
+    if (spill_) spill_->dropBandKeys();
+    block_ = SignatureMatrix{};
+    blockKeys_ = {};
+}
+
 void SignatureMemory::releaseSpill() {
     spill_.reset();
     block_ = SignatureMatrix{};

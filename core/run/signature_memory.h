@@ -65,7 +65,10 @@ class SignatureMemory {
     void spillBlock();
     // Reading is over: the block's memory goes back.
     void dropBlock() { block_ = SignatureMatrix{}; }
-    // The spill files are closed (their space returned) once the comparison is done.
+    // Once the comparison is done: the band keys' spill files are closed (their space
+    // returned); the rows' file stays until the run's largest components are measured
+    // (ExportPhase), then releaseSpill() closes it.
+    void releaseSpilledKeys();
     void releaseSpill();
 
   private:
