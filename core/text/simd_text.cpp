@@ -97,6 +97,18 @@ NEARDUP_AVX512 AsciiRun asciiRun512(const uint8_t* s, std::size_t n, uint32_t* o
             keep &= ~(space & ((space << 1) | previous));
         }
         const auto consumed = static_cast<std::size_t>(std::popcount(take));
+        if (keep == ~uint64_t{0}) {
+            // A whole block kept (prose with single spaces, usually): widened and stored as it
+            // is, without the four compresses.
+            _mm512_storeu_si512(o, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(v)));
+            _mm512_storeu_si512(o + 16, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 1)));
+            _mm512_storeu_si512(o + 32, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 2)));
+            _mm512_storeu_si512(o + 48, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(v, 3)));
+            o += 64;
+            previous = space >> 63;
+            i += 64;
+            continue;
+        }
         for (std::size_t q = 0; q * 16 < consumed; ++q) {
             const auto k = static_cast<__mmask16>(keep >> (16 * q));
             const __m512i wide = _mm512_cvtepu8_epi32(q == 0   ? _mm512_castsi512_si128(v)
