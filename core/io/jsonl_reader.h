@@ -211,6 +211,11 @@ class RangeReader {
 
     // Appends the bytes [offset, offset + length) of `file` to out. Throws InputError.
     void read(uint32_t file, uint64_t offset, uint32_t length, std::string& out);
+    // Tells the system that [offset, offset + length) of `file` will be read soon, so that it
+    // starts reading it from disk now, beside other such ranges (posix_fadvise WILLNEED). Only
+    // for an uncompressed file that is the one being read or the first; otherwise, and on any
+    // failure, nothing happens: it is a hint.
+    void willNeed(uint32_t file, uint64_t offset, uint64_t length);
 
   private:
     struct Impl;

@@ -49,13 +49,16 @@ struct RangeReader::Impl {
         if (fd >= 0) ::close(fd);
     }
 
+    void openPlain(uint32_t file) {
+        if (fd >= 0 && fdFile == file) return;
+        if (fd >= 0) ::close(fd);
+        fd = ::open(files[file].path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throwCannotRead(files[file].path, errno);
+        fdFile = file;
+    }
+
     void readPlain(uint32_t file, uint64_t offset, uint32_t length, char* dst) {
-        if (fd < 0 || fdFile != file) {
-            if (fd >= 0) ::close(fd);
-            fd = ::open(files[file].path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0) throwCannotRead(files[file].path, errno);
-            fdFile = file;
-        }
+        openPlain(file);
         std::size_t done = 0;
         while (done < length) {
             const ssize_t got =
@@ -98,6 +101,20 @@ RangeReader::RangeReader(const std::vector<InputFile>& files) : impl_(std::make_
 }
 
 RangeReader::~RangeReader() = default;
+
+void RangeReader::willNeed(uint32_t file, uint64_t offset, uint64_t length) {
+    Impl& s = *impl_;
+    if (file >= s.files.size() || s.files[file].compression != InputFile::Compression::None ||
+        (s.fd >= 0 && s.fdFile != file))
+        return;
+    try {
+        s.openPlain(file);
+    } catch (const std::exception&) {
+        return;  // read() says why, if the bytes are ever read
+    }
+    ::posix_fadvise(s.fd, static_cast<off_t>(offset), static_cast<off_t>(length),
+                    POSIX_FADV_WILLNEED);
+}
 
 void RangeReader::read(uint32_t file, uint64_t offset, uint32_t length, std::string& out) {
     Impl& s = *impl_;

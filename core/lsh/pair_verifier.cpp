@@ -58,6 +58,39 @@ int storeMinMatches(const RunParams& params) {
     return static_cast<int>(std::ceil(params.compare.storeFloor * params.signature.hashes - 1e-9));
 }
 
+namespace {
+
+// How many documents ahead of the one being read verification asks the system to fetch, and the
+// gap under which neighbouring lines are asked for as one range.
+constexpr std::size_t kReadAhead = 512;
+constexpr uint64_t kMergeGap = uint64_t{128} << 10;
+
+// The lines are read one at a time, in file order; on a corpus larger than the page cache each
+// read would wait for the disk in turn. The next documents' lines, from `from` on, are asked for
+// ahead (RangeReader::willNeed), neighbours merged into one range, so the disk works on many at
+// once. Returns the index after the last document asked for.
+std::size_t hintAhead(RangeReader& reader, const std::vector<InputFile>& files,
+                      const DocumentTable& docs, const std::vector<uint32_t>& involved,
+                      std::size_t from) {
+    const std::size_t to = std::min(involved.size(), from + kReadAhead);
+    for (std::size_t i = from; i < to;) {
+        const uint32_t d = involved[i];
+        const uint32_t file = docs.file[d];
+        const uint64_t start = docs.offset[d];
+        uint64_t end = start + docs.length[d];
+        std::size_t j = i + 1;
+        for (; j < to && docs.file[involved[j]] == file && docs.offset[involved[j]] >= end &&
+               docs.offset[involved[j]] - end <= kMergeGap;
+             ++j)
+            end = docs.offset[involved[j]] + docs.length[involved[j]];
+        if (!columnar::isColumnarName(files[file].path)) reader.willNeed(file, start, end - start);
+        i = j;
+    }
+    return to;
+}
+
+}  // namespace
+
 std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
                         const DocumentTable& docs, const RunParams& params, int threads,
                         const std::function<void()>& checkCancel) {
@@ -93,8 +126,11 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
     {
         RangeReader reader(files);
         std::unique_ptr<DocumentFetcher> rows;
+        std::size_t hinted = 0;
         for (std::size_t i = 0; i < involved.size(); ++i) {
             if (i % 4096 == 0) checkCancel();
+            if (i == hinted || hinted - i < kReadAhead / 2)
+                hinted = hintAhead(reader, files, docs, involved, hinted);
             const uint32_t d = involved[i];
             if (columnar::isColumnarName(files[docs.file[d]].path)) {
                 if (!rows) rows = std::make_unique<DocumentFetcher>(files, params.reader);
