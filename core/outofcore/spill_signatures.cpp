@@ -1,5 +1,6 @@
 #include "spill_signatures.h"
 
+#include <algorithm>
 #include <string>
 
 namespace neardup {
@@ -29,11 +30,28 @@ void SignatureSpill::append(const uint32_t* rows, const uint64_t* rawKeys, std::
 void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const {
     const uint64_t bytes = rowBytes();
     const auto h = static_cast<std::size_t>(hashes_);
+    // The documents of a comparison pass are often dense (most of a band's buckets' members):
+    // one read per run of consecutive rows would be a system call for every few rows. Rows a
+    // short gap apart are read as one span, the rows between them read too and dropped: copying
+    // a few KiB from the page cache costs less than another call. Spans stay below kSpanBytes.
+    constexpr uint64_t kGapBytes = uint64_t{8} << 10;
+    constexpr uint64_t kSpanBytes = uint64_t{1} << 20;
+    const uint64_t maxGap = std::max<uint64_t>(1, kGapBytes / bytes);
+    const uint64_t maxRows = std::max<uint64_t>(1, kSpanBytes / bytes);
+    thread_local std::vector<uint32_t> span;
     for (std::size_t i = 0; i < count;) {
         std::size_t j = i + 1;
-        while (j < count && docs[j] == docs[j - 1] + 1)
+        while (j < count && docs[j] - docs[j - 1] <= maxGap && docs[j] - docs[i] < maxRows)
             ++j;
-        rows_->readAt(docs[i] * bytes, out + i * h, static_cast<std::size_t>((j - i) * bytes));
+        const uint64_t rows = uint64_t{docs[j - 1]} - docs[i] + 1;
+        if (rows == j - i) {  // consecutive: straight into place
+            rows_->readAt(docs[i] * bytes, out + i * h, static_cast<std::size_t>(rows * bytes));
+        } else {
+            span.resize(static_cast<std::size_t>(rows) * h);
+            rows_->readAt(docs[i] * bytes, span.data(), static_cast<std::size_t>(rows * bytes));
+            for (std::size_t k = i; k < j; ++k)
+                std::copy_n(span.data() + (docs[k] - docs[i]) * h, h, out + k * h);
+        }
         i = j;
     }
 }
