@@ -197,6 +197,51 @@ class TestComponentDiameters : public QObject {
         }
         QVERIFY(none.notable.components[0].large);
     }
+
+    // The workbench's listing measured from the cache a block at a time (measureFromCache): the
+    // diameters, farthest members and flags of the whole matrix loaded and measured, for blocks
+    // of 1, 7 and 1,000 rows and one block, with nothing left loaded; without the cache, the
+    // sizes, NaN diameters and why.
+    void listingFromCacheEqualsTheLoadedMatrix() {
+        std::vector<ListingMember> members;  // by cluster, then document, as listingMembers
+        for (std::size_t c = 0; c < run_.representative.size(); ++c)
+            for (uint32_t d = 0; d < run_.clusterOf.size(); ++d)
+                if (run_.clusterOf[d] == c)
+                    members.push_back({static_cast<int64_t>(c), d, run_.representative[c]});
+        const ProjectStore store(project_, ProjectStore::Mode::ReadOnly);
+        ComponentDiameters loaded;
+        QVERIFY(loaded.load(store, run_.runId));
+        const std::vector<ComponentDiameter> want = loaded.measure(members);
+        QCOMPARE(want.size(), run_.representative.size());
+        QVERIFY(want[0].diameter < 1.0);
+        for (const std::size_t blockRows :
+             {std::size_t{1}, std::size_t{7}, std::size_t{1000}, kDiameterBlockRows}) {
+            ComponentDiameters streamed;
+            const std::vector<ComponentDiameter> got =
+                streamed.measureFromCache(store, run_.runId, members, std::nan(""), blockRows);
+            QVERIFY(streamed.why().empty());
+            QVERIFY(!streamed.loaded());
+            compareComponents(got, want);
+            for (std::size_t i = 0; i < got.size(); ++i)
+                QCOMPARE(got[i].chain, want[i].chain);
+        }
+
+        namespace fs = std::filesystem;
+        const std::string copy = dir_.filePath(QStringLiteral("uncached-list.ndw")).toStdString();
+        fs::copy_file(project_, copy);  // the project without its sidecar directory
+        const ProjectStore bare(copy, ProjectStore::Mode::ReadOnly);
+        ComponentDiameters none;
+        const std::vector<ComponentDiameter> sizes =
+            none.measureFromCache(bare, run_.runId, members, std::nan(""), 1000);
+        QVERIFY(!none.why().empty());
+        QCOMPARE(sizes.size(), want.size());
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            QCOMPARE(sizes[i].size, want[i].size);
+            QVERIFY(std::isnan(sizes[i].diameter));
+            QCOMPARE(sizes[i].farthest, sizes[i].representative);
+            QVERIFY(!sizes[i].chain);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestComponentDiameters)

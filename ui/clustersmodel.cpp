@@ -203,15 +203,15 @@ void ClustersModel::measureDiameters() {
     };
     const qint64 run = runId_;
     const double threshold = filter_.threshold;
-    const std::shared_ptr<ComponentDiameters> state = signatures_;
     jobs_->submit<Measured>(
         this, latestDiameters_.next(),
         [=](JobContext& c) {
-            // The signatures stay loaded while the same run is listed (used on this thread only).
-            if (state->runId() != run) state->load(c.reader(), run);
+            // The listed members' rows, a block at a time: never the whole cache in memory.
+            ComponentDiameters diameters;
             Measured m;
-            m.list = state->measure(c.queries().listingMembers(run, threshold), threshold);
-            m.why = state->why();
+            m.list = diameters.measureFromCache(
+                c.reader(), run, c.queries().listingMembers(run, threshold), threshold);
+            m.why = diameters.why();
             return m;
         },
         [this](Measured m) {

@@ -67,8 +67,6 @@ class ClustersModel : public QAbstractTableModel {
     quint64 flaggedCount() const;
     // Why diameters are unknown (the run's signatures are not cached); empty when they are known.
     QString diameterNote() const { return diameterNote_; }
-    // The run's signatures, for the chain view's similarities; used on the job queue's thread only.
-    std::shared_ptr<ComponentDiameters> signatures() const { return signatures_; }
     int rowOfCluster(qint64 cluster) const;  // among the rows loaded so far, -1 otherwise
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -103,7 +101,6 @@ class ClustersModel : public QAbstractTableModel {
     quint64 total_ = 0;
     bool loading_ = false;
     LatestRequest latestListing_;  // pages of an older listing are dropped
-    std::shared_ptr<ComponentDiameters> signatures_ = std::make_shared<ComponentDiameters>();
     std::unordered_map<qint64, ComponentDiameter> diameters_;
     bool measured_ = false;
     QString diameterNote_;

@@ -22,6 +22,7 @@
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -338,24 +339,30 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
     // Checked in `done` only: a failure clears the comparison even for a replaced selection.
     const LatestRequest::Ticket ticket = latestShown_.next();
     const qint64 runId = run_.runId, cluster = clusterId;
-    const std::shared_ptr<ComponentDiameters> signatures = model_->signatures();
     const int hashes = run_.params.signature.hashes;
     const double threshold =
         std::isnan(model_->threshold()) ? run_.params.compare.threshold : model_->threshold();
     jobs_->submit<ClusterDetail>(
         this,
-        [runId, cluster, signatures, hashes, threshold](JobContext& ctx) {
+        [runId, cluster, hashes, threshold](JobContext& ctx) {
             ClusterDetail d;
             d.members = ctx.queries().clusterMembers(runId, cluster, kMaxMembersShown);
             d.pairs = ctx.queries().clusterPairs(runId, cluster, kMaxPairsBrowsed);
             d.chain = witnessChain(d.members, d.pairs, hashes, threshold);
-            // The signatures the table's diameters use (this queue's thread only).
-            if (signatures->runId() != runId) signatures->load(ctx.reader(), runId);
             uint32_t rep = d.chain.empty() ? 0 : d.chain.front().doc;
             for (const ClusterMember& m : d.members)
                 if (m.representative) rep = m.docIndex;
+            // The cached signature rows of the chain's members only (the cache itself may not
+            // fit in memory); NaN similarities when the run's signatures are not cached.
+            std::vector<uint32_t> docs{rep};
             for (const ChainNode& n : d.chain)
-                d.toRepresentative.push_back(signatures->similarity(n.doc, rep));
+                docs.push_back(n.doc);
+            std::sort(docs.begin(), docs.end());
+            docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+            ComponentDiameters signatures;
+            signatures.loadRows(ctx.reader(), runId, docs);
+            for (const ChainNode& n : d.chain)
+                d.toRepresentative.push_back(signatures.similarity(n.doc, rep));
             return d;
         },
         [this, ticket](ClusterDetail d) {

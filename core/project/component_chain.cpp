@@ -232,6 +232,67 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
     return out;
 }
 
+std::vector<ComponentDiameter> ComponentDiameters::measureFromCache(
+    const ProjectStore& store, int64_t runId, const std::vector<ListingMember>& members,
+    double threshold, std::size_t blockRows) {
+    const RunRow row = start(store, runId);
+    signatures_ = SignatureMatrix{};
+    rows_.clear();
+    why_.clear();
+    const double below = chainBelow(std::isnan(threshold) ? threshold_ : threshold, hashes_);
+    const auto h = static_cast<std::size_t>(std::max(hashes_, 0));
+    blockRows = std::max<std::size_t>(blockRows, 1);
+    auto read = [&](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+        return h > 0 && why_.empty() &&
+               loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
+    };
+    std::vector<ComponentDiameter> out;
+    std::vector<uint32_t> representative, block, values;
+    for (std::size_t first = 0; first < members.size();) {
+        std::size_t end = first;
+        while (end < members.size() && members[end].cluster == members[first].cluster)
+            ++end;
+        ComponentDiameter c;
+        c.cluster = members[first].cluster;
+        c.representative = members[first].representative;
+        c.farthest = c.representative;
+        c.size = end - first;
+        bool readable = why_.empty() && read({c.representative}, representative);
+        for (std::size_t at = first; readable && at < end;) {
+            block.clear();
+            for (; at < end && block.size() < blockRows; ++at)
+                if (members[at].doc != c.representative) block.push_back(members[at].doc);
+            if (block.empty()) continue;
+            readable = read(block, values);
+            for (std::size_t i = 0; readable && i < block.size(); ++i) {
+                const double s =
+                    matchingPositions(values.data() + i * h, representative.data(), hashes_) /
+                    static_cast<double>(hashes_);
+                if (std::isnan(c.diameter) || s < c.diameter) {
+                    c.diameter = s;
+                    c.farthest = block[i];
+                }
+            }
+        }
+        if (!readable) {  // not cached: no diameter for any cluster rather than some
+            notCached(row);
+            for (ComponentDiameter& done : out) {
+                done.diameter = std::numeric_limits<double>::quiet_NaN();
+                done.farthest = done.representative;
+            }
+            c.diameter = std::numeric_limits<double>::quiet_NaN();
+            c.farthest = c.representative;
+        }
+        out.push_back(c);
+        first = end;
+    }
+    for (ComponentDiameter& c : out) {
+        c.large = c.size >= kLargeComponent;
+        c.chain = !std::isnan(c.diameter) && c.diameter < below;
+    }
+    return out;
+}
+
 std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes) {
     if (memoryBudget == 0 || hashes <= 0) return kDiameterBlockRows;
     const uint64_t rows = memoryBudget / 8 / (static_cast<uint64_t>(hashes) * sizeof(uint32_t));

@@ -59,6 +59,9 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
 // says, beyond its noise, that the farthest member is not a near-duplicate of the representative.
 double chainBelow(double threshold, int hashes);
 
+// The most members' rows read at a time when diameters are measured from the signature cache.
+constexpr std::size_t kDiameterBlockRows = 65536;  // 32 MiB of rows at H = 128
+
 // The signatures of a run, loaded once, and the diameters of its components.
 class ComponentDiameters {
   public:
@@ -84,6 +87,18 @@ class ComponentDiameters {
         const std::vector<ListingMember>& members,
         double threshold = std::numeric_limits<double>::quiet_NaN()) const;
 
+    // measure(), reading the rows from the run's signature cache as it goes instead of from
+    // load(): each cluster's representative row once, then its other members' rows at most
+    // `blockRows` at a time, so that a listing of millions of members (the workbench's) holds
+    // one block, never the whole cache (2 GB at 4 M documents and H = 128). The same diameters
+    // and farthest members as load() + measure() (members in document order; a tie keeps the
+    // first); NaN diameters, with why() set, when the run's signatures are not cached. Nothing
+    // stays loaded: similarity() needs load() or loadRows().
+    std::vector<ComponentDiameter> measureFromCache(
+        const ProjectStore& store, int64_t runId, const std::vector<ListingMember>& members,
+        double threshold = std::numeric_limits<double>::quiet_NaN(),
+        std::size_t blockRows = kDiameterBlockRows);
+
   private:
     // Reads the run's parameters; the row and cache key of the run.
     RunRow start(const ProjectStore& store, int64_t runId);
@@ -102,7 +117,6 @@ class ComponentDiameters {
 // How many members' signature rows notableComponents reads at a time: an eighth of
 // `memoryBudget` (the run's, resolved) in rows of `hashes` values, at least 1 and at most
 // kDiameterBlockRows; kDiameterBlockRows when the budget is 0 (unknown).
-constexpr std::size_t kDiameterBlockRows = 65536;  // 32 MiB of rows at H = 128
 std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
 
 // The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
