@@ -64,8 +64,46 @@ void ophSketchDirect(const uint32_t* symbols, std::size_t count, const HashConst
     ophDensify(out, c.hashes, c.ophSalt, scratch);
 }
 
+namespace {
+
+// Without vector kernels: two halves of the document rolled side by side, so that the core
+// overlaps the two chains of dependent multiplies.
+void ophSketchRolled(const uint32_t* symbols, std::size_t count, const HashConstants& c,
+                     uint32_t* out, std::vector<uint64_t>& scratch) {
+    const auto h = static_cast<uint32_t>(c.hashes);
+    std::fill(out, out + h, kEmptySlot);
+    const simd::FingerprintRoll roll(c);
+    const std::size_t k = roll.window();
+    const std::size_t shingles = simd::shingleCount(count, k);
+    if (shingles == 0) return;
+    // The fingerprint roll is a chain of dependent multiplies; two halves of the document are
+    // rolled side by side so that the core overlaps them.
+    const std::size_t half = shingles / 2;
+    const std::size_t second = shingles - half;  // >= half; starts at shingle `half`
+    uint64_t polyA = roll.start(symbols, count);
+    uint64_t polyB = roll.start(symbols + half, count - half);
+    keepMin(out, h, roll.finish(polyB));
+    if (half > 0) keepMin(out, h, roll.finish(polyA));
+    // Shingle s starts at symbol s; rolling from s to s + 1 drops symbol s, adds symbol s + k.
+    for (std::size_t t = 1; t < half; ++t) {
+        polyA = roll.roll(polyA, symbols[t - 1], symbols[t - 1 + k]);
+        polyB = roll.roll(polyB, symbols[half + t - 1], symbols[half + t - 1 + k]);
+        keepMin(out, h, roll.finish(polyA));
+        keepMin(out, h, roll.finish(polyB));
+    }
+    for (std::size_t t = std::max<std::size_t>(half, 1); t < second; ++t) {
+        polyB = roll.roll(polyB, symbols[half + t - 1], symbols[half + t - 1 + k]);
+        keepMin(out, h, roll.finish(polyB));
+    }
+    ophDensify(out, c.hashes, c.ophSalt, scratch);
+}
+
+}  // namespace
+
 void ophSketch(const uint32_t* symbols, std::size_t count, const HashConstants& c, uint32_t* out,
                std::vector<uint64_t>& scratch) {
+    if (!simd::WindowFingerprints::vectorized())
+        return ophSketchRolled(symbols, count, c, out, scratch);
     const auto h = static_cast<uint32_t>(c.hashes);
     std::fill(out, out + h, kEmptySlot);
     const auto k = static_cast<std::size_t>(c.ngram);

@@ -149,6 +149,14 @@ std::size_t WindowFingerprints::scalar(const uint32_t* symbols, std::size_t coun
     return count - k_ + 1;
 }
 
+bool WindowFingerprints::vectorized() {
+#if defined(NEARDUP_WINDOW_KERNELS)
+    return activeSimdLevel() != SimdLevel::Scalar;
+#else
+    return false;
+#endif
+}
+
 std::size_t WindowFingerprints::compute(const uint32_t* symbols, std::size_t count,
                                         uint64_t* out) const {
     const std::size_t windows = count - k_ + 1;

@@ -26,6 +26,10 @@ class WindowFingerprints {
     // count must be at least k. Returns the number of windows.
     std::size_t compute(const uint32_t* symbols, std::size_t count, uint64_t* out) const;
 
+    // Whether compute() has vector kernels at the active SIMD level (simd.h); without them it
+    // rolls, and a caller that interleaves two rolls of its own does better.
+    static bool vectorized();
+
     static constexpr std::size_t kMaxWindow = 16;
     static constexpr uint32_t kSymbolLimit = uint32_t{1} << 24;
 

@@ -362,11 +362,16 @@ std::string runKernels(const BenchmarkOptions& o, const std::string& corpus) {
         sign(p,
              std::string("signatures-classic-") + toString(p.family) + "(" + toString(level) + ")");
     }
+    // The one-permutation sketch's window fingerprints have their own kernels per level too.
+    for (const SimdLevel level : levels) {
+        overrideSimdLevel(level);
+        SignatureParams p = sp;
+        p.sketch = SketchKind::Oph;
+        p.family = HashFamily::Permute;
+        sign(p, level == detected ? std::string("signatures-oph")
+                                  : std::string("signatures-oph(") + toString(level) + ")");
+    }
     overrideSimdLevel(detected);
-    SignatureParams p = sp;
-    p.sketch = SketchKind::Oph;
-    p.family = HashFamily::Permute;
-    sign(p, "signatures-oph");
     // What verification does per document: its shingle set, sorted (shingles.h).
     std::vector<uint64_t> set;
     timed("verify-shingle-sets", bytes, [&] {
