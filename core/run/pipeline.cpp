@@ -115,6 +115,7 @@ void refuseUnusableInput(const RunState& s) {
 void findPairs(RunState& s, const RunPlan& plan) {
     if (s.pairsReady) {
         s.sigs = SignatureMatrix{};
+        s.memory.releaseSpilledKeys();
         releaseFreedMemory();
         return;
     }

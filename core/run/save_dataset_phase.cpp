@@ -12,10 +12,12 @@ void SaveDatasetPhase::run() {
     // With a second thread, a new dataset and its signatures are written into the project
     // while its buckets are compared and its pairs verified: those phases only read the
     // tables being saved, and the run's row waits for the dataset's id. On one thread the
-    // project writes stay in sequence.
+    // project writes stay in sequence. A run that spilled saves its documents only (its
+    // signatures are in the spill files, which the comparison reads) and compares meanwhile
+    // too: the project's page cache is within the budget already (StoreMemoryLimit).
     std::future<void> saving;
     try {
-        if (plan_.compareWhileSaving && !s_.memory.spilled()) {
+        if (plan_.compareWhileSaving) {
             saving = std::async(std::launch::async, [this] { save(); });
             s_.run.resolvedBuckets = s_.resolveBuckets(s_.docs.size());
             BucketComparePhase(s_).run();
