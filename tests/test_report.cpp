@@ -133,9 +133,12 @@ class TestReport : public QObject {
              {"18 × 7", "threshold", "<th>verify</th><td>borderline", "<th>keep</th><td>first",
               "<th>decide</th><td>witness", "<th>seed</th><td>42", "malformed_json",
               "Seconds per phase", "S-curve", "Buckets by size", "Clusters by size",
-              "Largest clusters", "Largest components", "Outlier buckets", "<del>", "<ins>",
+              "Largest components", "not measured", "Outlier buckets", "<del>", "<ins>",
               "sample.jsonl", "Reviewed 0 of"})
             QVERIFY2(html.contains(QString::fromUtf8(part)), part);
+        // One table of the largest clusters, with the diameters of those measured.
+        QVERIFY(!html.contains(QStringLiteral("Largest clusters")));
+        QCOMPARE(html.count(QStringLiteral("<h2>Largest components</h2>")), 1);
         QCOMPARE(html.count(QStringLiteral("<div class=\"pair\">")), 8);
     }
 

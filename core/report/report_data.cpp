@@ -156,14 +156,24 @@ void countReview(ReportData& data, const ProjectStore& store, const std::vector<
 
 // The components the run names, with their diameters from the run's cached signatures.
 void listComponents(ReportData& data, const ProjectStore& store, const DocumentTable& docs) {
-    data.run.components = notableComponents(store, data.run);
-    for (const ComponentDiameter& c : data.run.components.components) {
+    const RunResult& run = data.run;
+    data.run.components = notableComponents(store, run);
+    std::map<uint32_t, std::size_t> lineOf;  // cluster -> its line
+    for (const ComponentDiameter& c : run.components.components) {
         ComponentLine line;
         line.component = c;
         if (c.representative < docs.size()) line.representativeId = docs.id(c.representative);
         if (!std::isnan(c.diameter) && c.farthest < docs.size())
             line.farthestId = docs.id(c.farthest);
+        line.keptWhole = !run.keepAll.empty() && c.cluster >= 0 &&
+                         static_cast<std::size_t>(c.cluster) < run.keepAll.size() &&
+                         run.keepAll[static_cast<std::size_t>(c.cluster)];
+        lineOf[static_cast<uint32_t>(c.cluster)] = data.components.size();
         data.components.push_back(std::move(line));
+    }
+    for (std::size_t d = 0; d < run.clusterOf.size() && !lineOf.empty(); ++d) {
+        const auto it = lineOf.find(run.clusterOf[d]);
+        if (it != lineOf.end() && run.removed(d)) ++data.components[it->second].removed;
     }
 }
 

@@ -58,6 +58,8 @@ struct ComponentLine {
     ComponentDiameter component;
     std::string representativeId;
     std::string farthestId;  // empty when the diameter is unknown
+    uint64_t removed = 0;    // members removed, as the export decides
+    bool keptWhole = false;  // a "keep all" decision keeps every member
 };
 
 struct SizeBin {  // clusters with a size in [low, high]

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "html_text.h"
 #include "svg_chart.h"
@@ -175,52 +177,75 @@ std::string chartsSection(const ReportData& d) {
     return html;
 }
 
-std::string clustersSection(const ReportData& d) {
-    if (d.largestClusters.empty()) return {};
-    std::string html =
-        "<h2>Largest clusters</h2>\n<table><tr><th class=\"n\">cluster</th><th class=\"n\">"
-        "documents</th><th class=\"n\">removed</th><th>kept representative</th></tr>\n";
-    for (const ClusterLine& c : d.largestClusters)
-        html += fmt::format(
-            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}{}"
-            "</td></tr>\n",
-            c.cluster, groupedNumber(c.size), groupedNumber(c.removed),
-            escapeHtml(c.representativeId), c.keptWhole ? " (kept whole by a decision)" : "");
-    return html + "</table>\n";
-}
-
-// The components `neardup run` names (largest, large, chains) with their diameters, and what a
+// The largest clusters (components) in one table: the ten largest by size and every component
+// the run names (component_chain.h: the three largest and every one of kLargeComponent members
+// or more), largest first, with the diameter and flags of those the run measured, and what a
 // chain means in plain words: the diameter is what tells a chain from a star of duplicates.
-std::string componentsSection(const ReportData& d) {
+std::string largestSection(const ReportData& d) {
+    if (d.largestClusters.empty() && d.components.empty()) return {};
     const NotableComponents& all = d.run.components;
-    if (d.components.empty()) return {};
+    struct Row {
+        uint32_t cluster = 0;
+        uint64_t size = 0, removed = 0;
+        std::string representativeId;
+        bool keptWhole = false;
+        const ComponentLine* measured = nullptr;  // null: not measured
+    };
+    std::vector<Row> rows;
+    for (const ClusterLine& c : d.largestClusters)
+        rows.push_back({c.cluster, c.size, c.removed, c.representativeId, c.keptWhole, nullptr});
+    for (const ComponentLine& line : d.components) {
+        const auto cluster = static_cast<uint32_t>(line.component.cluster);
+        auto it = std::find_if(rows.begin(), rows.end(),
+                               [cluster](const Row& r) { return r.cluster == cluster; });
+        if (it == rows.end()) {
+            rows.push_back({cluster, line.component.size, line.removed, line.representativeId,
+                            line.keptWhole, nullptr});
+            it = rows.end() - 1;
+        }
+        it->measured = &line;
+    }
+    // Largest first; among equal sizes the cluster numbered first.
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+        return x.size != y.size ? x.size > y.size : x.cluster < y.cluster;
+    });
     std::string html = fmt::format(
-        "<h2>Largest components</h2>\n<p class=\"note\">The diameter of a component is the "
+        "<h2>Largest components</h2>\n<p class=\"note\">The largest clusters (connected "
+        "components of duplicate pairs), with the diameter of those the run measures: the three "
+        "largest and every one of {} members or more. The diameter of a component is the "
         "lowest estimated Jaccard of a member with the kept representative. Below {:.3f} the "
         "component is flagged as a chain: a member far from the kept document, linked only "
         "through others. Components of {} members or more are flagged whatever their "
         "diameter. {} chain(s), {} large component(s).</p>\n",
-        all.chainBelow, kLargeComponent, all.chains(), all.large());
+        kLargeComponent, all.chainBelow, kLargeComponent, all.chains(), all.large());
     if (!all.diameterUnknown.empty())
         html += fmt::format("<p class=\"note\">No diameters: {}.</p>\n",
                             escapeHtml(all.diameterUnknown));
     html +=
-        "<table><tr><th class=\"n\">cluster</th><th class=\"n\">documents</th><th>kept "
-        "representative</th><th class=\"n\">diameter</th><th>farthest member</th>"
-        "<th>flag</th></tr>\n";
-    for (const ComponentLine& line : d.components) {
-        const ComponentDiameter& c = line.component;
-        std::string flag;
-        if (c.chain)
-            flag = "a chain: a member far from the kept document, linked only through others";
-        if (c.large)
-            flag += fmt::format("{}{} members or more", flag.empty() ? "" : "; ", kLargeComponent);
+        "<table><tr><th class=\"n\">cluster</th><th class=\"n\">documents</th><th "
+        "class=\"n\">removed</th><th>kept representative</th><th class=\"n\">diameter</th>"
+        "<th>farthest member</th><th>flag</th></tr>\n";
+    for (const Row& r : rows) {
+        std::string diameter = "not measured", farthest, flag;
+        bool flagged = false;
+        if (r.measured) {
+            const ComponentDiameter& c = r.measured->component;
+            diameter =
+                std::isnan(c.diameter) ? std::string("unknown") : fmt::format("{:.3f}", c.diameter);
+            farthest = r.measured->farthestId;
+            if (c.chain)
+                flag = "a chain: a member far from the kept document, linked only through others";
+            if (c.large)
+                flag +=
+                    fmt::format("{}{} members or more", flag.empty() ? "" : "; ", kLargeComponent);
+            flagged = c.flagged();
+        }
         html += fmt::format(
-            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}"
-            "</td><td>{}</td><td{}>{}</td></tr>\n",
-            c.cluster, groupedNumber(c.size), escapeHtml(line.representativeId),
-            std::isnan(c.diameter) ? std::string("unknown") : fmt::format("{:.3f}", c.diameter),
-            escapeHtml(line.farthestId), c.flagged() ? " class=\"bad\"" : "", escapeHtml(flag));
+            "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+            "<td>{}{}</td><td class=\"n\">{}</td><td>{}</td><td{}>{}</td></tr>\n",
+            r.cluster, groupedNumber(r.size), groupedNumber(r.removed),
+            escapeHtml(r.representativeId), r.keptWhole ? " (kept whole by a decision)" : "",
+            diameter, escapeHtml(farthest), flagged ? " class=\"bad\"" : "", escapeHtml(flag));
     }
     return html + "</table>\n";
 }
@@ -319,8 +344,7 @@ std::string renderReport(const ReportData& d) {
     html += parametersSection(d.run);
     html += countsSection(d);
     html += chartsSection(d);
-    html += clustersSection(d);
-    html += componentsSection(d);
+    html += largestSection(d);
     html += pairsSection(d);
     html += reviewSection(d);
     html += "</body>\n</html>\n";
