@@ -2,9 +2,9 @@
 // the CLI as a process: `neardup run --summary-json` (and `export --summary-json`, `recluster`)
 // writes a "components" object with the largest components, their diameters and chain flags, the
 // same list `neardup run` prints on stderr; a chain is flagged, a star is not; a run that spilled
-// measures its diameters from its spill file (a later export of it has none, and says why); the
-// list is the same for any thread count; `neardup report` shows it in its "Largest components"
-// section.
+// measures its diameters from its spill file and caches its signatures for later; a project
+// without its cache has no diameters and says why; the list is the same for any thread count;
+// `neardup report` shows it in its "Largest components" section.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "chain_corpus.h"
@@ -125,11 +126,10 @@ class TestComponentSummary : public QObject {
         QCOMPARE(one, componentsOf(d("j2.json")));
     }
 
-    // A run that spilled caches no signatures, so the run measures its components from the
-    // rows' spill file before closing it: the same list, diameters and flags as a run in memory.
-    // Afterwards the project has no rows to read: exporting that run's summary again names the
-    // components by size, with null diameters, and says why.
-    void spilledRunMeasuresFromItsSpill() {
+    // A run that spills measures its components from the rows' spill file before closing it,
+    // and caches its signatures in the project from that file: the same list, diameters and
+    // flags as a run in memory, at the run's end and when its summary is exported later.
+    void spilledRunMeasuresItsComponents() {
         const Result r = run("spilled", {QStringLiteral("--memory-budget"), QStringLiteral("1M")});
         QCOMPARE(r.code, 0);
         QVERIFY(summaryOf(d("spilled.json")).value(QStringLiteral("spilled")).toBool());
@@ -144,11 +144,21 @@ class TestComponentSummary : public QObject {
             {QStringLiteral("export"), QStringLiteral("-p"), q(d("spilled.ndw")),
              QStringLiteral("--summary-json"), q(d("spilled-export.json"))});
         QCOMPARE(e.code, 0);
-        const QJsonObject later = componentsOf(d("spilled-export.json"));
-        QVERIFY2(later.value(QStringLiteral("diameter_unknown"))
-                     .toString()
-                     .contains(QStringLiteral("spill")),
-                 readFile(d("spilled-export.json")).c_str());
+        QCOMPARE(componentsOf(d("spilled-export.json")), componentsOf(d("flags.json")));
+    }
+
+    // Without the project's signature cache (its sidecar folder gone), the components are named
+    // by size, their diameters are null and the summary says why.
+    void absentCacheHasNoDiameters() {
+        namespace fs = std::filesystem;
+        fs::copy_file(d("flags.ndw"), d("bare.ndw"));  // the project without its sidecar folder
+        const Result e =
+            testsupport::neardup({QStringLiteral("export"), QStringLiteral("-p"), q(d("bare.ndw")),
+                                  QStringLiteral("--summary-json"), q(d("bare.json"))});
+        QCOMPARE(e.code, 0);
+        const QJsonObject later = componentsOf(d("bare.json"));
+        QVERIFY2(!later.value(QStringLiteral("diameter_unknown")).toString().isEmpty(),
+                 readFile(d("bare.json")).c_str());
         QCOMPARE(later.value(QStringLiteral("chains")).toInt(), 0);
         const QJsonObject chain = listed(later, 0);
         QCOMPARE(chain.value(QStringLiteral("size")).toInt(), testsupport::kChainVersions);

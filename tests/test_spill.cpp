@@ -254,6 +254,36 @@ class TestSpill : public QObject {
         QCOMPARE(third.clusterOf, second.clusterOf);
     }
 
+    // A run that spills caches its signatures in the project from its rows' spill file: the
+    // very bytes a run in memory caches, which a later run that fits them reuses, with the same
+    // results.
+    void spilledRunCachesItsSignatures() {
+        namespace fs = std::filesystem;
+        RunParams params;
+        params.threads = 2;
+        params.memoryBudget = kUnlimited;
+        const RunResult inMemory = runOnce(path("cached-mem.ndw"), params);
+        QVERIFY(!inMemory.spilled);
+        params.memoryBudget = uint64_t{1} << 20;
+        const RunResult spilled = runOnce(path("cached-spill.ndw"), params);
+        QVERIFY(spilled.spilled);
+        std::vector<std::string> files;
+        for (const std::string project : {"cached-mem.ndw", "cached-spill.ndw"}) {
+            const ProjectStore store(path(project), ProjectStore::Mode::ReadOnly);
+            const std::vector<std::string> names = store.signatureCacheFiles();
+            QCOMPARE(names.size(), std::size_t{1});
+            files.push_back(testsupport::readFile(path(project) + ".d/" + names[0]));
+        }
+        QVERIFY(files[0].size() > 3450 * 128 * 4);
+        QVERIFY(files[0] == files[1]);
+
+        params.memoryBudget = kUnlimited;
+        const RunResult again = runOnce(path("cached-spill.ndw"), params);
+        QVERIFY(again.signaturesReused);
+        QCOMPARE(again.clusterOf, spilled.clusterOf);
+        QCOMPARE(again.removedFor, inMemory.removedFor);
+    }
+
     void spillFilesRemovedAfterSuccess() {
         RunParams params;
         params.memoryBudget = uint64_t{1} << 20;

@@ -56,6 +56,10 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
     }
 }
 
+void SignatureSpill::readRange(uint64_t first, std::size_t count, uint32_t* out) const {
+    rows_->readAt(first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
+}
+
 void SignatureSpill::dropBandKeys() {
     bandKeys_.clear();
     column_ = {};

@@ -35,6 +35,8 @@ class SignatureSpill {
     // Rows of `docs` (ascending, distinct) into out (count x hashes). Each run of consecutive
     // documents costs one read. Thread-safe.
     void readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const;
+    // Rows of documents [first, first + count) into out, in one read. Thread-safe.
+    void readRange(uint64_t first, std::size_t count, uint32_t* out) const;
     // Raw keys of band `band` of documents [first, first + count). Thread-safe.
     void readBandKeys(int band, uint64_t first, std::size_t count, uint64_t* out) const;
     // Closes the band keys' files (their disk space goes back); the rows stay readable.

@@ -23,15 +23,21 @@ bool BandKeyTable::load(const ProjectStore& store, int64_t runId, Backend& backe
         why_ = "run " + std::to_string(runId) + " has no valid band layout";
         return false;
     }
+    // The keys come from every document's signature, held whole: a run whose signatures
+    // exceeded its memory budget (it spilled, and its cache was copied from the spill files)
+    // would exceed it here too, in the workbench's process.
+    if (run.spilled) {
+        why_ =
+            "the run's signatures exceeded its memory budget (they went to spill files), and "
+            "this view recomputes the band keys from all of them in memory. A run with a larger "
+            "memory budget lists its buckets' members.";
+        return false;
+    }
     SignatureMatrix sigs;
     if (!store.loadSignatures(run.datasetId, row.signatureKey, sigs) || sigs.hashes != hashes) {
-        why_ = run.spilled
-                   ? "the run's signatures were not cached: they exceeded its memory "
-                     "budget and went to spill files. A run with a larger memory budget "
-                     "caches them."
-                   : "the run's signatures are not in the project's cache (the " + store.path() +
-                         ".d directory is missing or was cleared). Running again with "
-                         "the same signature parameters caches them.";
+        why_ = "the run's signatures are not in the project's cache (the " + store.path() +
+               ".d directory is missing or was cleared). Running again with the same signature "
+               "parameters caches them.";
         return false;
     }
     bands_ = lsh.bands;

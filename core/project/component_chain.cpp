@@ -135,10 +135,14 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
 
 namespace {
 
-// Why a run has no diameters: its signatures are not in the project's cache.
+// Why a run has no diameters: its signatures are not in the project's cache (its sidecar
+// folder was removed or cleared; or the run spilled to disk in a project without a file, whose
+// cache would be one BLOB of the whole matrix).
 std::string notCachedWhy(const RunRow& row) {
-    return row.run.spilled ? "the run's signatures were not cached (they went to spill files)"
-                           : "the run's signatures are not in the project's cache";
+    return row.run.spilled
+               ? "the run's signatures are not in the project's cache (it spilled to disk: a "
+                 "project file caches them in its sidecar folder, an in-memory project does not)"
+               : "the run's signatures are not in the project's cache";
 }
 
 }  // namespace

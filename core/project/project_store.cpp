@@ -168,28 +168,13 @@ bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey
                            static_cast<int>(hashes), out);
 }
 
-void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey,
-                                  const SignatureMatrix& signatures) {
-    // Checked before the (possibly large) file is written, so no orphan file is left behind.
-    auto& db = impl_->db;
-    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
-    if (signatures.size() != documents)
-        throw StoreError("project store: " + std::to_string(signatures.size()) +
-                         " signatures for dataset " + std::to_string(datasetId) + " of " +
-                         std::to_string(documents) + " documents");
+namespace {
 
-    const bool blobMode = inMemory(impl_->path);
-    std::string fileName;
-    if (!blobMode) {
-        fileName = sigfile::fileName(datasetId, cacheKey);
-        std::error_code ec;
-        std::filesystem::create_directories(impl_->sidecarDir(), ec);
-        if (ec)
-            throw StoreError("project store: cannot create " + impl_->sidecarDir() + ": " +
-                             ec.message());
-        sigfile::write(impl_->sidecarDir() + "/" + fileName, cacheKey, signatures);
-    }
-
+// The rows of a signature cache that refer to its file (or hold it as a BLOB), replacing any
+// earlier cache of the same key, in one transaction.
+void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::string& cacheKey,
+                          uint64_t documents, int hashes, const std::string* fileName,
+                          const std::string* blob) {
     sql::Transaction tx(db);
     {
         auto del =
@@ -202,23 +187,69 @@ void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey
                                          "VALUES(?1, ?2, ?3, ?4, ?5, ") +
                              store_rows::kNow + ")");
         st.bind(1, datasetId).bind(2, std::string_view(cacheKey));
-        if (blobMode) {
-            st.bindNull(3);
+        if (fileName) {
+            st.bind(3, std::string_view(*fileName));
         } else {
-            st.bind(3, std::string_view(fileName));
+            st.bindNull(3);
         }
-        st.bindU64(4, documents).bind(5, int64_t{signatures.hashes}).run();
+        st.bindU64(4, documents).bind(5, int64_t{hashes}).run();
     }
-    if (blobMode) {
-        const std::string data = sigfile::encode(cacheKey, signatures);
+    if (blob) {
         auto st = db.prepare(
             "INSERT INTO signature_blobs(dataset_id, cache_key, data) VALUES(?1, ?2, ?3)");
         st.bind(1, datasetId)
             .bind(2, std::string_view(cacheKey))
-            .bindBlob(3, data.data(), data.size())
+            .bindBlob(3, blob->data(), blob->size())
             .run();
     }
     tx.commit();
+}
+
+}  // namespace
+
+void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey,
+                                  const SignatureMatrix& signatures) {
+    // Checked before the (possibly large) file is written, so no orphan file is left behind.
+    auto& db = impl_->db;
+    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
+    if (signatures.size() != documents)
+        throw StoreError("project store: " + std::to_string(signatures.size()) +
+                         " signatures for dataset " + std::to_string(datasetId) + " of " +
+                         std::to_string(documents) + " documents");
+    if (inMemory(impl_->path)) {
+        const std::string data = sigfile::encode(cacheKey, signatures);
+        recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, nullptr, &data);
+        return;
+    }
+    const std::string fileName = sigfile::fileName(datasetId, cacheKey);
+    std::error_code ec;
+    std::filesystem::create_directories(impl_->sidecarDir(), ec);
+    if (ec)
+        throw StoreError("project store: cannot create " + impl_->sidecarDir() + ": " +
+                         ec.message());
+    sigfile::write(impl_->sidecarDir() + "/" + fileName, cacheKey, signatures);
+    recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, &fileName, nullptr);
+}
+
+bool ProjectStore::saveSignatureRows(
+    int64_t datasetId, const std::string& cacheKey, const SignatureMatrix& shape,
+    const std::function<void(uint64_t, std::size_t, uint32_t*)>& rows) {
+    auto& db = impl_->db;
+    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
+    if (shape.size() != documents)
+        throw StoreError("project store: " + std::to_string(shape.size()) +
+                         " signatures for dataset " + std::to_string(datasetId) + " of " +
+                         std::to_string(documents) + " documents");
+    if (inMemory(impl_->path)) return false;
+    const std::string fileName = sigfile::fileName(datasetId, cacheKey);
+    std::error_code ec;
+    std::filesystem::create_directories(impl_->sidecarDir(), ec);
+    if (ec)
+        throw StoreError("project store: cannot create " + impl_->sidecarDir() + ": " +
+                         ec.message());
+    sigfile::writeFromRows(impl_->sidecarDir() + "/" + fileName, cacheKey, shape, rows);
+    recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
+    return true;
 }
 
 std::vector<std::string> ProjectStore::signatureCacheFiles() const {

@@ -107,6 +107,13 @@ class ProjectStore {
     bool loadSignatures(int64_t datasetId, const std::string& cacheKey, SignatureMatrix& out) const;
     void saveSignatures(int64_t datasetId, const std::string& cacheKey,
                         const SignatureMatrix& signatures);
+    // The same for signatures whose values are not in memory (a run that spilled): `shape`
+    // holds the digests and eligibility flags, `rows(first, count, out)` reads the values a
+    // block at a time; the same file as saveSignatures would write. False, with nothing written,
+    // for an in-memory project, whose cache is one BLOB of the whole matrix.
+    bool saveSignatureRows(int64_t datasetId, const std::string& cacheKey,
+                           const SignatureMatrix& shape,
+                           const std::function<void(uint64_t, std::size_t, uint32_t*)>& rows);
 
     // A finished run on this dataset whose stored pairs can serve `params` (same signature
     // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the

@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "atomic_file.h"
+#include "cancelled.h"
 #include "digest.h"
 #include "project_store.h"
 #include "unique_fd.h"
@@ -145,6 +147,35 @@ void write(const std::string& path, const std::string& cacheKey, const Signature
         file.write(sig.eligible.data(), sig.size());
         // A row refers to the file by name: the name must survive a power loss too.
         file.commitDurably();
+    } catch (const std::runtime_error& e) {
+        throw StoreError(std::string("project store: ") + e.what());
+    }
+}
+
+void writeFromRows(const std::string& path, const std::string& cacheKey,
+                   const SignatureMatrix& shape, const RowBlocks& rows) {
+    if (shape.hashes <= 0 || shape.eligible.size() != shape.size())
+        throw StoreError("project store: signature matrix has inconsistent shape");
+    const auto h = static_cast<std::size_t>(shape.hashes);
+    try {
+        AtomicFile file(path);
+        file.write(header(cacheKey, shape));
+        std::vector<uint32_t> block;
+        for (uint64_t first = 0; first < shape.size();) {
+            const auto count =
+                static_cast<std::size_t>(std::min<uint64_t>(kRowBlock, shape.size() - first));
+            block.resize(count * h);
+            rows(first, count, block.data());
+            file.write(block.data(), block.size() * sizeof(uint32_t));
+            first += count;
+        }
+        file.write(shape.digests.data(), digestBytes(shape.size()));
+        file.write(shape.eligible.data(), shape.size());
+        file.commitDurably();
+    } catch (const StoreError&) {
+        throw;
+    } catch (const Cancelled&) {  // from `rows`: the temporary file is removed, nothing recorded
+        throw;
     } catch (const std::runtime_error& e) {
         throw StoreError(std::string("project store: ") + e.what());
     }

@@ -13,7 +13,9 @@
 //   ..  uint8    eligible flags, n (1 = long enough to be an LSH candidate)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,18 @@ std::string fileName(int64_t datasetId, const std::string& cacheKey);
 // Writes `path` atomically: a temporary file in the same directory, fsync, rename, fsync of
 // the directory. Throws StoreError naming the file.
 void write(const std::string& path, const std::string& cacheKey, const SignatureMatrix& sig);
+
+// The rows of documents [first, first + count) into out (count x hashes), from wherever a
+// cache's values are when they are not in memory (a run that spilled: its rows' spill file).
+using RowBlocks = std::function<void(uint64_t first, std::size_t count, uint32_t* out)>;
+inline constexpr std::size_t kRowBlock = 8192;  // rows copied at a time: 4 MiB at H = 128
+
+// write(), with the values read kRowBlock rows at a time from `rows` instead of from memory:
+// the same bytes. What `rows` throws ends the write (no file is left); Cancelled passes through
+// as it is, other errors as StoreError. `shape` gives the hash count, the digests and the
+// eligibility flags (its values are not read and may be empty).
+void writeFromRows(const std::string& path, const std::string& cacheKey,
+                   const SignatureMatrix& shape, const RowBlocks& rows);
 
 // The whole encoding in memory (for BLOB storage).
 std::string encode(const std::string& cacheKey, const SignatureMatrix& sig);

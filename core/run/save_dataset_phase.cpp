@@ -45,19 +45,33 @@ void SaveDatasetPhase::save() {
         s_.dataset.id = s_.store.saveDataset(s_.dataset, s_.docs);
         s_.datasetId = s_.dataset.id;
     }
-    if (s_.memory.spilled())
-        s_.report.info("signatures not cached in the project: they exceed the memory budget");
-    else
-        try {
+    try {
+        if (!s_.memory.spilled()) {
             s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
-        } catch (const Cancelled&) {
-            throw;
-        } catch (const std::exception& e) {
-            // The cache only spares a later run its reading: a full disk costs that, never
-            // this run.
-            s_.report.info(std::string("warning: signatures not cached in the project (") +
-                           e.what() + "); a later run on these inputs reads them again");
+        } else {
+            // Copied from the rows' spill file a block at a time: the same cache file as a run
+            // in memory writes, without the matrix in memory. A later run loads it when it
+            // fits that run's budget (run_plan.h); the report and the workbench read its rows.
+            const SignatureSpill& spill = s_.memory.spill();
+            const bool cached = s_.store.saveSignatureRows(
+                *s_.datasetId, s_.cacheKey, s_.sigs,
+                [this, &spill](uint64_t first, std::size_t count, uint32_t* out) {
+                    s_.report.checkCancel();
+                    spill.readRange(first, count, out);
+                });
+            if (!cached)
+                s_.report.info(
+                    "signatures not cached in the project: they exceed the memory budget and an "
+                    "in-memory project holds its cache whole");
         }
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        // The cache only spares a later run its reading: a full disk costs that, never
+        // this run.
+        s_.report.info(std::string("warning: signatures not cached in the project (") + e.what() +
+                       "); a later run on these inputs reads them again");
+    }
     s_.report.checkCancel();
 }
 
