@@ -135,6 +135,37 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
 
 namespace {
 
+// The diameter and farthest member of component `c` (its representative set) over its members
+// `docs[0 .. count)`, in document order: the representative's row read once, then the other
+// members' rows at most `blockRows` at a time; a tie keeps the first farthest member, as comparing
+// them all at once would. False when a row cannot be read. `held`: the most rows held at once.
+bool measureComponent(const SignatureRowSource& read, int hashes, const uint32_t* docs,
+                      std::size_t count, std::size_t blockRows, ComponentDiameter& c,
+                      uint64_t& held) {
+    if (hashes <= 0) return false;
+    const auto h = static_cast<std::size_t>(hashes);
+    std::vector<uint32_t> representative, block, values;
+    if (!read({c.representative}, representative)) return false;
+    for (std::size_t at = 0; at < count;) {
+        block.clear();
+        for (; at < count && block.size() < blockRows; ++at)
+            if (docs[at] != c.representative) block.push_back(docs[at]);
+        if (block.empty()) continue;
+        if (!read(block, values)) return false;
+        held = std::max<uint64_t>(held, block.size() + 1);
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            const double s =
+                matchingPositions(values.data() + i * h, representative.data(), hashes) /
+                static_cast<double>(hashes);
+            if (std::isnan(c.diameter) || s < c.diameter) {
+                c.diameter = s;
+                c.farthest = block[i];
+            }
+        }
+    }
+    return true;
+}
+
 // Why a run has no diameters: its signatures are not in the project's cache (its sidecar
 // folder was removed or cleared; or the run spilled to disk in a project without a file, whose
 // cache would be one BLOB of the whole matrix).
@@ -244,40 +275,26 @@ std::vector<ComponentDiameter> ComponentDiameters::measureFromCache(
     rows_.clear();
     why_.clear();
     const double below = chainBelow(std::isnan(threshold) ? threshold_ : threshold, hashes_);
-    const auto h = static_cast<std::size_t>(std::max(hashes_, 0));
     blockRows = std::max<std::size_t>(blockRows, 1);
-    auto read = [&](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
-        return h > 0 && why_.empty() &&
-               loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
+    const SignatureRowSource read = [&](const std::vector<uint32_t>& docs,
+                                        std::vector<uint32_t>& values) {
+        return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
     };
     std::vector<ComponentDiameter> out;
-    std::vector<uint32_t> representative, block, values;
+    std::vector<uint32_t> docs;
+    uint64_t held = 0;
     for (std::size_t first = 0; first < members.size();) {
         std::size_t end = first;
-        while (end < members.size() && members[end].cluster == members[first].cluster)
-            ++end;
+        docs.clear();
+        for (; end < members.size() && members[end].cluster == members[first].cluster; ++end)
+            docs.push_back(members[end].doc);
         ComponentDiameter c;
         c.cluster = members[first].cluster;
         c.representative = members[first].representative;
         c.farthest = c.representative;
         c.size = end - first;
-        bool readable = why_.empty() && read({c.representative}, representative);
-        for (std::size_t at = first; readable && at < end;) {
-            block.clear();
-            for (; at < end && block.size() < blockRows; ++at)
-                if (members[at].doc != c.representative) block.push_back(members[at].doc);
-            if (block.empty()) continue;
-            readable = read(block, values);
-            for (std::size_t i = 0; readable && i < block.size(); ++i) {
-                const double s =
-                    matchingPositions(values.data() + i * h, representative.data(), hashes_) /
-                    static_cast<double>(hashes_);
-                if (std::isnan(c.diameter) || s < c.diameter) {
-                    c.diameter = s;
-                    c.farthest = block[i];
-                }
-            }
-        }
+        const bool readable = why_.empty() && measureComponent(read, hashes_, docs.data(),
+                                                               docs.size(), blockRows, c, held);
         if (!readable) {  // not cached: no diameter for any cluster rather than some
             notCached(row);
             for (ComponentDiameter& done : out) {
@@ -341,30 +358,11 @@ using RowReader = SignatureRowSource;
 
 bool measureInBlocks(const RowReader& read, int hashes, const MemberLists& members,
                      std::size_t blockRows, NotableComponents& out, uint64_t& held) {
-    if (hashes <= 0) return false;
-    const auto h = static_cast<std::size_t>(hashes);
-    std::vector<uint32_t> representativeRow, values, block;
-    for (std::size_t k = 0; k < out.components.size(); ++k) {
-        ComponentDiameter& c = out.components[k];
-        if (!read({c.representative}, representativeRow)) return false;
-        for (std::size_t at = members.begin[k]; at < members.begin[k + 1];) {
-            block.clear();
-            for (; at < members.begin[k + 1] && block.size() < blockRows; ++at)
-                if (members.docs[at] != c.representative) block.push_back(members.docs[at]);
-            if (block.empty()) continue;
-            if (!read(block, values)) return false;
-            held = std::max<uint64_t>(held, block.size() + 1);
-            for (std::size_t i = 0; i < block.size(); ++i) {
-                const double s =
-                    matchingPositions(values.data() + i * h, representativeRow.data(), hashes) /
-                    static_cast<double>(hashes);
-                if (std::isnan(c.diameter) || s < c.diameter) {
-                    c.diameter = s;
-                    c.farthest = block[i];
-                }
-            }
-        }
-    }
+    for (std::size_t k = 0; k < out.components.size(); ++k)
+        if (!measureComponent(read, hashes, members.docs.data() + members.begin[k],
+                              members.begin[k + 1] - members.begin[k], blockRows, out.components[k],
+                              held))
+            return false;
     return true;
 }
 

@@ -170,6 +170,25 @@ bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey
 
 namespace {
 
+// The dataset's document count, checked against the signatures' before the (possibly large)
+// cache file is written, so that no orphan file is left behind.
+uint64_t checkedDocuments(sql::Database& db, int64_t datasetId, const SignatureMatrix& sig) {
+    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
+    if (sig.size() != documents)
+        throw StoreError("project store: " + std::to_string(sig.size()) +
+                         " signatures for dataset " + std::to_string(datasetId) + " of " +
+                         std::to_string(documents) + " documents");
+    return documents;
+}
+
+// The cache file's name in the sidecar directory `dir`, created when missing.
+std::string cacheFileIn(const std::string& dir, int64_t datasetId, const std::string& cacheKey) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw StoreError("project store: cannot create " + dir + ": " + ec.message());
+    return sigfile::fileName(datasetId, cacheKey);
+}
+
 // The rows of a signature cache that refer to its file (or hold it as a BLOB), replacing any
 // earlier cache of the same key, in one transaction.
 void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::string& cacheKey,
@@ -209,24 +228,14 @@ void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::strin
 
 void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey,
                                   const SignatureMatrix& signatures) {
-    // Checked before the (possibly large) file is written, so no orphan file is left behind.
     auto& db = impl_->db;
-    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
-    if (signatures.size() != documents)
-        throw StoreError("project store: " + std::to_string(signatures.size()) +
-                         " signatures for dataset " + std::to_string(datasetId) + " of " +
-                         std::to_string(documents) + " documents");
+    const uint64_t documents = checkedDocuments(db, datasetId, signatures);
     if (inMemory(impl_->path)) {
         const std::string data = sigfile::encode(cacheKey, signatures);
         recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, nullptr, &data);
         return;
     }
-    const std::string fileName = sigfile::fileName(datasetId, cacheKey);
-    std::error_code ec;
-    std::filesystem::create_directories(impl_->sidecarDir(), ec);
-    if (ec)
-        throw StoreError("project store: cannot create " + impl_->sidecarDir() + ": " +
-                         ec.message());
+    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
     sigfile::write(impl_->sidecarDir() + "/" + fileName, cacheKey, signatures);
     recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, &fileName, nullptr);
 }
@@ -235,18 +244,9 @@ bool ProjectStore::saveSignatureRows(
     int64_t datasetId, const std::string& cacheKey, const SignatureMatrix& shape,
     const std::function<void(uint64_t, std::size_t, uint32_t*)>& rows) {
     auto& db = impl_->db;
-    const uint64_t documents = store_rows::datasetDocuments(db, datasetId);
-    if (shape.size() != documents)
-        throw StoreError("project store: " + std::to_string(shape.size()) +
-                         " signatures for dataset " + std::to_string(datasetId) + " of " +
-                         std::to_string(documents) + " documents");
+    const uint64_t documents = checkedDocuments(db, datasetId, shape);
     if (inMemory(impl_->path)) return false;
-    const std::string fileName = sigfile::fileName(datasetId, cacheKey);
-    std::error_code ec;
-    std::filesystem::create_directories(impl_->sidecarDir(), ec);
-    if (ec)
-        throw StoreError("project store: cannot create " + impl_->sidecarDir() + ": " +
-                         ec.message());
+    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
     sigfile::writeFromRows(impl_->sidecarDir() + "/" + fileName, cacheKey, shape, rows);
     recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
     return true;
