@@ -39,52 +39,15 @@ class ChunkProcessor {
         work.symbols.clear();
         work.chars.clear();
         for (const ParsedDocument& d : work.parsed.docs) {
-            const auto& cps = normalizer_.run(work.parsed.text(d));
-            work.chars.push_back(static_cast<uint32_t>(cps.size()));
-            if (shingle_ == ShingleKind::Char) {
-                work.symbols.symbols.insert(work.symbols.symbols.end(), cps.begin(), cps.end());
-            } else {
-                toSymbols(shingle_, cps, words_);
-                work.symbols.symbols.insert(work.symbols.symbols.end(), words_.begin(),
-                                            words_.end());
-            }
+            const std::vector<uint32_t>& symbols = symbolsOf(work.parsed, d, work.chars);
+            work.symbols.symbols.insert(work.symbols.symbols.end(), symbols.begin(), symbols.end());
             work.symbols.docEnd.push_back(work.symbols.symbols.size());
         }
     }
 
-    // prepare and the rows in one pass, for a signer that signs one document on the calling
-    // thread (Backend::signsOneDocument): each document is signed right after it is
-    // normalized, while its symbols are in cache, and work.symbols keeps only the ends. Returns
-    // the nanoseconds spent signing.
-    int64_t prepareSigned(const LineChunk& chunk, ChunkWork& work, const Backend& signer,
-                          const HashConstants& constants) {
-        parser_.parse(chunk, work.parsed);
-        work.symbols.clear();
-        work.chars.clear();
-        const auto h = static_cast<std::size_t>(constants.hashes);
-        work.rows.resize(work.parsed.docs.size() * h);
-        int64_t signNs = 0;
-        uint64_t end = 0;
-        for (std::size_t i = 0; i < work.parsed.docs.size(); ++i) {
-            const auto& cps = normalizer_.run(work.parsed.text(work.parsed.docs[i]));
-            work.chars.push_back(static_cast<uint32_t>(cps.size()));
-            const std::vector<uint32_t>* symbols = &cps;
-            if (shingle_ != ShingleKind::Char) {
-                toSymbols(shingle_, cps, words_);
-                symbols = &words_;
-            }
-            const auto t0 = std::chrono::steady_clock::now();
-            signer.signDocument(symbols->data(), symbols->size(), constants,
-                                work.rows.data() + i * h, scratch_);
-            signNs += (std::chrono::steady_clock::now() - t0).count();
-            end += symbols->size();
-            work.symbols.docEnd.push_back(end);
-        }
-        return signNs;
-    }
-
     // prepare, then the rows with `signer`, timed; `signerLock`, when given, is held while
-    // signing (for a backend that signs from one thread at a time).
+    // signing (for a backend that signs from one thread at a time). A signer that signs one
+    // document on the calling thread, unlocked, signs each as it is normalized (prepareSigned).
     void process(const LineChunk& chunk, ChunkWork& work, Backend& signer,
                  const HashConstants& constants, std::mutex* signerLock = nullptr) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -107,6 +70,43 @@ class ChunkProcessor {
     }
 
   private:
+    // prepare and the rows in one pass, for a signer that signs one document on the calling
+    // thread (Backend::signsOneDocument): each document is signed right after it is
+    // normalized, while its symbols are in cache, and work.symbols keeps only the ends. Returns
+    // the nanoseconds spent signing.
+    int64_t prepareSigned(const LineChunk& chunk, ChunkWork& work, const Backend& signer,
+                          const HashConstants& constants) {
+        parser_.parse(chunk, work.parsed);
+        work.symbols.clear();
+        work.chars.clear();
+        const auto h = static_cast<std::size_t>(constants.hashes);
+        work.rows.resize(work.parsed.docs.size() * h);
+        int64_t signNs = 0;
+        uint64_t end = 0;
+        for (std::size_t i = 0; i < work.parsed.docs.size(); ++i) {
+            const std::vector<uint32_t>& symbols =
+                symbolsOf(work.parsed, work.parsed.docs[i], work.chars);
+            const auto t0 = std::chrono::steady_clock::now();
+            signer.signDocument(symbols.data(), symbols.size(), constants, work.rows.data() + i * h,
+                                scratch_);
+            signNs += (std::chrono::steady_clock::now() - t0).count();
+            end += symbols.size();
+            work.symbols.docEnd.push_back(end);
+        }
+        return signNs;
+    }
+
+    // The document normalized into its symbol stream (its code points, or its words' hashes),
+    // valid until the next call; its character count appended to `chars`.
+    const std::vector<uint32_t>& symbolsOf(const ParsedChunk& parsed, const ParsedDocument& d,
+                                           std::vector<uint32_t>& chars) {
+        const auto& cps = normalizer_.run(parsed.text(d));
+        chars.push_back(static_cast<uint32_t>(cps.size()));
+        if (shingle_ == ShingleKind::Char) return cps;
+        toSymbols(shingle_, cps, words_);
+        return words_;
+    }
+
     ChunkParser parser_;
     Normalizer normalizer_;
     ShingleKind shingle_;

@@ -223,22 +223,15 @@ class ChunkStream {
             return token;
         }
         ChunkProcessor& w = workers_.local();
-        const auto t0 = SteadyClock::now();
-        if (layout_.signInParallel && s_.backend.signsOneDocument()) {
-            const int64_t sign = w.prepareSigned(token->chunk, *token, s_.backend, constants_);
-            readNs_ += (SteadyClock::now() - t0).count() - sign;
-            signNs_ += sign;
+        if (layout_.signInParallel) {  // each document as it is normalized, on a CPU backend
+            w.process(token->chunk, *token, s_.backend, constants_);
+            readNs_ += token->parseNs;
+            signNs_ += token->signNs;
             return token;
         }
+        const auto t0 = SteadyClock::now();
         w.prepare(token->chunk, *token);
-        const auto t1 = SteadyClock::now();
-        if (layout_.signInParallel) {
-            token->rows.resize(token->symbols.size() * h_);
-            s_.backend.computeSignatures(token->symbols, constants_, token->rows.data());
-        }
-        const auto t2 = SteadyClock::now();
-        readNs_ += (t1 - t0).count();
-        signNs_ += (t2 - t1).count();
+        readNs_ += (SteadyClock::now() - t0).count();
         return token;
     }
 
