@@ -166,6 +166,22 @@ bool measureComponent(const SignatureRowSource& read, int hashes, const uint32_t
     return true;
 }
 
+// The size and chain flags of measured components, against the chain threshold `below`.
+void setFlags(std::vector<ComponentDiameter>& list, double below) {
+    for (ComponentDiameter& c : list) {
+        c.large = c.size >= kLargeComponent;
+        c.chain = !std::isnan(c.diameter) && c.diameter < below;
+    }
+}
+
+// No diameter for any component rather than some, when a row could not be read.
+void forgetDiameters(std::vector<ComponentDiameter>& list) {
+    for (ComponentDiameter& c : list) {
+        c.diameter = std::numeric_limits<double>::quiet_NaN();
+        c.farthest = c.representative;
+    }
+}
+
 // Why a run has no diameters: its signatures are not in the project's cache (its sidecar
 // folder was removed or cleared; or the run spilled to disk in a project without a file, whose
 // cache would be one BLOB of the whole matrix).
@@ -213,11 +229,19 @@ bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
 bool ComponentDiameters::loadRows(const ProjectStore& store, int64_t runId,
                                   const std::vector<uint32_t>& docs) {
     const RunRow row = start(store, runId);
-    if (docs.empty() || hashes_ <= 0 ||
-        !loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, signatures_.values)) {
+    if (!readRows(store, row, docs)) {
         notCached(row);
         return false;
     }
+    return true;
+}
+
+bool ComponentDiameters::readRows(const ProjectStore& store, const RunRow& row,
+                                  const std::vector<uint32_t>& docs) {
+    rows_.clear();
+    if (docs.empty() || hashes_ <= 0 ||
+        !loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, signatures_.values))
+        return false;
     signatures_.hashes = hashes_;
     rows_ = docs;
     return true;
@@ -260,10 +284,7 @@ std::vector<ComponentDiameter> ComponentDiameters::measure(
             c.farthest = m.doc;
         }
     }
-    for (ComponentDiameter& c : out) {
-        c.large = c.size >= kLargeComponent;
-        c.chain = !std::isnan(c.diameter) && c.diameter < below;
-    }
+    setFlags(out, below);
     return out;
 }
 
@@ -271,46 +292,59 @@ std::vector<ComponentDiameter> ComponentDiameters::measureFromCache(
     const ProjectStore& store, int64_t runId, const std::vector<ListingMember>& members,
     double threshold, std::size_t blockRows) {
     const RunRow row = start(store, runId);
-    signatures_ = SignatureMatrix{};
-    rows_.clear();
-    why_.clear();
-    const double below = chainBelow(std::isnan(threshold) ? threshold_ : threshold, hashes_);
     blockRows = std::max<std::size_t>(blockRows, 1);
     const SignatureRowSource read = [&](const std::vector<uint32_t>& docs,
                                         std::vector<uint32_t>& values) {
         return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
     };
+    auto clusterEnd = [&members](std::size_t i) {
+        std::size_t end = i;
+        while (end < members.size() && members[end].cluster == members[i].cluster)
+            ++end;
+        return end;
+    };
     std::vector<ComponentDiameter> out;
     std::vector<uint32_t> docs;
+    bool cached = true;
     uint64_t held = 0;
     for (std::size_t first = 0; first < members.size();) {
-        std::size_t end = first;
-        docs.clear();
-        for (; end < members.size() && members[end].cluster == members[first].cluster; ++end)
-            docs.push_back(members[end].doc);
-        ComponentDiameter c;
-        c.cluster = members[first].cluster;
-        c.representative = members[first].representative;
-        c.farthest = c.representative;
-        c.size = end - first;
-        const bool readable = why_.empty() && measureComponent(read, hashes_, docs.data(),
-                                                               docs.size(), blockRows, c, held);
-        if (!readable) {  // not cached: no diameter for any cluster rather than some
-            notCached(row);
-            for (ComponentDiameter& done : out) {
-                done.diameter = std::numeric_limits<double>::quiet_NaN();
-                done.farthest = done.representative;
-            }
-            c.diameter = std::numeric_limits<double>::quiet_NaN();
+        std::size_t end = clusterEnd(first);
+        if (end - first <= blockRows) {  // with the clusters after it that fit the block too
+            while (end < members.size() && clusterEnd(end) - first <= blockRows)
+                end = clusterEnd(end);
+            const std::vector<ListingMember> batch(
+                members.begin() + static_cast<std::ptrdiff_t>(first),
+                members.begin() + static_cast<std::ptrdiff_t>(end));
+            docs.clear();
+            for (const ListingMember& m : batch)
+                docs.insert(docs.end(), {m.doc, m.representative});
+            std::sort(docs.begin(), docs.end());
+            docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+            cached = cached && readRows(store, row, docs);
+            for (const ComponentDiameter& c : measure(batch, threshold))
+                out.push_back(c);
+        } else {
+            docs.clear();
+            for (std::size_t i = first; i < end; ++i)
+                docs.push_back(members[i].doc);
+            ComponentDiameter c;
+            c.cluster = members[first].cluster;
+            c.representative = members[first].representative;
             c.farthest = c.representative;
+            c.size = end - first;
+            cached = cached &&
+                     measureComponent(read, hashes_, docs.data(), docs.size(), blockRows, c, held);
+            out.push_back(c);
         }
-        out.push_back(c);
         first = end;
     }
-    for (ComponentDiameter& c : out) {
-        c.large = c.size >= kLargeComponent;
-        c.chain = !std::isnan(c.diameter) && c.diameter < below;
+    signatures_ = SignatureMatrix{};
+    rows_.clear();
+    if (!cached) {
+        notCached(row);
+        forgetDiameters(out);
     }
+    setFlags(out, chainBelow(std::isnan(threshold) ? threshold_ : threshold, hashes_));
     return out;
 }
 
@@ -348,15 +382,9 @@ MemberLists membersOf(const RunResult& run, const std::vector<uint32_t>& chosen)
     return m;
 }
 
-// The signature rows of `docs`, in that order, into `values`; false when they cannot be read.
-using RowReader = SignatureRowSource;
-
-// Measures the diameter and farthest member of each component of `out` (sizes and
-// representatives set) from the cached rows: the representative's row once, then its other
-// members' rows at most `blockRows` at a time, in document order (a tie keeps the first
-// farthest member, as comparing them all at once would). False when a row cannot be read.
-
-bool measureInBlocks(const RowReader& read, int hashes, const MemberLists& members,
+// Each component of `out` (sizes and representatives set) measured by measureComponent over its
+// member list; false when a row cannot be read.
+bool measureInBlocks(const SignatureRowSource& read, int hashes, const MemberLists& members,
                      std::size_t blockRows, NotableComponents& out, uint64_t& held) {
     for (std::size_t k = 0; k < out.components.size(); ++k)
         if (!measureComponent(read, hashes, members.docs.data() + members.begin[k],
@@ -411,7 +439,8 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
     const bool wholeLoaded = inMemory &&
                              store.loadSignatures(row.run.datasetId, row.signatureKey, whole) &&
                              whole.hashes == hashes;
-    const RowReader read = [&](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+    const SignatureRowSource read = [&](const std::vector<uint32_t>& docs,
+                                        std::vector<uint32_t>& values) {
         if (given) return reading->rows(docs, values);
         if (!inMemory)
             return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
@@ -427,17 +456,10 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
         // Not cached (or unreadable part way): no diameter at all rather than some.
         out.diameterUnknown = notCachedWhy(row);
         held = 0;
-        for (ComponentDiameter& c : out.components) {
-            c.diameter = std::numeric_limits<double>::quiet_NaN();
-            c.farthest = c.representative;
-        }
+        forgetDiameters(out.components);
     }
     if (reading) reading->rowsHeldAtMost = held;
-    const double below = chainBelow(run.params.compare.threshold, hashes);
-    for (ComponentDiameter& c : out.components) {
-        c.large = c.size >= kLargeComponent;
-        c.chain = !std::isnan(c.diameter) && c.diameter < below;
-    }
+    setFlags(out.components, chainBelow(run.params.compare.threshold, hashes));
     return out;
 }
 

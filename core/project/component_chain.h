@@ -88,9 +88,10 @@ class ComponentDiameters {
         double threshold = std::numeric_limits<double>::quiet_NaN()) const;
 
     // measure(), reading the rows from the run's signature cache as it goes instead of from
-    // load(): each cluster's representative row once, then its other members' rows at most
-    // `blockRows` at a time, so that a listing of millions of members (the workbench's) holds
-    // one block, never the whole cache (2 GB at 4 M documents and H = 128). The same diameters
+    // load(): consecutive clusters whose members fit `blockRows` rows with one read, a larger
+    // cluster its representative's row once and its other members' rows a block at a time, so
+    // that a listing of millions of members (the workbench's) holds one block, never the whole
+    // cache (2 GB at 4 M documents and H = 128). The same diameters
     // and farthest members as load() + measure() (members in document order; a tie keeps the
     // first); NaN diameters, with why() set, when the run's signatures are not cached. Nothing
     // stays loaded: similarity() needs load() or loadRows().
@@ -103,6 +104,8 @@ class ComponentDiameters {
     // Reads the run's parameters; the row and cache key of the run.
     RunRow start(const ProjectStore& store, int64_t runId);
     void notCached(const RunRow& row);
+    // The cached rows of `docs` (sorted) as the loaded rows; false when they cannot be read.
+    bool readRows(const ProjectStore& store, const RunRow& row, const std::vector<uint32_t>& docs);
     // The signature row of document d (rows_ empty: the whole matrix is loaded), or nullptr.
     const uint32_t* rowOf(uint32_t d) const;
 
