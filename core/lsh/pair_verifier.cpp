@@ -129,7 +129,7 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
         std::size_t hinted = 0;
         for (std::size_t i = 0; i < involved.size(); ++i) {
             if (i % 4096 == 0) checkCancel();
-            if (i == hinted || hinted - i < kReadAhead / 2)
+            if (hinted < involved.size() && hinted - i < kReadAhead / 2)
                 hinted = hintAhead(reader, files, docs, involved, hinted);
             const uint32_t d = involved[i];
             if (columnar::isColumnarName(files[docs.file[d]].path)) {
