@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -14,24 +15,30 @@
 
 namespace neardup {
 
+namespace {
+
+constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
+// Written behind in windows of this size; the window kLagWindows back is waited for and
+// dropped, so at most that many windows of the file are dirty or in flight at a time.
+constexpr uint64_t kWindowBytes = uint64_t{8} << 20;
+constexpr uint64_t kLagWindows = 4;
+
+}  // namespace
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // A device or pipe (/dev/stdout, /dev/full) is written in place: renaming a file over it
     // would replace the device node. temp_ stays empty in that case.
     if (path_ == "-") {  // standard output, written in place
-        const int fd = ::dup(STDOUT_FILENO);
-        file_ = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
-        if (!file_) {
-            if (fd >= 0) ::close(fd);
+        fd_ = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+        if (fd_ < 0)
             throw std::runtime_error("cannot write to standard output: " +
                                      std::string(std::strerror(errno)));
-        }
+        buffer_ = std::make_unique<char[]>(kBufferBytes);
         return;
     }
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        file_ = std::fopen(path_.c_str(), "wb");
-        if (!file_)
-            throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+        open(path_.c_str(), false);
         return;
     }
     const std::filesystem::path target(path_);
@@ -42,37 +49,101 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     name += ".tmp-";
     name += std::to_string(::getpid());
     temp_ = (dir / name).string();
-    file_ = std::fopen(temp_.c_str(), "wb");
-    if (!file_) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
-    static constexpr std::size_t kBuffer = std::size_t{1} << 20;
-    std::setvbuf(file_, nullptr, _IOFBF, kBuffer);
+    open(temp_.c_str(), true);
+}
+
+void AtomicFile::open(const char* path, bool writeBehind) {
+    fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    buffer_ = std::make_unique<char[]>(kBufferBytes);
+    writeBehind_ = writeBehind;
 }
 
 AtomicFile::~AtomicFile() {
-    if (file_) std::fclose(file_);
+    if (fd_ >= 0) ::close(fd_);
     if (!committed_ && !temp_.empty()) std::remove(temp_.c_str());
 }
 
 void AtomicFile::fail(const char* what) {
     const int err = errno;
-    if (file_) std::fclose(file_);
-    file_ = nullptr;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
     if (!temp_.empty()) std::remove(temp_.c_str());
     throw std::runtime_error(std::string("cannot ") + what + " '" + path_ +
                              "': " + std::strerror(err));
 }
 
+void AtomicFile::writeAll(const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd_, data, size);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("write");
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+        handed_ += static_cast<uint64_t>(n);
+    }
+}
+
 void AtomicFile::write(std::string_view bytes) {
-    if (bytes.empty()) return;
-    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
+    if (fd_ < 0) {
+        errno = EBADF;
+        fail("write");
+    }
+    if (used_ + bytes.size() <= kBufferBytes) {
+        std::memcpy(buffer_.get() + used_, bytes.data(), bytes.size());
+        used_ += bytes.size();
+        return;
+    }
+    flush();
+    if (bytes.size() >= kBufferBytes) {  // large pieces skip the copy
+        writeAll(bytes.data(), bytes.size());
+        writeBehind();
+        return;
+    }
+    std::memcpy(buffer_.get(), bytes.data(), bytes.size());
+    used_ = bytes.size();
+}
+
+void AtomicFile::flush() {
+    writeAll(buffer_.get(), used_);
+    used_ = 0;
+    writeBehind();
+}
+
+void AtomicFile::writeBehind() {
+#ifdef __linux__
+    while (writeBehind_ && handed_ - started_ >= kWindowBytes) {
+        if (::sync_file_range(fd_, static_cast<off_t>(started_), kWindowBytes,
+                              SYNC_FILE_RANGE_WRITE) != 0) {
+            // A file system or kernel without it: written as any file is.
+            if (errno == EINVAL || errno == ENOSYS || errno == ESPIPE || errno == EOPNOTSUPP) {
+                writeBehind_ = false;
+                return;
+            }
+            fail("write");
+        }
+        started_ += kWindowBytes;
+        if (started_ < kLagWindows * kWindowBytes) continue;
+        const auto old = static_cast<off_t>(started_ - kLagWindows * kWindowBytes);
+        // Waiting reports the window's write errors here, and takes them from the later
+        // fsync(): they must fail the write now.
+        if (::sync_file_range(fd_, old, kWindowBytes,
+                              SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                  SYNC_FILE_RANGE_WAIT_AFTER) != 0)
+            fail("write");
+        ::posix_fadvise(fd_, old, static_cast<off_t>(kWindowBytes), POSIX_FADV_DONTNEED);
+    }
+#endif
 }
 
 void AtomicFile::finish() {
     if (finished_) return;
-    if (std::fflush(file_) != 0) fail("write");
-    if (!temp_.empty() && ::fsync(::fileno(file_)) != 0) fail("sync");
-    const int closed = std::fclose(file_);
-    file_ = nullptr;
+    flush();
+    if (!temp_.empty() && ::fsync(fd_) != 0) fail("sync");
+    const int closed = ::close(fd_);
+    fd_ = -1;
     if (closed != 0) fail("close");
     finished_ = true;
 }

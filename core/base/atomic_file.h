@@ -2,9 +2,17 @@
 // target directory, flushed to disk, then renamed over the target. The temporary is named
 // ".<name>.tmp-<pid>" (hidden, one per process); a process killed while writing leaves it, and
 // whoever sweeps up after dead processes recognises it by that name (tempFileOwner below).
+//
+// A large file is written behind: every 8 MiB handed to the kernel is sent to the disk at once,
+// and the window four back is waited for and dropped from the page cache. finish() syncs the
+// whole file anyway, so nothing waits longer; but a multi-gigabyte output no longer fills the
+// page cache with dirty pages that the kernel must then write back and reclaim while the run
+// is still writing, which on the 2-core development VM cost 1-5 s of kernel time per 4 GB
+// written (docs/performance.md, "Writing behind").
 #pragma once
 
-#include <cstdio>
+#include <cstdint>
+#include <memory>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -36,10 +44,21 @@ class AtomicFile {
     void commitDurably();
 
   private:
-    void fail(const char* what);
+    void open(const char* path, bool writeBehind);
+    // Hands the buffer to the kernel, then writes behind (see above).
+    void flush();
+    void writeBehind();
+    // Writes `size` bytes straight to the descriptor, retrying short writes.
+    void writeAll(const char* data, std::size_t size);
+    [[noreturn]] void fail(const char* what);
     std::string path_;
     std::string temp_;
-    std::FILE* file_ = nullptr;
+    int fd_ = -1;
+    std::unique_ptr<char[]> buffer_;
+    std::size_t used_ = 0;
+    uint64_t handed_ = 0;   // bytes handed to the kernel
+    uint64_t started_ = 0;  // bytes whose write to the disk was started
+    bool writeBehind_ = false;
     bool finished_ = false;
     bool committed_ = false;
 };

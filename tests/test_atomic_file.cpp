@@ -1,0 +1,155 @@
+// AtomicFile: complete or absent, every byte as written whatever the sizes of the pieces, errors
+// reported, and a large file written behind (sent to the disk and dropped from the page cache as
+// it grows) instead of left to the kernel as gigabytes of dirty pages.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "atomic_file.h"
+#include "test_support.h"
+
+using namespace neardup;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// Bytes in pieces of every size that matters to the buffer: a line at a time, pieces just under
+// and over the 1 MiB buffer, and whole windows (8 MiB), in a deterministic mix.
+std::vector<std::string> pieces(std::size_t total, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::size_t sizes[] = {1, 57, 4096, kMiB - 1, kMiB, kMiB + 3, 3 * kMiB, 8 * kMiB + 5};
+    std::vector<std::string> out;
+    std::size_t sum = 0;
+    while (sum < total) {
+        std::size_t size = sizes[rng() % std::size(sizes)];
+        size = std::min(size, total - sum);
+        std::string piece(size, '\0');
+        for (std::size_t i = 0; i < size; i += 61)
+            piece[i] = static_cast<char>('a' + rng() % 26);
+        sum += size;
+        out.push_back(std::move(piece));
+    }
+    return out;
+}
+
+// The fraction of the file's first `bytes` that is in the page cache.
+double residentFraction(const std::string& path, std::size_t bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (map == MAP_FAILED) return -1;
+    const long page = ::sysconf(_SC_PAGESIZE);
+    std::vector<unsigned char> resident((bytes + page - 1) / page);
+    const int rc = ::mincore(map, bytes, resident.data());
+    ::munmap(map, bytes);
+    if (rc != 0) return -1;
+    std::size_t in = 0;
+    for (const unsigned char r : resident)
+        in += r & 1;
+    return static_cast<double>(in) / static_cast<double>(resident.size());
+}
+
+// tmpfs keeps every page in memory whatever the writer asks: nothing to write behind.
+bool onTmpfs(const std::string& dir) {
+    struct statfs st {};
+    return ::statfs(dir.c_str(), &st) == 0 && st.f_type == 0x01021994;
+}
+
+}  // namespace
+
+class TestAtomicFile : public QObject {
+    Q_OBJECT
+  private slots:
+    // 40 MiB in pieces of every size: the target appears only at commit, byte for byte, and the
+    // temporary is gone.
+    void writesEveryByteInOrder() {
+        QTemporaryDir dir;
+        const std::string target = dir.filePath(QStringLiteral("out.jsonl")).toStdString();
+        const std::vector<std::string> parts = pieces(40 * kMiB + 12345, 7);
+        std::string expected;
+        {
+            AtomicFile file(target);
+            for (const std::string& p : parts) {
+                file.write(p);
+                expected += p;
+            }
+            QVERIFY(!fs::exists(target));
+            file.finish();
+            QVERIFY(!fs::exists(target));
+            file.commit();
+        }
+        QCOMPARE(fs::file_size(target), expected.size());
+        QVERIFY(testsupport::readFile(target) == expected);
+        for (const auto& entry : fs::directory_iterator(dir.path().toStdString()))
+            QCOMPARE(QString::fromStdString(entry.path().filename().string()),
+                     QStringLiteral("out.jsonl"));
+    }
+
+    // A file given up before commit leaves nothing, however much was written behind.
+    void abandonedFileLeavesNothing() {
+        QTemporaryDir dir;
+        const std::string target = dir.filePath(QStringLiteral("out.jsonl")).toStdString();
+        {
+            AtomicFile file(target);
+            for (const std::string& p : pieces(20 * kMiB, 3))
+                file.write(p);
+        }
+        QVERIFY(fs::is_empty(dir.path().toStdString()));
+    }
+
+    // Errors are not lost to the buffering: a device that is full fails the file, naming it.
+    void fullDeviceFails() {
+        if (!fs::exists("/dev/full")) QSKIP("no /dev/full");
+        AtomicFile file("/dev/full");
+        bool failed = false;
+        try {
+            for (const std::string& p : pieces(3 * kMiB, 5))
+                file.write(p);
+            file.finish();
+        } catch (const std::runtime_error& e) {
+            failed = std::string(e.what()).find("/dev/full") != std::string::npos;
+        }
+        QVERIFY(failed);
+    }
+
+    // Written behind: after finish, the file's early windows are no longer in the page cache,
+    // while the same bytes written plainly (the control) are still there.
+    void largeFileIsWrittenBehind() {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        if (onTmpfs(base)) QSKIP("the temporary directory is on tmpfs");
+        const std::string behind = base + "/behind.bin", plain = base + "/plain.bin";
+        const std::vector<std::string> parts = pieces(96 * kMiB, 11);
+        {
+            std::ofstream out(plain, std::ios::binary);
+            for (const std::string& p : parts)
+                out.write(p.data(), static_cast<std::streamsize>(p.size()));
+        }
+        AtomicFile file(behind);
+        for (const std::string& p : parts)
+            file.write(p);
+        file.commit();
+        // The last windows may still be cached (they were synced, not dropped); the first 48 MiB
+        // were dropped as the file grew.
+        const double control = residentFraction(plain, 48 * kMiB);
+        const double dropped = residentFraction(behind, 48 * kMiB);
+        QVERIFY2(control > 0.9, qPrintable(QStringLiteral("control %1").arg(control)));
+        QVERIFY2(dropped >= 0 && dropped < 0.1, qPrintable(QStringLiteral("%1").arg(dropped)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAtomicFile)
+#include "test_atomic_file.moc"
