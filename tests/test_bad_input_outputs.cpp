@@ -104,6 +104,30 @@ class TestBadInputOutputs : public BadInputFixture {
             QVERIFY(fs::is_character_file("/dev/full"));
             QCOMPARE(sqlRows(path("out.ndw"), "SELECT status FROM runs"),
                      QStringList{QStringLiteral("failed")});
+            // With two threads the run's pairs and clusters are written into the project while
+            // the outputs are: a failed export takes them back, and the run is still recorded
+            // as failed.
+            r = neardup({QStringLiteral("run"), good, QStringLiteral("-p"), q(path("two.ndw")),
+                         QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("2"),
+                         QStringLiteral("--out-jsonl"), QStringLiteral("/dev/full")});
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains(QStringLiteral("No space left on device")), qPrintable(r.err));
+            QCOMPARE(sqlRows(path("two.ndw"), "SELECT status FROM runs"),
+                     QStringList{QStringLiteral("failed")});
+            QCOMPARE(sqlRows(path("two.ndw"),
+                             "SELECT (SELECT count(*) FROM pairs) + (SELECT count(*) FROM clusters)"
+                             " + (SELECT count(*) FROM cluster_members)"),
+                     QStringList{QStringLiteral("0")});
+            QCOMPARE(sqlRows(path("two.ndw"), "PRAGMA integrity_check"),
+                     QStringList{QStringLiteral("ok")});
+            r = neardup({QStringLiteral("run"), good, QStringLiteral("-p"), q(path("two.ndw")),
+                         QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("2"),
+                         QStringLiteral("--out-jsonl"), q(path("two.jsonl"))});
+            QCOMPARE(r.code, 0);
+            QCOMPARE(sqlRows(path("two.ndw"), "SELECT status FROM runs ORDER BY id"),
+                     (QStringList{QStringLiteral("failed"), QStringLiteral("ok")}));
+            QVERIFY(sqlRows(path("two.ndw"), "SELECT count(*) FROM pairs WHERE run_id = 2") !=
+                    QStringList{QStringLiteral("0")});
         }
 
         // A write that fails half-way through a regular file (the file size limit stands in for
@@ -136,9 +160,21 @@ class TestBadInputOutputs : public BadInputFixture {
                                   QStringLiteral("--out-removed"), q(path(tag + ".removed"))},
                                  path(tag + ".ndw"));
             QVERIFY2(r.code == 0, qPrintable(r.err));
-            const std::string all = readFile(path(tag + ".jsonl")) +
-                                    readFile(path(tag + ".clusters")) +
-                                    readFile(path(tag + ".removed"));
+            // The project's record of the run too: with two threads or more its pairs and
+            // clusters are written beside the export (ExportPhase), with one after it.
+            const QStringList rows =
+                sqlRows(path(tag + ".ndw"),
+                        "SELECT a, b, matches, exact FROM pairs ORDER BY a, b") +
+                sqlRows(path(tag + ".ndw"),
+                        "SELECT cluster, representative, size FROM clusters ORDER BY cluster") +
+                sqlRows(path(tag + ".ndw"),
+                        "SELECT doc_index, cluster, removed_for, copy_of FROM cluster_members "
+                        "ORDER BY doc_index") +
+                sqlRows(path(tag + ".ndw"), "SELECT count(*) FROM band_stats");
+            QVERIFY(rows.size() > 3);
+            const std::string all =
+                readFile(path(tag + ".jsonl")) + readFile(path(tag + ".clusters")) +
+                readFile(path(tag + ".removed")) + rows.join(QLatin1Char('\n')).toStdString();
             if (first.empty()) {
                 first = all;
                 QVERIFY(!first.empty());

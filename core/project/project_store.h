@@ -135,6 +135,13 @@ class ProjectStore {
     int64_t beginRun(const RunResult& run);
     // Writes everything of the run in one transaction and sets its final status.
     void finishRun(const RunResult& run);
+    // finishRun in two steps, for a caller with other work meanwhile (the export, on another
+    // thread): the details that are final once the run is clustered (bands, pairs, clusters and
+    // their members: most of the rows) are written in a transaction left open, which
+    // finishRun(run) completes with the run's row and phases and commits. No other call on the
+    // store may come in between, but abandonRunDetails(), which rolls the details back.
+    void writeRunDetails(const RunResult& run);
+    void abandonRunDetails();
     // Marks a run failed or interrupted, with a message.
     void markRun(int64_t runId, const std::string& status, const std::string& error);
 

@@ -3,7 +3,9 @@
 // pairs and runs). Each table is reached through its row mapper (store_rows.h).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "project_schema.h"
@@ -17,6 +19,9 @@ struct ProjectStore::Impl {
     sql::Database db;
 
     std::function<void()> interruptCheck;
+    // The transaction writeRunDetails left open for finishRun, and its run.
+    std::unique_ptr<sql::Transaction> runDetails;
+    int64_t runDetailsOf = 0;
 
     Impl(const std::string& p, Mode mode)
         : path(p), db(p, mode == Mode::ReadOnly ? sql::OpenMode::ReadOnly : sql::OpenMode::Create) {

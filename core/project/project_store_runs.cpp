@@ -1,5 +1,7 @@
 // ProjectStore, second half: compared pairs, runs and their details, run listings. Writing and
 // loading a run are sequences of named steps, one per table (run_rows.h, result_rows.h).
+#include <memory>
+#include <stdexcept>
 #include <string_view>
 
 #include "dataset_rows.h"
@@ -14,10 +16,8 @@ namespace neardup {
 
 namespace {
 
-// The run's details (everything finishRun writes besides its row), one table at a time.
-void insertRunDetails(sql::Database& db, const RunResult& run) {
-    store_rows::insertPhases(db, run.runId, run.phases);
-    store_rows::insertWorkerPhases(db, run.runId, run.workerPhases);
+// The run's details that are final once it is clustered (writeRunDetails), one table at a time.
+void insertClusteredDetails(sql::Database& db, const RunResult& run) {
     store_rows::insertBands(db, run.runId, run.bands);
     store_rows::insertPairs(db, run.runId, run.pairs);
     store_rows::insertClusters(db, run);
@@ -111,9 +111,34 @@ int64_t ProjectStore::beginRun(const RunResult& run) {
     return id;
 }
 
+void ProjectStore::writeRunDetails(const RunResult& run) {
+    auto& db = impl_->db;
+    if (impl_->runDetails)
+        throw std::logic_error("project store: a run's details are already being written");
+    auto tx = std::make_unique<sql::Transaction>(db);
+    deleteRunDetails(db, run.runId);
+    insertClusteredDetails(db, run);
+    impl_->runDetails = std::move(tx);
+    impl_->runDetailsOf = run.runId;
+}
+
+void ProjectStore::abandonRunDetails() {
+    impl_->runDetails.reset();  // rolled back
+}
+
 void ProjectStore::finishRun(const RunResult& run) {
     auto& db = impl_->db;
-    sql::Transaction tx(db);
+    // Taken out of the store first: whatever happens below, the transaction ends here.
+    std::unique_ptr<sql::Transaction> tx = std::move(impl_->runDetails);
+    if (tx && impl_->runDetailsOf != run.runId)
+        throw std::logic_error("project store: finishing run " + std::to_string(run.runId) +
+                               " while run " + std::to_string(impl_->runDetailsOf) +
+                               "'s details were being written");
+    if (!tx) {
+        tx = std::make_unique<sql::Transaction>(db);
+        deleteRunDetails(db, run.runId);
+        insertClusteredDetails(db, run);
+    }
     {
         auto st = db.prepare(store_rows::updateRunSql());
         st.bind(store_rows::updateRunIdParameter(), run.runId);
@@ -121,9 +146,10 @@ void ProjectStore::finishRun(const RunResult& run) {
         if (db.changes() != 1)
             throw StoreError("project store: no run " + std::to_string(run.runId));
     }
-    deleteRunDetails(db, run.runId);
-    insertRunDetails(db, run);
-    tx.commit();
+    // The phases end with the export, which the details may have been written beside.
+    store_rows::insertPhases(db, run.runId, run.phases);
+    store_rows::insertWorkerPhases(db, run.runId, run.workerPhases);
+    tx->commit();
 }
 
 void ProjectStore::markRun(int64_t runId, const std::string& status, const std::string& error) {

@@ -1,4 +1,5 @@
 // The outputs and the finished run's record (ExportPhase, run_phases.h).
+#include <future>
 #include <vector>
 
 #include "component_chain.h"
@@ -71,14 +72,30 @@ void ExportPhase::run() {
     outputs.project = s_.store.path();
     outputs.reader = s_.params.reader;
     if (outputs.any()) {
+        // With a second thread, the run's clustered details (most of finishRun's rows: pairs,
+        // clusters, members) go into the project while the outputs are written: the export
+        // reads neither the project nor anything the details change. An audited export borrows
+        // the run's pairs (exportAudited), so it stays in sequence.
+        std::future<void> details;
+        if (run.threads >= 2 && decisions.empty())
+            details = std::async(std::launch::async, [this] { s_.store.writeRunDetails(s_.run); });
         s_.report.started("export");
         const auto t0 = SteadyClock::now();
         try {
             exportAudited(s_, decisions, outputs, pending);
-        } catch (const ExportCancelled&) {
-            throw Cancelled();
+        } catch (...) {
+            if (details.valid()) {
+                details.wait();  // its own failure, if any, is the lesser one
+                s_.store.abandonRunDetails();
+            }
+            try {
+                throw;
+            } catch (const ExportCancelled&) {
+                throw Cancelled();
+            }
         }
         s_.report.finished(run, {"export", secondsSince(t0), run.counts.kept, 0, false});
+        if (details.valid()) details.get();  // the project is the caller's again
     }
     run.status = "ok";
     run.finishedAt = utcNow();
