@@ -80,8 +80,10 @@ void SpilledComparison::spillFullPairs(std::vector<ScoredPair>& pairs) {
 
 uint64_t SpilledComparison::bytesPerPassRow() const {
     // Row and keys read, digest and flag of the small matrix, its id, and the member entries of
-    // the pass (global, local, sorted copy, and at most one bucket start per two members).
-    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 4 + 4 + 4;
+    // the pass (global, local, sorted copy, each with its place while sorting, and at most one
+    // bucket start per two members).
+    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 4 + 4 + 8 +
+           4;
 }
 
 uint64_t SpilledComparison::runBand(int band, uint64_t workingBytes, BandStats& stats,
@@ -230,6 +232,7 @@ void SpilledComparison::reservePass(std::size_t rows) {
     fit(pass_.members, rows);
     fit(pass_.bucketBegin, rows / 2 + 2);
     fit(passDocs_, rows);
+    fit(placed_, rows);
     fit(loaded_.ids, rows);
     fit(loaded_.sigs.values, rows * h);
     fit(loaded_.sigs.digests, rows);
@@ -265,17 +268,23 @@ void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, 
 void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
     if (pass_.members.empty()) return;
     const auto start = SteadyClock::now();
-    // Members of one band are distinct (a document has one key per band).
-    passDocs_ = pass_.members;
-    std::sort(passDocs_.begin(), passDocs_.end());
-    load(passDocs_.data(), passDocs_.size(), band, loaded_);
+    // The pass's rows are read in document order (passDocs_), and each bucket slot needs the
+    // place of its document's row there: the members (distinct: a document has one key per
+    // band) sorted with their slots, on every thread, give both at once.
+    const std::size_t n = pass_.members.size();
+    placed_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        placed_[i] = uint64_t{pass_.members[i]} << 32 | i;
+    arena_->arena.execute([&] { tbb::parallel_sort(placed_.begin(), placed_.end()); });
+    passDocs_.resize(n);
+    localBatch_.members.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        passDocs_[r] = static_cast<uint32_t>(placed_[r] >> 32);
+        localBatch_.members[static_cast<uint32_t>(placed_[r])] = static_cast<uint32_t>(r);
+    }
+    load(passDocs_.data(), n, band, loaded_);
     localBatch_.band = band;
     localBatch_.bucketBegin = pass_.bucketBegin;
-    localBatch_.members.resize(pass_.members.size());
-    for (std::size_t i = 0; i < pass_.members.size(); ++i)
-        localBatch_.members[i] = static_cast<uint32_t>(
-            std::lower_bound(passDocs_.begin(), passDocs_.end(), pass_.members[i]) -
-            passDocs_.begin());
     const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
     localPairs_.clear();
     decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);

@@ -99,6 +99,7 @@ class SpilledComparison {
     // Current pass: buckets of global document ids, and everything reused between passes.
     BucketBatch pass_;
     std::vector<uint32_t> passDocs_;
+    std::vector<uint64_t> placed_;  // each member of the pass << 32 | its slot, sorted
     Loaded loaded_;
     BucketBatch localBatch_;
     std::vector<ScoredPair> localPairs_;
