@@ -2,6 +2,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -64,6 +65,8 @@ namespace {
 // gap under which neighbouring lines are asked for as one range.
 constexpr std::size_t kReadAhead = 512;
 constexpr uint64_t kMergeGap = uint64_t{128} << 10;
+// Documents read per batch: the pipeline's unit of work, a few hundred kilobytes of lines.
+constexpr std::size_t kVerifyBatch = 128;
 
 // The lines are read one at a time, in file order; on a corpus larger than the page cache each
 // read would wait for the disk in turn. The next documents' lines, from `from` on, are asked for
@@ -118,17 +121,42 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
     std::sort(involved.begin(), involved.end());
     involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
     // Document order is file order then offset order, so `involved` is already sorted by both
-    // and compressed inputs are streamed forward once. Lines are read sequentially, then
-    // parsed, normalized and shingled in parallel.
-    // Parquet rows come back as their text (a row group decoded once for all its rows).
-    std::vector<std::string> lines(involved.size());
-    std::vector<uint8_t> isText(involved.size(), 0);
-    {
-        RangeReader reader(files);
-        std::unique_ptr<DocumentFetcher> rows;
-        std::size_t hinted = 0;
-        for (std::size_t i = 0; i < involved.size(); ++i) {
-            if (i % 4096 == 0) checkCancel();
+    // and compressed inputs are streamed forward once: lines are read in that order, a batch at
+    // a time (the pipeline's serial stage), while the batches read before are parsed,
+    // normalized and shingled on the other threads. Parquet rows come back as their text (a
+    // row group decoded once for all its rows).
+    struct Worker {
+        Worker(const std::vector<InputFile>& f, const RunParams& p)
+            : parser(f, p.reader), normalizer(p.signature.normalize) {}
+        ChunkParser parser;
+        Normalizer normalizer;
+        LineChunk chunk;
+        ParsedChunk parsed;
+        std::vector<uint32_t> symbols;
+    };
+    struct Batch {
+        std::size_t first = 0;
+        std::vector<std::string> lines;
+        std::vector<uint8_t> isText;
+    };
+    tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(files, params); });
+    std::vector<std::vector<uint64_t>> sets(involved.size());
+    RangeReader reader(files);
+    std::unique_ptr<DocumentFetcher> rows;
+    std::size_t hinted = 0, next = 0;
+    auto readBatch = [&](tbb::flow_control& control) -> std::shared_ptr<Batch> {
+        if (next == involved.size()) {
+            control.stop();
+            return nullptr;
+        }
+        checkCancel();
+        auto batch = std::make_shared<Batch>();
+        batch->first = next;
+        const std::size_t count = std::min(kVerifyBatch, involved.size() - next);
+        batch->lines.resize(count);
+        batch->isText.assign(count, 0);
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::size_t i = next + k;
             if (hinted < involved.size() && hinted - i < kReadAhead / 2)
                 hinted = hintAhead(reader, files, docs, involved, hinted);
             const uint32_t d = involved[i];
@@ -139,52 +167,52 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
                     throw std::runtime_error("cannot verify: row " + std::to_string(docs.line[d]) +
                                              " of '" + files[docs.file[d]].path +
                                              "': " + row.error);
-                lines[i] = std::move(row.text);
-                isText[i] = 1;
+                batch->lines[k] = std::move(row.text);
+                batch->isText[k] = 1;
                 continue;
             }
-            reader.read(docs.file[d], docs.offset[d], docs.length[d], lines[i]);
+            reader.read(docs.file[d], docs.offset[d], docs.length[d], batch->lines[k]);
         }
-    }
-    checkCancel();
-    struct Worker {
-        Worker(const std::vector<InputFile>& f, const RunParams& p)
-            : parser(f, p.reader), normalizer(p.signature.normalize) {}
-        ChunkParser parser;
-        Normalizer normalizer;
-        LineChunk chunk;
-        ParsedChunk parsed;
-        std::vector<uint32_t> symbols;
+        next += count;
+        return batch;
     };
-    tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(files, params); });
-    std::vector<std::vector<uint64_t>> sets(involved.size());
+    auto shingleDocument = [&](Worker& w, uint32_t d, std::string& line, bool isText,
+                               std::vector<uint64_t>& set) {
+        if (isText) {
+            toSymbols(params.signature.shingle, w.normalizer.run(line), w.symbols);
+            shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, set);
+            return;
+        }
+        w.chunk.file = docs.file[d];
+        w.chunk.firstLine = docs.line[d];
+        w.chunk.baseOffset = docs.offset[d];
+        w.chunk.fileStart = false;
+        w.chunk.data.assign(line);
+        w.chunk.data.push_back('\n');
+        w.parser.parse(w.chunk, w.parsed);
+        if (w.parsed.docs.size() != 1)
+            throw std::runtime_error("cannot verify: line " + std::to_string(docs.line[d]) +
+                                     " of '" + files[docs.file[d]].path +
+                                     "' changed since it was read");
+        toSymbols(params.signature.shingle, w.normalizer.run(w.parsed.text(w.parsed.docs[0])),
+                  w.symbols);
+        shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, set);
+    };
     tbb::task_arena arena(threads);
     arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, involved.size(), [&](std::size_t i) {
-            Worker& w = workers.local();
-            const uint32_t d = involved[i];
-            if (isText[i]) {
-                toSymbols(params.signature.shingle, w.normalizer.run(lines[i]), w.symbols);
-                shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, sets[i]);
-                std::string().swap(lines[i]);
-                return;
-            }
-            w.chunk.file = docs.file[d];
-            w.chunk.firstLine = docs.line[d];
-            w.chunk.baseOffset = docs.offset[d];
-            w.chunk.fileStart = false;
-            w.chunk.data.assign(lines[i]);
-            w.chunk.data.push_back('\n');
-            std::string().swap(lines[i]);
-            w.parser.parse(w.chunk, w.parsed);
-            if (w.parsed.docs.size() != 1)
-                throw std::runtime_error("cannot verify: line " + std::to_string(docs.line[d]) +
-                                         " of '" + files[docs.file[d]].path +
-                                         "' changed since it was read");
-            toSymbols(params.signature.shingle, w.normalizer.run(w.parsed.text(w.parsed.docs[0])),
-                      w.symbols);
-            shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, sets[i]);
-        });
+        tbb::parallel_pipeline(
+            static_cast<std::size_t>(2 * threads + 1),
+            tbb::make_filter<void, std::shared_ptr<Batch>>(tbb::filter_mode::serial_in_order,
+                                                           readBatch) &
+                tbb::make_filter<std::shared_ptr<Batch>, void>(
+                    tbb::filter_mode::parallel, [&](const std::shared_ptr<Batch>& batch) {
+                        Worker& w = workers.local();
+                        for (std::size_t k = 0; k < batch->lines.size(); ++k) {
+                            const std::size_t i = batch->first + k;
+                            shingleDocument(w, involved[i], batch->lines[k], batch->isText[k] != 0,
+                                            sets[i]);
+                        }
+                    }));
     });
     checkCancel();
     auto indexOf = [&](uint32_t doc) {
