@@ -443,6 +443,74 @@ class TestProjectStore : public QObject {
         QVERIFY(!fk.step());
     }
 
+    // A run's details are written with SQLite's foreign-key checks off (the store checks its own
+    // references): a rewrite with fewer bands and clusters must still take every child row of
+    // the old details with it (cascades do not fire then), both ways of finishing must leave
+    // the same rows, and the checks must be on again afterwards (deleting a run cascades).
+    void rewrittenDetailsLeaveNoOrphans_data() {
+        QTest::addColumn<bool>("inTwoSteps");
+        QTest::newRow("finishRun") << false;
+        QTest::newRow("writeRunDetails + finishRun") << true;
+    }
+
+    void rewrittenDetailsLeaveNoOrphans() {
+        QFETCH(bool, inTwoSteps);
+        const std::string path = file(inTwoSteps ? "orphans-2.ndw" : "orphans-1.ndw");
+        int64_t runId = 0;
+        {
+            ProjectStore store(path);
+            const int64_t datasetId = store.saveDataset(makeDataset(), makeDocs(20));
+            RunResult run = makeRun(datasetId, 20);
+            run.runId = runId = store.beginRun(run);
+            if (inTwoSteps) store.writeRunDetails(run);
+            store.finishRun(run);
+            // Again with one band and one cluster: band 0's histogram and outlier rows and
+            // cluster 1's members belong to nothing now and must be gone.
+            RunResult smaller = run;
+            smaller.bands = {run.bands[1]};
+            smaller.pairs = {{1, 4, 60, -1.0f}, {4, 9, 40, -1.0f}};
+            smaller.clusterOf[2] = smaller.clusterOf[3] = RunResult::kNoCluster;
+            smaller.representative = {4};
+            smaller.removedFor[3] = RunResult::kNoDocument;
+            if (inTwoSteps) store.writeRunDetails(smaller);
+            store.finishRun(smaller);
+            // Details abandoned half-way leave the finished ones as they were.
+            store.writeRunDetails(run);
+            store.abandonRunDetails();
+        }
+        {  // read, then closed: an open reading statement would hold the project's lock
+            sql::Database db(path, false);
+            const std::string where = " WHERE run_id = " + std::to_string(runId);
+            QCOMPARE(countRows(db, "SELECT count(*) FROM band_stats" + where), int64_t{1});
+            QCOMPARE(countRows(db, "SELECT count(*) FROM band_histogram" + where + " AND band = 0"),
+                     int64_t{0});
+            QCOMPARE(countRows(db, "SELECT count(*) FROM outlier_buckets" + where), int64_t{0});
+            QCOMPARE(countRows(db, "SELECT count(*) FROM pairs" + where), int64_t{2});
+            QCOMPARE(countRows(db, "SELECT count(*) FROM clusters" + where), int64_t{1});
+            auto members = db.prepare(
+                "SELECT group_concat(doc_index) FROM (SELECT doc_index FROM cluster_members WHERE "
+                "run_id = ?1 ORDER BY doc_index)");
+            members.bind(1, runId);
+            QVERIFY(members.step());
+            COMPARE_STR(members.string(0), std::string("1,4,9"));
+            auto fk = db.prepare("PRAGMA foreign_key_check");
+            QVERIFY(!fk.step());
+        }
+        // The store's own connection checks foreign keys again once the details are written:
+        // a decision about a dataset that does not exist is refused.
+        for (const bool abandon : {false, true}) {
+            ProjectStore store(path);
+            RunResult again = store.loadRun(runId);
+            store.writeRunDetails(again);
+            if (abandon)
+                store.abandonRunDetails();
+            else
+                store.finishRun(again);
+            QVERIFY_THROWS_EXCEPTION(StoreError,
+                                     store.recordDecision(987654, DecisionKind::KeepInstead, 1));
+        }
+    }
+
     void reopenKeepsEarlierRuns() {
         const std::string path = file("reopen.ndw");
         RunResult first;

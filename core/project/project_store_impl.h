@@ -19,8 +19,16 @@ struct ProjectStore::Impl {
     sql::Database db;
 
     std::function<void()> interruptCheck;
-    // The transaction writeRunDetails left open for finishRun, and its run.
-    std::unique_ptr<sql::Transaction> runDetails;
+    // A run's details are written in one transaction without SQLite's foreign-key checks (the
+    // store writes every parent before its children): declared in this order, the transaction
+    // ends before the checks are on again.
+    struct RunDetailsWrite {
+        explicit RunDetailsWrite(sql::Database& db) : unchecked(db), tx(db) {}
+        sql::ForeignKeysUnchecked unchecked;
+        sql::Transaction tx;
+    };
+    // The write writeRunDetails left open for finishRun, and its run.
+    std::unique_ptr<RunDetailsWrite> runDetails;
     int64_t runDetailsOf = 0;
 
     Impl(const std::string& p, Mode mode)

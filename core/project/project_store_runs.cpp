@@ -23,10 +23,12 @@ void insertClusteredDetails(sql::Database& db, const RunResult& run) {
     store_rows::insertClusters(db, run);
 }
 
-// Finishing twice replaces the details instead of failing on duplicate keys. Histograms,
-// outliers and members go with their parents (ON DELETE CASCADE).
+// Finishing twice replaces the details instead of failing on duplicate keys. Children come
+// before their parents and are named: the details are written without foreign-key checks
+// (Impl::RunDetailsWrite), so ON DELETE CASCADE does not fire.
 void deleteRunDetails(sql::Database& db, int64_t runId) {
-    for (const char* table : {"run_phases", "worker_phases", "band_stats", "pairs", "clusters"}) {
+    for (const char* table : {"run_phases", "worker_phases", "band_histogram", "outlier_buckets",
+                              "band_stats", "pairs", "cluster_members", "clusters"}) {
         auto del = db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?1");
         del.bind(1, runId).run();
     }
@@ -115,10 +117,10 @@ void ProjectStore::writeRunDetails(const RunResult& run) {
     auto& db = impl_->db;
     if (impl_->runDetails)
         throw std::logic_error("project store: a run's details are already being written");
-    auto tx = std::make_unique<sql::Transaction>(db);
+    auto write = std::make_unique<Impl::RunDetailsWrite>(db);
     deleteRunDetails(db, run.runId);
     insertClusteredDetails(db, run);
-    impl_->runDetails = std::move(tx);
+    impl_->runDetails = std::move(write);
     impl_->runDetailsOf = run.runId;
 }
 
@@ -129,13 +131,13 @@ void ProjectStore::abandonRunDetails() {
 void ProjectStore::finishRun(const RunResult& run) {
     auto& db = impl_->db;
     // Taken out of the store first: whatever happens below, the transaction ends here.
-    std::unique_ptr<sql::Transaction> tx = std::move(impl_->runDetails);
-    if (tx && impl_->runDetailsOf != run.runId)
+    std::unique_ptr<Impl::RunDetailsWrite> write = std::move(impl_->runDetails);
+    if (write && impl_->runDetailsOf != run.runId)
         throw std::logic_error("project store: finishing run " + std::to_string(run.runId) +
                                " while run " + std::to_string(impl_->runDetailsOf) +
                                "'s details were being written");
-    if (!tx) {
-        tx = std::make_unique<sql::Transaction>(db);
+    if (!write) {
+        write = std::make_unique<Impl::RunDetailsWrite>(db);
         deleteRunDetails(db, run.runId);
         insertClusteredDetails(db, run);
     }
@@ -149,7 +151,7 @@ void ProjectStore::finishRun(const RunResult& run) {
     // The phases end with the export, which the details may have been written beside.
     store_rows::insertPhases(db, run.runId, run.phases);
     store_rows::insertWorkerPhases(db, run.runId, run.workerPhases);
-    tx->commit();
+    write->tx.commit();
 }
 
 void ProjectStore::markRun(int64_t runId, const std::string& status, const std::string& error) {

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <climits>
+#include <stdexcept>
 #include <utility>
 
 #include "project_store.h"
@@ -302,6 +303,20 @@ Transaction::~Transaction() {
 void Transaction::commit() {
     db_.exec("COMMIT");
     open_ = false;
+}
+
+// ---- ForeignKeysUnchecked ------------------------------------------------------------
+
+ForeignKeysUnchecked::ForeignKeysUnchecked(Database& db) : db_(db) {
+    if (sqlite3_get_autocommit(db_.db_) == 0)
+        throw std::logic_error("foreign-key checks cannot be switched inside a transaction");
+    db_.exec("PRAGMA foreign_keys = OFF");
+}
+
+ForeignKeysUnchecked::~ForeignKeysUnchecked() {
+    // Outside any transaction again (the caller's ended first), so this takes effect; a
+    // destructor must not throw.
+    sqlite3_exec(db_.db_, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr);
 }
 
 // ---- Savepoint --------------------------------------------------------------------------
