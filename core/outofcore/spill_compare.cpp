@@ -260,9 +260,15 @@ void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, 
                                               out.sigs.values.data() + first * h);
                           });
     });
-    // Keys of earlier bands, for the first-collision rule; none are read in band 0.
-    out.keys.resize(count * static_cast<std::size_t>(lsh_.bands));
-    if (band > 0 && count > 0) backend_.computeBandKeys(out.sigs, lsh_, modulus_, out.keys.data());
+    // Keys of the earlier bands only, for the first-collision rule: rows of `band` keys (none in
+    // band 0). A key depends on its band's values alone, so these are the first `band` keys of
+    // every band's; computing no later ones halves the key work over a run's bands.
+    out.keys.resize(count * static_cast<std::size_t>(band));
+    if (band > 0 && count > 0) {
+        LshParams earlier = lsh_;
+        earlier.bands = band;
+        backend_.computeBandKeys(out.sigs, earlier, modulus_, out.keys.data());
+    }
 }
 
 void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
@@ -285,7 +291,8 @@ void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
     load(passDocs_.data(), n, band, loaded_);
     localBatch_.band = band;
     localBatch_.bucketBegin = pass_.bucketBegin;
-    const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
+    // The loaded key rows hold the earlier bands' keys: `band` of them (load()).
+    const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), band, minMatches_};
     localPairs_.clear();
     decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);
     for (const ScoredPair& p : localPairs_)
@@ -299,7 +306,7 @@ void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
 uint64_t SpilledComparison::compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
                                           std::vector<ScoredPair>& pairs) {
     const auto h = static_cast<std::size_t>(spill_.hashes());
-    const auto bands = static_cast<std::size_t>(lsh_.bands);
+    const auto bands = static_cast<std::size_t>(band);  // keys per loaded row (load())
     auto pointers = [&](const Loaded& l, std::vector<const uint32_t*>& rows,
                         std::vector<const uint64_t*>& keys) {
         rows.resize(l.ids.size());
@@ -352,7 +359,7 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
     const auto start = SteadyClock::now();
     const int hashes = spill_.hashes();
     const auto h = static_cast<std::size_t>(hashes);
-    const auto bands = static_cast<std::size_t>(lsh_.bands);
+    const auto bands = static_cast<std::size_t>(band);  // keys per loaded row (load())
     // Step one, as collapseCopies does it: members grouped by digest; within a group, members
     // equal to the group's first member are joined to it, the others become leaders.
     std::vector<std::pair<uint64_t, uint32_t>> byDigest(size);

@@ -65,7 +65,7 @@ class SpilledComparison {
     struct Loaded {  // rows read from the spill, with local indices 0 .. ids.size()
         std::vector<uint32_t> ids;
         SignatureMatrix sigs;
-        std::vector<uint64_t> keys;  // ids.size() x bands, only for bands > 0
+        std::vector<uint64_t> keys;  // ids.size() x band: the earlier bands' keys of each row
     };
 
     void loadEntries(int band, std::vector<BucketEntry>& entries);
