@@ -446,7 +446,7 @@ class TestProjectStore : public QObject {
     // A run's details are written with SQLite's foreign-key checks off (the store checks its own
     // references): a rewrite with fewer bands and clusters must still take every child row of
     // the old details with it (cascades do not fire then), both ways of finishing must leave
-    // the same rows, and the checks must be on again afterwards (deleting a run cascades).
+    // the same rows, and the checks must be on again afterwards.
     void rewrittenDetailsLeaveNoOrphans_data() {
         QTest::addColumn<bool>("inTwoSteps");
         QTest::newRow("finishRun") << false;
