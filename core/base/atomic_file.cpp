@@ -91,6 +91,7 @@ void AtomicFile::write(std::string_view bytes) {
         errno = EBADF;
         fail("write");
     }
+    if (bytes.empty()) return;  // its data() may be null, which memcpy must never be given
     if (used_ + bytes.size() <= kBufferBytes) {
         std::memcpy(buffer_.get() + used_, bytes.data(), bytes.size());
         used_ += bytes.size();
