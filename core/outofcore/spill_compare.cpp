@@ -306,14 +306,14 @@ void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
 uint64_t SpilledComparison::compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
                                           std::vector<ScoredPair>& pairs) {
     const auto h = static_cast<std::size_t>(spill_.hashes());
-    const auto bands = static_cast<std::size_t>(band);  // keys per loaded row (load())
+    const auto keysPerRow = static_cast<std::size_t>(band);  // the earlier bands' (load())
     auto pointers = [&](const Loaded& l, std::vector<const uint32_t*>& rows,
                         std::vector<const uint64_t*>& keys) {
         rows.resize(l.ids.size());
         keys.resize(l.ids.size());
         for (std::size_t i = 0; i < l.ids.size(); ++i) {
             rows[i] = l.sigs.values.data() + i * h;
-            keys[i] = l.keys.data() + i * bands;
+            keys[i] = l.keys.data() + i * keysPerRow;
         }
     };
     std::vector<const uint32_t*> rowsA, rowsB;
@@ -359,7 +359,7 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
     const auto start = SteadyClock::now();
     const int hashes = spill_.hashes();
     const auto h = static_cast<std::size_t>(hashes);
-    const auto bands = static_cast<std::size_t>(band);  // keys per loaded row (load())
+    const auto keysPerRow = static_cast<std::size_t>(band);  // the earlier bands' (load())
     // Step one, as collapseCopies does it: members grouped by digest; within a group, members
     // equal to the group's first member are joined to it, the others become leaders.
     std::vector<std::pair<uint64_t, uint32_t>> byDigest(size);
@@ -368,7 +368,7 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
     std::sort(byDigest.begin(), byDigest.end());
     std::vector<uint32_t> leaders, group;
     std::vector<uint32_t> leaderRow(h);
-    std::vector<uint64_t> leaderKeys(bands);
+    std::vector<uint64_t> leaderKeys(keysPerRow);
     Loaded& rows = loaded_;
     for (std::size_t i = 0; i < size;) {
         std::size_t j = i + 1;
@@ -380,7 +380,7 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
             load(&leader, 1, band, rows);
             std::copy(rows.sigs.values.begin(), rows.sigs.values.begin() + static_cast<long>(h),
                       leaderRow.begin());
-            std::copy(rows.keys.begin(), rows.keys.begin() + static_cast<long>(bands),
+            std::copy(rows.keys.begin(), rows.keys.begin() + static_cast<long>(keysPerRow),
                       leaderKeys.begin());
             // The group's members after the leader are in document order: read in passes.
             for (std::size_t g = i + 1; g < j; g += passRows) {
@@ -395,8 +395,8 @@ void SpilledComparison::compareLarge(const uint32_t* members, std::size_t size, 
                         leaders.push_back(group[k]);
                         continue;
                     }
-                    if (band > 0 &&
-                        sharesEarlierKey(leaderKeys.data(), rows.keys.data() + k * bands, band))
+                    if (band > 0 && sharesEarlierKey(leaderKeys.data(),
+                                                     rows.keys.data() + k * keysPerRow, band))
                         continue;
                     ++decided_;
                     if (hashes >= minMatches_)
