@@ -13,11 +13,14 @@
 #include <map>
 #include <set>
 
+#include "chain_corpus.h"
 #include "clustering.h"
+#include "component_chain.h"
 #include "corpus_generator.h"
 #include "decisions.h"
 #include "document_fetcher.h"
 #include "pipeline.h"
+#include "project_copy.h"
 #include "project_queries.h"
 
 using namespace neardup;
@@ -52,6 +55,68 @@ class TestProjectQueries : public QObject {
 
     std::string path(const char* name) const {
         return (dir_.path() + QLatin1Char('/') + QLatin1String(name)).toStdString();
+    }
+
+    // diameterSortAndFlaggedFilter on one listing, which has `flaggedWanted` flagged clusters.
+    void checkDiameterListing(const std::string& project, int64_t runId, double threshold,
+                              std::size_t flaggedWanted) {
+        ProjectQueries q(project);
+        QVERIFY(!q.storedDiameters(runId, threshold));
+        StoredDiameters got;
+        {
+            const ProjectStore store(project, ProjectStore::Mode::ReadOnly);
+            got = listingDiameters(q, store, runId, threshold);
+            ComponentDiameters measure;
+            const std::vector<ComponentDiameter> want = measure.measureFromCache(
+                store, runId, q.listingMembers(runId, threshold), threshold);
+            QVERIFY2(got.why.empty(), got.why.c_str());
+            QCOMPARE(got.components.size(), want.size());
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                QCOMPARE(got.components[i].cluster, want[i].cluster);
+                QCOMPARE(got.components[i].diameter, want[i].diameter);
+                QCOMPARE(got.components[i].farthest, want[i].farthest);
+                QCOMPARE(got.components[i].chain, want[i].chain);
+            }
+        }
+        const std::optional<StoredDiameters> stored = q.storedDiameters(runId, threshold);
+        QVERIFY(stored);
+        QCOMPARE(stored->components.size(), got.components.size());
+        for (std::size_t i = 0; i < got.components.size(); ++i) {
+            QCOMPARE(stored->components[i].cluster, got.components[i].cluster);
+            QCOMPARE(stored->components[i].diameter, got.components[i].diameter);
+            QCOMPARE(stored->components[i].farthest, got.components[i].farthest);
+            QCOMPARE(stored->components[i].large, got.components[i].large);
+        }
+        ClusterFilter all;
+        all.threshold = threshold;
+        QCOMPARE(q.clusterCount(runId, all), uint64_t(got.components.size()));
+
+        std::vector<ComponentDiameter> order = got.components;  // in cluster order
+        std::stable_sort(order.begin(), order.end(),
+                         [](const ComponentDiameter& x, const ComponentDiameter& y) {
+                             return x.diameter < y.diameter;
+                         });
+        QVERIFY(order.front().diameter < order.back().diameter);
+        for (const bool descending : {false, true}) {
+            const auto rows = q.clusters(runId, all, ClusterSort::Diameter, descending, 0, 100000);
+            QCOMPARE(rows.size(), order.size());
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                QCOMPARE(rows[i].cluster,
+                         descending ? order[order.size() - 1 - i].cluster : order[i].cluster);
+        }
+
+        std::set<int64_t> flagged;
+        for (const ComponentDiameter& c : got.components)
+            if (c.flagged()) flagged.insert(c.cluster);
+        QCOMPARE(flagged.size(), flaggedWanted);
+        ClusterFilter onlyFlagged = all;
+        onlyFlagged.flaggedOnly = true;
+        QCOMPARE(q.clusterCount(runId, onlyFlagged), uint64_t(flagged.size()));
+        std::set<int64_t> listed;
+        for (const ClusterRow& r :
+             q.clusters(runId, onlyFlagged, ClusterSort::Size, true, 0, 100000))
+            listed.insert(r.cluster);
+        QCOMPARE(listed, flagged);
     }
 
   private slots:
@@ -185,6 +250,59 @@ class TestProjectQueries : public QObject {
         QCOMPARE(page.size(), std::size_t{3});
         QCOMPARE(page[0].cluster, bySize[5].cluster);
         QCOMPARE(page[2].cluster, bySize[7].cluster);
+    }
+
+    // The listing sorts and filters by its components' diameters once they are stored
+    // (listingDiameters, which the workbench's Diameter column uses): they are the diameters
+    // measured from the cache over the listing's members, the sort is by diameter with ties in
+    // cluster order, the flagged filter keeps exactly the chains and large components (the chain
+    // of the issue-19 corpus, not its star), and a listing at another threshold, or changed by a
+    // decision, has none stored until measured again.
+    void diameterSortAndFlaggedFilter() {
+        const std::string planted = path("diameters.ndw");
+        QVERIFY(copyProject(project_, planted).sidecarFiles > 0);  // with its signature cache
+        const std::string chain = path("chain-diameters.ndw");
+        const std::string chainCorpus = path("chain.jsonl");
+        testsupport::writeChainCorpus(chainCorpus, 12);
+        int64_t chainRun = 0;
+        {
+            ProjectStore store(chain);
+            auto backend = makeCpuBackend(2);
+            Pipeline pipeline(store, *backend);
+            RunParams params;
+            params.compare.verify = VerifyMode::Exact;
+            chainRun = pipeline.run({chainCorpus}, params).runId;
+        }
+        const double own = std::nan("");
+        checkDiameterListing(planted, run_.runId, own, 0);
+        checkDiameterListing(planted, run_.runId, 0.6, 0);
+        checkDiameterListing(chain, chainRun, own, 1);
+
+        // Back at the run's own threshold the listing is built again, without diameters; a
+        // decision changes it again.
+        ProjectQueries q(planted);
+        const int64_t runId = run_.runId;
+        QVERIFY(!q.storedDiameters(runId, own));
+        {
+            const ProjectStore store(planted, ProjectStore::Mode::ReadOnly);
+            listingDiameters(q, store, runId, own);
+        }
+        QVERIFY(q.storedDiameters(runId, own));
+        ClusterFilter other;
+        other.threshold = 0.6;
+        q.clusterCount(runId, other);
+        QVERIFY(!q.storedDiameters(runId, own));
+        {
+            const ProjectStore store(planted, ProjectStore::Mode::ReadOnly);
+            listingDiameters(q, store, runId, own);
+        }
+        const auto bySize = q.clusters(runId, {}, ClusterSort::Size, true, 0, 1);
+        const auto members = q.clusterMembers(runId, bySize.front().cluster);
+        {
+            ProjectStore store(planted);
+            recordDecision(store, run_.datasetId, DecisionKind::KeepAll, members.front().docIndex);
+        }
+        QVERIFY(!q.storedDiameters(runId, own));
     }
 
     void searchAndMinimumSize() {

@@ -8,6 +8,7 @@
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
 
+#include <QCheckBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -72,11 +73,10 @@ class TestUiChain : public QObject {
     void showCluster(const ClusterRow& c) {
         ClustersPanel* panel = window_->clusters();
         panel->selectClusterRow(panel->model()->rowOfCluster(c.cluster));
-        QTRY_VERIFY_WITH_TIMEOUT(panel->currentCluster() == c.cluster &&
-                                     panel->chainView()->itemOf(c.representative) &&
-                                     panel->membersTable()->rowCount() == int(c.size) &&
-                                     window_->isSettled(),
-                                 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel->currentCluster() == c.cluster && panel->chainView()->itemOf(c.representative) &&
+                panel->membersTable()->rowCount() == int(c.size) && window_->isSettled(),
+            20000);
     }
 
   private slots:
@@ -126,6 +126,32 @@ class TestUiChain : public QObject {
                  qPrintable(chainText));
         QVERIFY2(!starText.contains(QStringLiteral("\u26a0")), qPrintable(starText));
         QCOMPARE(m->flaggedCount(), quint64(1));
+    }
+
+    // The Diameter column sorts the listing (the chain, far below θ, first ascending; the star
+    // first descending, against the size order) and the "flagged" box keeps the chain alone.
+    void diameterColumnSortsAndFilters() {
+        ClustersPanel* panel = window_->clusters();
+        ClustersModel* m = panel->model();
+        QCOMPARE(m->totalCount(), quint64(2));
+        auto listedFirst = [m](const char* id, quint64 count) {
+            return !m->isLoading() && m->totalCount() == count && m->rowCount() == int(count) &&
+                   m->clusterAt(0)->representativeId == id && m->diametersMeasured();
+        };
+        panel->view()->sortByColumn(ClustersModel::Diameter, Qt::AscendingOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(listedFirst("v00", 2), 20000);
+        panel->view()->sortByColumn(ClustersModel::Diameter, Qt::DescendingOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(listedFirst("s00", 2), 20000);
+        QVERIFY(m->diameterOf(m->clusterAt(0)->cluster)->diameter >
+                m->diameterOf(m->clusterAt(1)->cluster)->diameter);
+
+        panel->flaggedOnlyBox()->setChecked(true);
+        QTRY_VERIFY_WITH_TIMEOUT(listedFirst("v00", 1), 20000);
+        QVERIFY(m->diameterOf(m->clusterAt(0)->cluster)->chain);
+        panel->flaggedOnlyBox()->setChecked(false);
+        QTRY_VERIFY_WITH_TIMEOUT(listedFirst("s00", 2), 20000);
+        panel->view()->sortByColumn(ClustersModel::Size, Qt::DescendingOrder);
+        QTRY_VERIFY_WITH_TIMEOUT(listedFirst("v00", 2) && window_->isSettled(), 20000);
     }
 
     // The Chain tab: each removal under its witness with the pair's Jaccard (>= θ, exact); each

@@ -37,9 +37,18 @@ ClusterSort sortFor(int column) {
             return ClusterSort::MinExact;
         case ClustersModel::Decision:
             return ClusterSort::Decision;
+        case ClustersModel::Diameter:
+            return ClusterSort::Diameter;
         default:
             return ClusterSort::Size;
     }
+}
+
+// A listing sorted or filtered by diameter needs the diameters of the listing stored beside it
+// first: measured once per listing, in the same job, before its first page.
+void needDiameters(JobContext& c, qint64 run, const ClusterFilter& filter, ClusterSort sort) {
+    if (sort == ClusterSort::Diameter || filter.flaggedOnly)
+        listingDiameters(c.queries(), c.reader(), run, filter.threshold);
 }
 
 }  // namespace
@@ -73,6 +82,12 @@ void ClustersModel::setDecidedOnly(bool decidedOnly) {
     reload();
 }
 
+void ClustersModel::setFlaggedOnly(bool flaggedOnly) {
+    if (filter_.flaggedOnly == flaggedOnly) return;
+    filter_.flaggedOnly = flaggedOnly;
+    reload();
+}
+
 void ClustersModel::setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents) {
     if (filter_.documents == documents) return;
     filter_.documents = std::move(documents);
@@ -102,6 +117,7 @@ void ClustersModel::refresh() {
         [=](JobContext& c) {
             Page p;
             ProjectQueries& q = c.queries();
+            needDiameters(c, run, filter, sort);
             p.total = q.clusterCount(run, filter);
             p.rows = q.clusters(run, filter, sort, desc, 0, limit);
             return p;
@@ -131,7 +147,6 @@ void ClustersModel::refresh() {
 }
 
 void ClustersModel::sort(int column, Qt::SortOrder order) {
-    if (column == Diameter) return;  // measured after the listing: not an order of the query
     const ClusterSort s = sortFor(column);
     const bool desc = order == Qt::DescendingOrder;
     if (s == sort_ && desc == descending_) return;
@@ -168,6 +183,7 @@ void ClustersModel::requestPage() {
         [=](JobContext& c) {
             Page p;
             ProjectQueries& q = c.queries();
+            if (first) needDiameters(c, run, filter, sort);
             if (first) p.total = q.clusterCount(run, filter);
             p.rows = q.clusters(run, filter, sort, desc, offset, kPageSize);
             return p;
@@ -197,26 +213,18 @@ void ClustersModel::requestPage() {
 }
 
 void ClustersModel::measureDiameters() {
-    struct Measured {
-        std::vector<ComponentDiameter> list;
-        std::string why;
-    };
     const qint64 run = runId_;
     const double threshold = filter_.threshold;
-    jobs_->submit<Measured>(
+    jobs_->submit<StoredDiameters>(
         this, latestDiameters_.next(),
         [=](JobContext& c) {
-            // The listed members' rows, a block at a time: never the whole cache in memory.
-            ComponentDiameters diameters;
-            Measured m;
-            m.list = diameters.measureFromCache(
-                c.reader(), run, c.queries().listingMembers(run, threshold), threshold);
-            m.why = diameters.why();
-            return m;
+            // The listed members' rows, a block at a time: never the whole cache in memory;
+            // measured once per listing (a listing sorted or filtered by them has them already).
+            return listingDiameters(c.queries(), c.reader(), run, threshold);
         },
-        [this](Measured m) {
+        [this](StoredDiameters m) {
             diameters_.clear();
-            for (const ComponentDiameter& d : m.list)
+            for (const ComponentDiameter& d : m.components)
                 diameters_[d.cluster] = d;
             measured_ = true;
             diameterNote_ = QString::fromStdString(m.why);

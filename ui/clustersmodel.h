@@ -5,8 +5,11 @@
 // loaded so far in place after a decision, without resetting the view.
 //
 // The Diameter column flags chains (component_chain.h): after each listing or refresh, one job
-// measures every listed component's diameter from the run's cached signatures (loaded once per
-// run) and flags the large ones and the chains; the column fills in when it is done.
+// measures every listed component's diameter from the run's cached signatures (a block of rows
+// at a time) and flags the large ones and the chains; the column fills in when it is done. The
+// diameters are kept beside the listing (listingDiameters), so the listing sorts by the column
+// and filters to the flagged clusters in SQL like any other: such a listing measures them in
+// its first page's job, and the column's job then reads them back.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -48,6 +51,8 @@ class ClustersModel : public QAbstractTableModel {
     void setRun(qint64 runId);  // 0 = none
     void setFilter(const QString& idSearch, int minSize);
     void setDecidedOnly(bool decidedOnly);
+    // Only clusters flagged as a chain or a large component (the Diameter column's ⚠).
+    void setFlaggedOnly(bool flaggedOnly);
     // Only clusters holding one of these documents (a text search's matches); null = all.
     void setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents);
     // Lists the run's clusters at `threshold` (the threshold slider's; NaN: the run's own), the

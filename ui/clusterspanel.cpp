@@ -92,12 +92,18 @@ QWidget* ClustersPanel::buildClusterList() {
     decidedOnly_ = new QCheckBox(tr("decided"));
     decidedOnly_->setObjectName(QStringLiteral("decidedOnly"));
     decidedOnly_->setToolTip(tr("Only clusters shaped by an audit decision"));
+    flaggedOnly_ = new QCheckBox(tr("flagged \u26a0"));
+    flaggedOnly_->setObjectName(QStringLiteral("flaggedOnly"));
+    flaggedOnly_->setToolTip(
+        tr("Only chains and large components (see the Diameter column); sort by that column to "
+           "see the farthest-spread components first"));
     count_ = new QLabel;
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(searchMode_);
     filterRow->addWidget(search_, 1);
     filterRow->addWidget(minSize_);
     filterRow->addWidget(decidedOnly_);
+    filterRow->addWidget(flaggedOnly_);
     filterRow->addWidget(count_);
     searchProgress_ = new QProgressBar;
     searchProgress_->setObjectName(QStringLiteral("textSearchProgress"));
@@ -198,6 +204,7 @@ void ClustersPanel::connectSignals() {
     connect(stopSearch_, &QPushButton::clicked, this, &ClustersPanel::stopTextSearch);
     connect(minSize_, &QSpinBox::valueChanged, debounce, qOverload<>(&QTimer::start));
     connect(decidedOnly_, &QCheckBox::toggled, model_, &ClustersModel::setDecidedOnly);
+    connect(flaggedOnly_, &QCheckBox::toggled, model_, &ClustersModel::setFlaggedOnly);
     connect(debounce, &QTimer::timeout, this, &ClustersPanel::applyFilter);
     connect(model_, &ClustersModel::reloaded, this, [this] {
         updateCount();

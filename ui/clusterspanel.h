@@ -61,6 +61,7 @@ class ClustersPanel : public QWidget {
     QLineEdit* searchBox() const { return search_; }
     QComboBox* searchModeBox() const { return searchMode_; }
     QCheckBox* decidedOnlyBox() const { return decidedOnly_; }
+    QCheckBox* flaggedOnlyBox() const { return flaggedOnly_; }
     QSpinBox* minSizeBox() const { return minSize_; }
     QPushButton* stopSearchButton() const { return stopSearch_; }
     // "reviewed 37 of 1,714 clusters" (ProjectQueries::reviewProgress), for the run shown at
@@ -149,6 +150,7 @@ class ClustersPanel : public QWidget {
     QComboBox* searchMode_;
     QSpinBox* minSize_;
     QCheckBox* decidedOnly_;
+    QCheckBox* flaggedOnly_;
     QLabel* count_;
     ElidedLabel* reviewProgress_;
     LatestRequest latestProgress_;

@@ -396,6 +396,20 @@ bool measureInBlocks(const SignatureRowSource& read, int hashes, const MemberLis
 
 }  // namespace
 
+StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& store, int64_t runId,
+                                 double threshold) {
+    if (std::optional<StoredDiameters> stored = queries.storedDiameters(runId, threshold))
+        return std::move(*stored);
+    ComponentDiameters diameters;
+    StoredDiameters measured;
+    // listingMembers groups members by cluster in cluster order, and the measure follows it.
+    measured.components = diameters.measureFromCache(
+        store, runId, queries.listingMembers(runId, threshold), threshold);
+    measured.why = diameters.why();
+    queries.storeDiameters(runId, threshold, measured);
+    return measured;
+}
+
 NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
                                     std::size_t few, DiameterReading* reading) {
     NotableComponents out;

@@ -117,6 +117,14 @@ class ComponentDiameters {
     std::string why_;
 };
 
+// The diameters of every component listed at `threshold` (NaN: the run's own), measured over
+// ProjectQueries::listingMembers from the run's signature cache (measureFromCache) the first
+// time a listing asks, and kept in it (ProjectQueries::storeDiameters), so that the workbench
+// sorts and filters the listing by them and measures each listing once; later calls read them
+// back. In cluster order.
+StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& store, int64_t runId,
+                                 double threshold = std::numeric_limits<double>::quiet_NaN());
+
 // How many members' signature rows notableComponents reads at a time: an eighth of
 // `memoryBudget` (the run's, resolved) in rows of `hashes` values, at least 1 and at most
 // kDiameterBlockRows; kDiameterBlockRows when the budget is 0 (unknown).

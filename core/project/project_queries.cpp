@@ -34,6 +34,10 @@ ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
             "CREATE TEMP TABLE cluster_summary (run_id INTEGER, cluster INTEGER, size INTEGER,"
             " representative INTEGER, rep_id TEXT, pairs INTEGER, min_est REAL, mean_est REAL,"
             " min_exact REAL, mean_exact REAL, decision INTEGER NOT NULL DEFAULT 0,"
+            // The component's diameter (NULL: not stored, or unknown) and its flags, set by
+            // storeDiameters; a row replaced after a decision starts without them.
+            " diameter REAL, farthest INTEGER, chain INTEGER NOT NULL DEFAULT 0,"
+            " large INTEGER NOT NULL DEFAULT 0,"
             " PRIMARY KEY (run_id, cluster)) WITHOUT ROWID");
         // The audited clustering of runs whose dataset has decisions, in the stored layout.
         db_->exec(
@@ -48,7 +52,8 @@ ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
             " removed_for INTEGER, PRIMARY KEY (run_id, doc_index)) WITHOUT ROWID");
         db_->exec("CREATE INDEX temp.adj_members_by_cluster ON adj_members (run_id, cluster)");
         db_->exec("CREATE TEMP TABLE filter_docs (doc_index INTEGER PRIMARY KEY)");
-        for (const char* col : {"size", "rep_id", "min_est", "mean_est", "min_exact", "decision"}) {
+        for (const char* col :
+             {"size", "rep_id", "min_est", "mean_est", "min_exact", "decision", "diameter"}) {
             const std::string sql = std::string("CREATE INDEX temp.cluster_summary_by_") + col +
                                     " ON cluster_summary (run_id, " + col + ", cluster)";
             db_->exec(sql);

@@ -38,6 +38,7 @@
 #include "decisions.h"
 #include "document_fetcher.h"
 #include "document_table.h"
+#include "notable_components.h"
 #include "params.h"
 
 namespace neardup {
@@ -83,13 +84,19 @@ enum class ClusterSort {
     MinEstimated,
     MeanEstimated,
     MinExact,
-    Decision
+    Decision,
+    // Lowest estimated Jaccard with the representative (component_chain.h); needs the
+    // listing's diameters stored first (listingDiameters), unknown ones (NULL) first ascending.
+    Diameter
 };
 
 struct ClusterFilter {
     std::string idSearch;      // substring of any member's id (case-sensitive); empty = all
     uint64_t minSize = 0;      // clusters with at least this many members
     bool decidedOnly = false;  // clusters shaped by a decision (ClusterRow::decisions != 0)
+    // Clusters flagged as a chain or a large component (ComponentDiameter::flagged); needs the
+    // listing's diameters stored first (listingDiameters).
+    bool flaggedOnly = false;
     // Clusters with a member among these documents (e.g. a text search's matches); null = all.
     std::shared_ptr<const std::vector<uint32_t>> documents = nullptr;
     // The threshold to cluster at; NaN: the run's own (its stored clustering).
@@ -140,6 +147,13 @@ struct ReviewProgress {
 };
 
 // One member of a listed cluster, with its cluster's representative (ListingMembers()).
+// The diameters of a listing's components (component_chain.h), and why they are unknown (NaN)
+// when the run's signatures are not cached ("" when they are known).
+struct StoredDiameters {
+    std::vector<ComponentDiameter> components;
+    std::string why;
+};
+
 struct ListingMember {
     int64_t cluster = 0;
     uint32_t doc = 0;
@@ -201,6 +215,14 @@ class ProjectQueries {
     // within each: what the components' diameters are measured over (component_chain.h).
     std::vector<ListingMember> listingMembers(
         int64_t runId, double threshold = std::numeric_limits<double>::quiet_NaN());
+    // The diameters of the components listed at `threshold`, kept beside the listing so that it
+    // sorts (ClusterSort::Diameter) and filters (ClusterFilter::flaggedOnly) by them:
+    // storeDiameters keeps those measured over listingMembers (and why they are unknown, when
+    // the run's signatures are not cached); storedDiameters reads them back in cluster order,
+    // nullopt when none are stored for the listing as it is now (another threshold, a decision
+    // since). What measures them is component_chain.h's listingDiameters.
+    void storeDiameters(int64_t runId, double threshold, const StoredDiameters& diameters);
+    std::optional<StoredDiameters> storedDiameters(int64_t runId, double threshold);
 
     std::vector<BandRow> bandStats(int64_t runId);
     // Bucket-size histogram of one band, or of all bands summed when band < 0.
@@ -236,7 +258,10 @@ class ProjectQueries {
         bool whole = false;               // re-clustered whole at another threshold
         std::vector<Decision> decisions;  // those the listing was built with
         std::set<int64_t> touched;        // stored clusters replaced by pieces
-        int64_t storedClusters = 0;       // pieces other than the first: this + smallest member
+        // Why the listing's diameters are unknown ("" when known), once they are stored in
+        // temp.cluster_summary; nullopt until then, and again whenever the listing changes.
+        std::optional<std::string> diametersWhy;
+        int64_t storedClusters = 0;  // pieces other than the first: this + smallest member
         bool audited(int64_t cluster) const {
             return whole || cluster >= storedClusters || touched.count(cluster) > 0;
         }

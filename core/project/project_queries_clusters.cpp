@@ -35,6 +35,8 @@ const char* sortColumn(ClusterSort s) {
             return "min_exact";
         case ClusterSort::Decision:
             return "decision";
+        case ClusterSort::Diameter:
+            return "diameter";
     }
     return "cluster";
 }
@@ -77,6 +79,7 @@ std::string clusterWhere(const ClusterFilter& f) {
     std::string w = " WHERE run_id = ?1";
     if (f.minSize > 0) w += " AND size >= ?4";
     if (f.decidedOnly) w += " AND decision != 0";
+    if (f.flaggedOnly) w += " AND (chain != 0 OR large != 0)";
     if (!f.idSearch.empty()) w += memberMatch("d.doc_id LIKE ?3 ESCAPE '\\'", true);
     if (f.documents)
         w += memberMatch("m.doc_index IN (SELECT doc_index FROM temp.filter_docs)", false);
@@ -115,8 +118,9 @@ void ProjectQueries::insertSummary(const RunInfo& run, bool adjusted, const std:
     // Statistics over the stored pairs whose two members ended in the same cluster; a cluster
     // joined only through pairs below the store floor cannot exist, so every cluster has one.
     auto s = db_->prepare(
-        std::string("INSERT OR REPLACE INTO temp.cluster_summary"
-                    " SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
+        std::string("INSERT OR REPLACE INTO temp.cluster_summary (run_id, cluster, size,"
+                    " representative, rep_id, pairs, min_est, mean_est, min_exact, mean_exact,"
+                    " decision) SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
                     " coalesce(st.n, 0), st.min_m * 1.0 / ?3, st.mean_m / ?3,"
                     " st.min_x, st.mean_x, ") +
         (adjusted ? "c.decision" : "0") + " FROM " + t.clusters +
@@ -233,6 +237,7 @@ ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId,
     // The slider's steps land within rounding of the run's own threshold: that is the run's own.
     if (std::isnan(wanted) || std::abs(wanted - own) < 1e-9) wanted = own;
     if (v.built && v.threshold == wanted && sameDecisions(v.decisions, now)) return v;
+    v.diametersWhy.reset();  // the listing changes: its diameters are measured again
     if (wanted != own) {
         buildWholeRun(run, wanted, now, v);
         return v;
@@ -484,6 +489,60 @@ std::vector<ListingMember> ProjectQueries::listingMembers(int64_t runId, double 
     std::vector<ListingMember> out;
     while (s.step())
         out.push_back({s.int64(0), s.u32(1), s.u32(2)});
+    return out;
+}
+
+void ProjectQueries::storeDiameters(int64_t runId, double threshold,
+                                    const StoredDiameters& diameters) {
+    RunView& v = ensureClusterSummary(runId, threshold);
+    try {
+        sql::Savepoint store(*db_, "diameters");
+        auto clear = db_->prepare(
+            "UPDATE temp.cluster_summary SET diameter = NULL, farthest = NULL, chain = 0,"
+            " large = 0 WHERE run_id = ?1");
+        clear.bind(1, runId);
+        clear.step();
+        auto s = db_->prepare(
+            "UPDATE temp.cluster_summary SET diameter = ?3, farthest = ?4, chain = ?5,"
+            " large = ?6 WHERE run_id = ?1 AND cluster = ?2");
+        s.bind(1, runId);
+        for (const ComponentDiameter& c : diameters.components) {
+            s.bind(2, c.cluster);
+            if (std::isnan(c.diameter))
+                s.bindNull(3).bindNull(4);
+            else
+                s.bind(3, c.diameter).bind(4, int64_t{c.farthest});
+            s.bind(5, int64_t{c.chain ? 1 : 0}).bind(6, int64_t{c.large ? 1 : 0});
+            s.run();
+        }
+        store.release();
+    } catch (...) {
+        v.diametersWhy.reset();
+        throw;
+    }
+    v.diametersWhy = diameters.why;
+}
+
+std::optional<StoredDiameters> ProjectQueries::storedDiameters(int64_t runId, double threshold) {
+    const RunView& v = ensureClusterSummary(runId, threshold);
+    if (!v.diametersWhy) return std::nullopt;
+    StoredDiameters out;
+    out.why = *v.diametersWhy;
+    auto s = db_->prepare(
+        "SELECT cluster, size, representative, diameter, farthest, chain, large"
+        " FROM temp.cluster_summary WHERE run_id = ?1 ORDER BY cluster");
+    s.bind(1, runId);
+    while (s.step()) {
+        ComponentDiameter c;
+        c.cluster = s.int64(0);
+        c.size = s.u64(1);
+        c.representative = s.u32(2);
+        c.diameter = s.realOrNaN(3);
+        c.farthest = s.isNull(4) ? 0 : s.u32(4);
+        c.chain = s.int64(5) != 0;
+        c.large = s.int64(6) != 0;
+        out.components.push_back(c);
+    }
     return out;
 }
 
