@@ -279,9 +279,9 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
 
 namespace {
 
-// The duplicate pairs between different visited class heads, by their ranks, sorted by the
-// earlier one. The ranks of b are read at random: prefetched a few pairs ahead, which turns the
-// pass's cache misses from latency into bandwidth.
+// The duplicate pairs between different visited class heads (both ends visited), by their
+// ranks, sorted by the earlier one. The ranks of b are read at random: prefetched a few pairs
+// ahead, which turns the pass's cache misses from latency into bandwidth.
 std::vector<uint64_t> sortedRankEdges(const std::vector<ScoredPair>& pairs,
                                       const DuplicateTest& duplicate,
                                       const std::vector<uint32_t>& pos, std::size_t ranks,
@@ -295,7 +295,7 @@ std::vector<uint64_t> sortedRankEdges(const std::vector<ScoredPair>& pairs,
         const uint32_t ra = pos[p.a];
         if (ra == kNone || !duplicate(p)) continue;
         const uint32_t rb = pos[p.b];
-        if (ra != rb) edges.add(std::min(ra, rb), std::max(ra, rb));
+        if (rb != kNone && ra != rb) edges.add(std::min(ra, rb), std::max(ra, rb));
     }
     return std::move(edges).sorted();
 }
@@ -345,6 +345,60 @@ void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult
         place(k.doc);
 }
 
+// The removals whose witness is their cluster's representative, decided without visiting
+// (findWitnesses): returns, per document, whether it is decided, and sets the witness of each
+// decided document that is removed. Decided: the representative (kept), its signature copies,
+// and every document with a duplicate pair with one of those; with its signature copies, since
+// a class of copies is decided as one (its head carries every pair of the class). Only
+// documents of visited clusters (not kept whole) have a representative to be decided by.
+//
+// Why no visit is needed: the representative comes first in its cluster's visiting order and is
+// kept, so it is the earliest kept duplicate of each document it has a pair with; a copy of it
+// has the same signature, hence the same pairs, and is removed for it. The other documents of
+// the cluster have no pair with any of these, and the decided ones other than the
+// representative are removed, so they never witness: the undecided documents are decided
+// among themselves, over the pairs between them, exactly as the whole cluster would decide them.
+std::vector<uint8_t> representativeWitnesses(const std::vector<ScoredPair>& pairs,
+                                             const DuplicateTest& duplicate, const RunResult& run,
+                                             const std::vector<DocPair>& memberRoots,
+                                             std::vector<uint32_t>& witness) {
+    const std::size_t n = run.clusterOf.size();
+    const bool anyWhole =
+        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
+    // near[d]: kRep for a representative and its copies, kDirect for a document with a pair with
+    // one of those.
+    constexpr uint8_t kRep = 1, kDirect = 2;
+    std::vector<uint8_t> near(n, 0);
+    for (std::size_t c = 0; c < run.representative.size(); ++c)
+        if (!(anyWhole && run.keepAll[c])) near[run.representative[c]] = kRep;
+    // A class holding a representative is the representative's copies; near[root] then
+    // collects the class's marks, which every member then takes.
+    auto classMarks = [&near, &memberRoots](uint8_t mark) {
+        for (const auto& [d, root] : memberRoots)
+            if (near[d] == mark) near[root] = mark;
+        for (const auto& [d, root] : memberRoots)
+            if (near[root] == mark && near[d] == 0) near[d] = mark;
+    };
+    if (!memberRoots.empty()) classMarks(kRep);
+    const std::size_t count = pairs.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i + kPrefetchAhead < count)
+            __builtin_prefetch(near.data() + pairs[i + kPrefetchAhead].b);
+        const ScoredPair& p = pairs[i];
+        const uint8_t na = near[p.a], nb = near[p.b];
+        if ((na == kRep) == (nb == kRep) || !duplicate(p)) continue;
+        if (na == 0) near[p.a] = kDirect;
+        if (nb == 0) near[p.b] = kDirect;
+    }
+    if (!memberRoots.empty()) classMarks(kDirect);
+    for (std::size_t d = 0; d < n; ++d) {
+        if (near[d] == 0) continue;
+        const uint32_t rep = run.representative[run.clusterOf[d]];
+        witness[d] = rep == d ? kNone : rep;
+    }
+    return near;
+}
+
 // Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
 // run decides by: the components rule counts its chained removals from them.
 //
@@ -353,6 +407,12 @@ void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult
 // yet, so each removal gets its earliest kept duplicate in visiting order. Visiting order
 // (visitingRanks): in each cluster the representative first, then keep order: the policy's key,
 // then input order.
+//
+// The representative is visited first in its cluster and always kept, so a document with a
+// duplicate pair with it is removed for it, whatever else it is linked to
+// (representativeWitnesses): only the other documents of a cluster are visited, over the pairs
+// between them. In clusters of near-duplicates around one document (most of them) that leaves
+// few; a chain leaves most of its links.
 //
 // Signature copies: the comparison collapses documents with identical signatures onto the
 // group's first document, so a copy's only stored pair is usually the one with it. A copy has
@@ -385,23 +445,31 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         witness.assign(n, kNone);
     }
 
-    std::vector<uint32_t> pos, order;
-    visitingRanks(policy, docs, run, visited, pos, order);
-    const std::size_t m = order.size();
-    // Each copy that is not its class's head, with the head: the member of lowest rank. Every
-    // member takes the head's rank, so that the class's pairs all count for the head.
-    std::vector<DocPair> copyHeads;
+    // Copy classes: each member of a class (once per pair) with the class's root.
+    std::vector<DocPair> memberRoots;
     if (copies) {
         UnionFind classes(n);
         for (const auto& [a, b] : copyPairs)
             classes.unite(a, b);
-        std::vector<DocPair> memberRoots;  // each member of a class (once per pair) and its root
         memberRoots.reserve(2 * copyPairs.size());
         for (const auto& [a, b] : copyPairs) {
             memberRoots.emplace_back(a, classes.find(a));
             memberRoots.emplace_back(b, classes.find(b));
         }
         copyPairs = {};
+    }
+    // Most removals are decided without visiting: those of the representative's witness.
+    const std::vector<uint8_t> decided =
+        representativeWitnesses(pairs, duplicate, run, memberRoots, witness);
+    auto undecided = [&visited, &decided](std::size_t i) { return !decided[i] && visited(i); };
+
+    std::vector<uint32_t> pos, order;
+    visitingRanks(policy, docs, run, undecided, pos, order);
+    const std::size_t m = order.size();
+    // Each copy that is not its class's head, with the head: the member of lowest rank. Every
+    // member takes the head's rank, so that the class's pairs all count for the head.
+    std::vector<DocPair> copyHeads;
+    if (copies) {
         // The class's smallest member (its root) is the comparison's group leader, which
         // holds the class's stored pairs: what copyOf names.
         run.copyOf.assign(n, kNone);

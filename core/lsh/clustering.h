@@ -70,8 +70,10 @@ void clusterComponents(const std::vector<ScoredPair>& pairs, int hashes, double 
 // Members of a cluster kept whole (keepAll) are kept either way. The result depends only on the
 // pairs as a set, never on their order (nor on threads, workers or ranks). Cost: one pass over
 // the pairs for --keep first when they are sorted by (a, b) and no representative was moved;
-// otherwise a radix sort of the clustered documents by a keep key precomputed per document, two
-// passes over the pairs and a radix sort of one rank pair per duplicate pair (radix_sort.h).
+// otherwise one pass decides every document with a pair with its representative (or a copy of
+// it), which is removed for the representative, and only the others are visited: a radix sort
+// of them by a keep key precomputed per document, a pass over the pairs and a radix sort of one
+// rank pair per duplicate pair between them (radix_sort.h).
 void decideRemovals(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
                     std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
                     const DocumentTable& docs, RunResult& run);
