@@ -445,16 +445,27 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         witness.assign(n, kNone);
     }
 
-    // Copy classes: each member of a class (once per pair) with the class's root.
+    // Copy classes: each member of a class (once per pair) with the class's root. The pairs
+    // come sorted by their first document, so only the second is read at random: prefetched a
+    // few pairs ahead, as in the union's pass. `scratch` (every document's class root, then
+    // each class's lowest rank) is one array per document for both.
     std::vector<DocPair> memberRoots;
+    std::vector<uint32_t> scratch;
     if (copies) {
+        const std::size_t k = copyPairs.size();
         UnionFind classes(n);
-        for (const auto& [a, b] : copyPairs)
-            classes.unite(a, b);
-        memberRoots.reserve(2 * copyPairs.size());
-        for (const auto& [a, b] : copyPairs) {
-            memberRoots.emplace_back(a, classes.find(a));
-            memberRoots.emplace_back(b, classes.find(b));
+        for (std::size_t i = 0; i < k; ++i) {
+            if (i + kPrefetchAhead < k) classes.prefetch(copyPairs[i + kPrefetchAhead].second);
+            classes.unite(copyPairs[i].first, copyPairs[i].second);
+        }
+        scratch = std::move(classes).roots();
+        memberRoots.reserve(2 * k);
+        for (std::size_t i = 0; i < k; ++i) {
+            if (i + kPrefetchAhead < k)
+                __builtin_prefetch(scratch.data() + copyPairs[i + kPrefetchAhead].second);
+            const auto [a, b] = copyPairs[i];
+            memberRoots.emplace_back(a, scratch[a]);
+            memberRoots.emplace_back(b, scratch[b]);
         }
         copyPairs = {};
     }
@@ -473,7 +484,8 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         // The class's smallest member (its root) is the comparison's group leader, which
         // holds the class's stored pairs: what copyOf names.
         run.copyOf.assign(n, kNone);
-        std::vector<uint32_t> lowest(n, kNone);  // per class root: the lowest rank of a member
+        std::vector<uint32_t>& lowest = scratch;  // per class root: the lowest rank of a member
+        std::fill(lowest.begin(), lowest.end(), kNone);
         for (const auto& [d, root] : memberRoots) {
             if (d != root) run.copyOf[d] = root;
             lowest[root] = std::min(lowest[root], pos[d]);
@@ -531,21 +543,29 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
     // Chained removals: members the components rule removes without a duplicate of their
     // representative. The representative is visited first in its cluster and always kept, so a
-    // member that is its duplicate has it as witness, and only such a member.
-    run.removedFor.assign(n, kNone);
+    // member that is its duplicate has it as witness, and only such a member. The witnesses
+    // become removedFor in place (the components rule then overwrites them with the
+    // representative), and the removals are counted in the same pass (countRemovals).
+    const bool byWitness = rule == DecideRule::Witness;
+    run.removedFor = std::move(witness);
     run.chained.assign(n, 0);
-    uint64_t chained = 0;
+    uint64_t chained = 0, removed = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const uint32_t c = run.clusterOf[i];
         if (c == RunResult::kNoCluster || (anyWhole && run.keepAll[c]) ||
-            run.representative[c] == i)
+            run.representative[c] == i) {
+            run.removedFor[i] = kNone;
             continue;
-        run.chained[i] = witness[i] != run.representative[c] ? 1 : 0;
+        }
+        const uint32_t rep = run.representative[c];
+        run.chained[i] = run.removedFor[i] != rep ? 1 : 0;
         chained += run.chained[i];
-        run.removedFor[i] = rule == DecideRule::Witness ? witness[i] : run.representative[c];
+        if (!byWitness) run.removedFor[i] = rep;
+        removed += run.removedFor[i] != kNone ? 1 : 0;
     }
     run.counts.chainedRemovals = chained;
-    countRemovals(run);
+    run.counts.removed = removed;
+    run.counts.kept = n - removed;
 }
 
 }  // namespace
