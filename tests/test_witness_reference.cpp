@@ -4,8 +4,10 @@
 // (the representative first) and remove a member when a kept member is its duplicate. Random
 // graphs large enough for every radix pass to run (more than 2,048 ranks and clusters, lengths
 // and field values that differ in every digit), for each keep policy, with ties of length and
-// field, missing values, signature copies, "not a duplicate" exclusions, representatives moved
-// by "keep this one instead" and clusters kept whole.
+// field, missing values, signature copies (linked at random, or paired with their leader only,
+// as the comparison stores them, which --keep first decides from the union's own pass), "not a
+// duplicate" exclusions, representatives moved by "keep this one instead" and clusters kept
+// whole.
 #include <QTest>
 
 #include <algorithm>
@@ -33,7 +35,11 @@ struct Graph {
 // Stars, chains and cliques of up to 40 members (most of up to 7), and one long chain, over a
 // random permutation of n documents; a quarter of the documents in no pair. Lengths and field
 // values are drawn from a few values (ties) or from the whole range.
-Graph randomGraph(uint32_t n, bool copies, bool exclusions, std::mt19937_64& rng) {
+// With `collapsedCopies`, documents of no pair become signature copies of clustered ones, as the
+// comparison stores them: each paired with its group's leader only (the smaller document), one
+// in three also with another copy of that leader.
+Graph randomGraph(uint32_t n, bool copies, bool exclusions, bool collapsedCopies,
+                  std::mt19937_64& rng) {
     Graph g;
     for (uint32_t i = 0; i < n; ++i) {
         const bool tie = rng() % 2 == 0;
@@ -98,6 +104,16 @@ Graph randomGraph(uint32_t n, bool copies, bool exclusions, std::mt19937_64& rng
         }
         at += size;
     }
+    if (collapsedCopies)
+        for (uint32_t j = clustered; j + 1 < n; j += 2) {
+            const uint32_t leader = perm[rng() % clustered], copy = perm[j], second = perm[j + 1];
+            if (leader > copy || rng() % 2) continue;
+            g.pairs.push_back({leader, copy, 128, -1.0f});
+            if (leader < second && rng() % 3 == 0) {
+                g.pairs.push_back({leader, second, 128, -1.0f});
+                g.pairs.push_back({std::min(copy, second), std::max(copy, second), 128, -1.0f});
+            }
+        }
     std::sort(g.pairs.begin(), g.pairs.end());
     g.pairs.erase(std::unique(g.pairs.begin(), g.pairs.end(),
                               [](const ScoredPair& x, const ScoredPair& y) {
@@ -108,6 +124,28 @@ Graph randomGraph(uint32_t n, bool copies, bool exclusions, std::mt19937_64& rng
         for (const ScoredPair& p : g.pairs)
             if (rng() % 8 == 0) g.excluded.emplace_back(p.a, p.b);
     return g;
+}
+
+// Each document's copy-class leader (the smallest document of its class of duplicate pairs of
+// identical signatures), kNone for a document in no class or a leader; empty when there are no
+// copies.
+std::vector<uint32_t> copyLeaders(const Graph& g) {
+    const std::size_t n = g.docs.size();
+    UnionFind classes(n);
+    bool any = false;
+    for (const ScoredPair& p : g.pairs)
+        if (p.matches == static_cast<uint32_t>(kHashes) && isDuplicate(p, kHashes, kThreshold) &&
+            !std::binary_search(g.excluded.begin(), g.excluded.end(), DocPair{p.a, p.b})) {
+            classes.unite(p.a, p.b);
+            any = true;
+        }
+    if (!any) return {};
+    std::vector<uint32_t> leader(n, kNone);
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint32_t root = classes.find(static_cast<uint32_t>(i));
+        if (root != i) leader[i] = root;
+    }
+    return leader;
 }
 
 // The reference: documents of identical signatures (duplicate pairs of 128 matches) form a
@@ -181,8 +219,11 @@ class TestWitnessReference : public QObject {
   private slots:
     void fastPathMatchesTheReference() {
         std::mt19937_64 rng(19);
-        for (int round = 0; round < 6; ++round) {
-            const Graph g = randomGraph(30000, round % 2 == 1, round >= 4, rng);
+        // Rounds 6 and 7: copies as the comparison stores them, which --keep first decides from
+        // the union's own pass.
+        for (int round = 0; round < 8; ++round) {
+            const Graph g =
+                randomGraph(30000, round % 2 == 1 && round < 6, round >= 4, round >= 6, rng);
             for (const KeepPolicy policy :
                  {KeepPolicy::First, KeepPolicy::Longest, KeepPolicy::MaxField}) {
                 // The run's own clustering, under both rules.
@@ -194,6 +235,13 @@ class TestWitnessReference : public QObject {
                 QVERIFY(wit.representative.size() > 2048);
                 const std::vector<uint32_t> expected = referenceWitnesses(g, wit, policy);
                 QVERIFY2(wit.removedFor == expected, qPrintable(caseName(round, policy, "run")));
+                // Each copy names its class's smallest member, the comparison's group leader,
+                // which holds the class's stored pairs (witnessPair reads them through it).
+                const std::vector<uint32_t> leaders = copyLeaders(g);
+                if (leaders.empty())
+                    QVERIFY(wit.copyOf.empty());
+                else
+                    QVERIFY2(wit.copyOf == leaders, qPrintable(caseName(round, policy, "copyOf")));
                 uint64_t chained = 0;
                 for (std::size_t i = 0; i < expected.size(); ++i) {
                     const uint32_t c = comp.clusterOf[i];

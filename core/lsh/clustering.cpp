@@ -124,15 +124,21 @@ inline void inputOrderWitness(std::vector<uint32_t>& removedFor, const ScoredPai
     removedFor[p.b] = wa == kNone && wb == kNone ? p.a : wb;
 }
 
-// Input-order witnesses over the duplicate pairs in the order given; false (and `removedFor`
-// to be discarded) when they are not sorted by (a, b), or when some are signature copies (see
-// findWitnesses).
+// What a pass of input-order witnesses found about the duplicate pairs: whether they were
+// sorted by (a, b) (otherwise its witnesses are to be discarded), and whether some are signature
+// copies (then its witnesses hold for the heads of the copy classes only: see findWitnesses).
+struct InputOrder {
+    bool sorted = true;
+    bool copies = false;
+};
+
+// Input-order witnesses over the duplicate pairs in the order given.
 // `ahead(b)` is called for the pair a few places ahead (prefetches of what `visit` reads).
 template <typename Visit, typename Ahead>
-bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
-                         std::vector<uint32_t>& removedFor, Visit visit, Ahead ahead) {
+InputOrder inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
+                               std::vector<uint32_t>& removedFor, Visit visit, Ahead ahead) {
     uint64_t previous = 0;
-    bool valid = true;
+    InputOrder found;
     const std::size_t count = pairs.size();
     for (std::size_t i = 0; i < count; ++i) {
         if (i + kPrefetchAhead < count) {
@@ -144,11 +150,12 @@ bool inputOrderWitnesses(const std::vector<ScoredPair>& pairs, const DuplicateTe
         if (!duplicate(p)) continue;
         visit(p);
         const uint64_t key = uint64_t{p.a} << 32 | p.b;
-        valid &= key > previous && !duplicate.copy(p);
+        found.sorted &= key > previous;
+        found.copies |= duplicate.copy(p);
         previous = key;
         inputOrderWitness(removedFor, p);
     }
-    return valid;
+    return found;
 }
 
 // Numbers the clusters by their smallest member (`root`: each document's root, roots being
@@ -178,15 +185,15 @@ void numberClusters(std::vector<uint32_t>& root, const std::vector<uint8_t>& joi
 }
 
 // clusterComponents, and with `witnesses` the input-order witnesses in the same pass; returns
-// whether those are valid (see inputOrderWitnesses).
-bool components(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
-                KeepPolicy policy, const DocumentTable& docs, RunResult& run,
-                std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
+// what that pass found (inputOrderWitnesses; not sorted when there was none).
+InputOrder components(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
+                      KeepPolicy policy, const DocumentTable& docs, RunResult& run,
+                      std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
     const std::size_t n = docs.size();
     const DuplicateTest duplicate(hashes, threshold, excluded);
     UnionFind uf(n);
     uint64_t duplicates = 0;
-    bool witnessed = false;
+    InputOrder witnessed{.sorted = false, .copies = false};
     auto join = [&](const ScoredPair& p) {
         ++duplicates;
         uf.unite(p.a, p.b);
@@ -247,7 +254,7 @@ bool representativesFirstInInput(const RunResult& run) {
 
 void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
-            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses);
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder);
 
 }  // namespace
 
@@ -268,13 +275,14 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
                       std::span<const DocPair> excluded) {
     // With --keep first the witnesses are found in the union's own pass when the pairs come
     // sorted (as a run's do): the smallest member of a component is its representative. The
-    // components rule reads its chained removals from them.
+    // components rule reads its chained removals from them. With signature copies they hold
+    // for the copy classes' heads, which the others follow (findWitnesses).
     std::vector<uint32_t> witnesses;
     const bool tryOnePass = policy == KeepPolicy::First;
-    const bool onePass = components(pairs, hashes, threshold, policy, docs, run, excluded,
-                                    tryOnePass ? &witnesses : nullptr);
+    const InputOrder onePass = components(pairs, hashes, threshold, policy, docs, run, excluded,
+                                          tryOnePass ? &witnesses : nullptr);
     decide(pairs, hashes, threshold, excluded, policy, rule, docs, run,
-           onePass ? &witnesses : nullptr);
+           onePass.sorted ? &witnesses : nullptr);
 }
 
 namespace {
@@ -399,6 +407,21 @@ std::vector<uint8_t> representativeWitnesses(const std::vector<ScoredPair>& pair
     return near;
 }
 
+// True when no duplicate pair other than a copy pair has a copy that is not its class's root
+// (`roots`: each document's copy-class root, itself when in no class) at either end.
+bool onlyHeadsPairedOutside(const std::vector<ScoredPair>& pairs, const DuplicateTest& duplicate,
+                            const std::vector<uint32_t>& roots) {
+    const std::size_t count = pairs.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i + kPrefetchAhead < count)
+            __builtin_prefetch(roots.data() + pairs[i + kPrefetchAhead].b);
+        const ScoredPair& p = pairs[i];
+        if ((roots[p.a] != p.a || roots[p.b] != p.b) && !duplicate.copy(p) && duplicate(p))
+            return false;
+    }
+    return true;
+}
+
 // Every clustered document's witness under the witness rule (kNone: kept), whatever rule the
 // run decides by: the components rule counts its chained removals from them.
 //
@@ -420,9 +443,14 @@ std::vector<uint8_t> representativeWitnesses(const std::vector<ScoredPair>& pair
 // by duplicate pairs of identical signatures) are decided as one: its first member in visiting
 // order (its head) carries every pair of the class, and the others are removed for it when it
 // is kept, or for its witness when it is removed.
+//
+// `inputOrder`, when given: the input-order witnesses of the union's pass over the pairs sorted
+// by (a, b), under --keep first, each representative its cluster's smallest member, no cluster
+// kept whole (clusterDocuments); null otherwise.
 std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
                                     const DuplicateTest& duplicate, KeepPolicy policy,
-                                    const DocumentTable& docs, RunResult& run) {
+                                    const DocumentTable& docs, RunResult& run,
+                                    std::vector<uint32_t>* inputOrder) {
     const std::size_t n = run.clusterOf.size();
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
@@ -430,20 +458,24 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         const uint32_t c = run.clusterOf[i];
         return c != RunResult::kNoCluster && !(anyWhole && run.keepAll[c] != 0);
     };
-    std::vector<uint32_t> witness(n, kNone);
+    std::vector<uint32_t> witness;
 
     // The duplicate pairs of identical signatures (signature copies), usually a tenth or fewer.
     std::vector<DocPair> copyPairs;
     for (const ScoredPair& p : pairs)
         if (duplicate.copy(p) && duplicate(p)) copyPairs.emplace_back(p.a, p.b);
     const bool copies = !copyPairs.empty();
-    // Fast path: input order (see inputOrderWitness), one pass over the pairs.
-    if (!copies && policy == KeepPolicy::First && !anyWhole && representativesFirstInInput(run)) {
-        if (inputOrderWitnesses(
-                pairs, duplicate, witness, [](const ScoredPair&) {}, [](uint32_t) {}))
-            return witness;
+    // Fast path: input order (see inputOrderWitness), one pass over the pairs, unless the
+    // union's pass made it already.
+    if (!inputOrder && policy == KeepPolicy::First && !anyWhole &&
+        representativesFirstInInput(run)) {
         witness.assign(n, kNone);
+        if (inputOrderWitnesses(
+                pairs, duplicate, witness, [](const ScoredPair&) {}, [](uint32_t) {})
+                .sorted)
+            inputOrder = &witness;
     }
+    if (inputOrder && !copies) return std::move(*inputOrder);
 
     // Copy classes: each member of a class (once per pair) with the class's root. The pairs
     // come sorted by their first document, so only the second is read at random: prefetched a
@@ -469,6 +501,22 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         }
         copyPairs = {};
     }
+    // With copies, input-order witnesses hold for the heads of the copy classes (their roots:
+    // the smallest member, first in input order, the comparison's group leader) when every
+    // duplicate pair of another member is a copy pair within its class, as the comparison
+    // stores them (it collapses copies onto their leader): the heads then carry every pair of
+    // their class, and the other members follow their head.
+    if (inputOrder && onlyHeadsPairedOutside(pairs, duplicate, scratch)) {
+        if (inputOrder != &witness) witness = std::move(*inputOrder);  // not onto itself
+        run.copyOf.assign(n, kNone);
+        for (const auto& [d, root] : memberRoots)
+            if (d != root) {
+                run.copyOf[d] = root;
+                witness[d] = witness[root] == kNone ? root : witness[root];
+            }
+        return witness;
+    }
+    witness.assign(n, kNone);
     // Most removals are decided without visiting: those of the representative's witness.
     const std::vector<uint8_t> decided =
         representativeWitnesses(pairs, duplicate, run, memberRoots, witness);
@@ -533,12 +581,11 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
 
 void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
-            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* witnesses) {
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder) {
     const std::size_t n = run.clusterOf.size();
     const DuplicateTest duplicate(hashes, threshold, excluded);
     run.copyOf.clear();
-    std::vector<uint32_t> witness =
-        witnesses ? std::move(*witnesses) : findWitnesses(pairs, duplicate, policy, docs, run);
+    std::vector<uint32_t> witness = findWitnesses(pairs, duplicate, policy, docs, run, inputOrder);
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
     // Chained removals: members the components rule removes without a duplicate of their
