@@ -254,7 +254,8 @@ bool representativesFirstInInput(const RunResult& run) {
 
 void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
-            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder);
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder,
+            bool inputOrderCopies);
 
 }  // namespace
 
@@ -267,7 +268,7 @@ void clusterComponents(const std::vector<ScoredPair>& pairs, int hashes, double 
 void decideRemovals(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
                     std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
                     const DocumentTable& docs, RunResult& run) {
-    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run, nullptr);
+    decide(pairs, hashes, threshold, excluded, policy, rule, docs, run, nullptr, false);
 }
 
 void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
@@ -282,7 +283,7 @@ void clusterDocuments(const std::vector<ScoredPair>& pairs, int hashes, double t
     const InputOrder onePass = components(pairs, hashes, threshold, policy, docs, run, excluded,
                                           tryOnePass ? &witnesses : nullptr);
     decide(pairs, hashes, threshold, excluded, policy, rule, docs, run,
-           onePass.sorted ? &witnesses : nullptr);
+           onePass.sorted ? &witnesses : nullptr, onePass.copies);
 }
 
 namespace {
@@ -446,11 +447,13 @@ bool onlyHeadsPairedOutside(const std::vector<ScoredPair>& pairs, const Duplicat
 //
 // `inputOrder`, when given: the input-order witnesses of the union's pass over the pairs sorted
 // by (a, b), under --keep first, each representative its cluster's smallest member, no cluster
-// kept whole (clusterDocuments); null otherwise.
+// kept whole (clusterDocuments); null otherwise. `inputOrderCopies`: whether that pass saw
+// signature copies (without, its witnesses are the answer).
 std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
                                     const DuplicateTest& duplicate, KeepPolicy policy,
                                     const DocumentTable& docs, RunResult& run,
-                                    std::vector<uint32_t>* inputOrder) {
+                                    std::vector<uint32_t>* inputOrder, bool inputOrderCopies) {
+    if (inputOrder && !inputOrderCopies) return std::move(*inputOrder);
     const std::size_t n = run.clusterOf.size();
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
@@ -581,11 +584,13 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
 
 void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             std::span<const DocPair> excluded, KeepPolicy policy, DecideRule rule,
-            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder) {
+            const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder,
+            bool inputOrderCopies) {
     const std::size_t n = run.clusterOf.size();
     const DuplicateTest duplicate(hashes, threshold, excluded);
     run.copyOf.clear();
-    std::vector<uint32_t> witness = findWitnesses(pairs, duplicate, policy, docs, run, inputOrder);
+    std::vector<uint32_t> witness =
+        findWitnesses(pairs, duplicate, policy, docs, run, inputOrder, inputOrderCopies);
     const bool anyWhole =
         std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
     // Chained removals: members the components rule removes without a duplicate of their
