@@ -225,6 +225,51 @@ class TestBench : public QObject {
         QCOMPARE(table.count(QStringLiteral("| max:FIELD |")), 6);
     }
 
+    // The same cases on a stored run's own pairs: the witness rule under --keep first (the
+    // run's default) removes exactly what the run removed, with its pairs and documents.
+    void clusteringFromAStoredRun() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString corpus = dir.filePath(QStringLiteral("c.jsonl")),
+                      project = dir.filePath(QStringLiteral("c.ndw")),
+                      summary = dir.filePath(QStringLiteral("s.json"));
+        testsupport::CliResult r = testsupport::neardup(
+            {QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("1500"),
+             QStringLiteral("--mean-chars"), QStringLiteral("600"), QStringLiteral("--out"), corpus,
+             QStringLiteral("--truth"), dir.filePath(QStringLiteral("t.json"))});
+        QCOMPARE(r.code, 0);
+        r = testsupport::neardup({QStringLiteral("run"), corpus, QStringLiteral("-p"), project,
+                                  QStringLiteral("-q"), QStringLiteral("--summary-json"), summary});
+        QCOMPARE(r.code, 0);
+        QFile f(summary);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject s = QJsonDocument::fromJson(f.readAll()).object();
+        const qint64 removed = s[QStringLiteral("removed")].toInteger();
+        const qint64 documents = s[QStringLiteral("documents")].toInteger();
+        QVERIFY(removed > 0);
+
+        r = testsupport::neardup(
+            {QStringLiteral("bench"), QStringLiteral("--clustering-from"), project},
+            testsupport::CliOptions().withTimeout(60000));
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out.count(QStringLiteral("| witness |")), 2);  // first, longest: no field
+        QCOMPARE(r.out.count(QStringLiteral("| max:FIELD |")), 0);
+        const QString firstWitness =
+            QStringLiteral("| first | yes | witness | %1 |").arg(documents);
+        const QString firstNoCopies =
+            QStringLiteral("| first | no | witness | %1 |").arg(documents);
+        QString row;
+        for (const QString& line : r.out.split(QLatin1Char('\n')))
+            if (line.startsWith(firstWitness) || line.startsWith(firstNoCopies)) row = line;
+        QVERIFY2(!row.isEmpty(), qPrintable(r.out));
+        const QStringList cells = row.split(QLatin1Char('|'));
+        QCOMPARE(cells[6].trimmed().toLongLong(), removed);
+
+        r = testsupport::neardup({QStringLiteral("bench"), QStringLiteral("--clustering-from"),
+                                  dir.filePath(QStringLiteral("none.ndw"))});
+        QCOMPARE(r.code, 2);  // not an existing file: a usage error
+    }
+
     void badArgumentsAreUsageErrors() {
         const testsupport::CliResult r = testsupport::neardup(
             {QStringLiteral("bench"), QStringLiteral("--sizes"), QStringLiteral("ten")},

@@ -12,6 +12,7 @@
 #include "byte_size.h"
 #include "clustering_benchmark.h"
 #include "commands.h"
+#include "project_store.h"
 
 namespace neardup::cli {
 
@@ -34,6 +35,7 @@ Command addBenchCommand(CLI::App& app) {
         std::string workDir, json, memoryBudget;
         int repeat = 1;
         uint32_t clustering = 0;
+        std::string clusteringFrom;
         bool noKernels = false, formats = false, quiet = false;
         uint64_t seed = 1;
     };
@@ -85,7 +87,31 @@ Command addBenchCommand(CLI::App& app) {
                     "duplicate pairs over this many documents (stars, chains, cliques; keep "
                     "first and longest; with and without exact copies), --repeat times each")
         ->check(CLI::Range(100u, 1u << 30));
+    cmd->add_option("--clustering-from", opt->clusteringFrom,
+                    "Instead of the corpora: time union-find and both removal rules on the "
+                    "duplicate pairs and documents of a project's latest successful run, "
+                    "--repeat times each")
+        ->check(CLI::ExistingFile)
+        ->excludes("--clustering");
     return [opt]() -> int {
+        if (!opt->clusteringFrom.empty()) {
+            const ProjectStore store(opt->clusteringFrom, ProjectStore::Mode::ReadOnly);
+            const std::optional<int64_t> latest = store.latestRun("ok");
+            if (!latest) {
+                fmt::print(stderr, "neardup bench: {} holds no successful run\n",
+                           opt->clusteringFrom);
+                return kExitError;
+            }
+            const RunResult run = store.loadRun(*latest);
+            DocumentTable docs;
+            store.loadDataset(run.datasetId, &docs);
+            std::fputs(clusteringBenchmarkTable(
+                           runClusteringBenchmarkOn(run.pairs, docs, run.params.signature.hashes,
+                                                    run.params.compare.threshold, opt->repeat))
+                           .c_str(),
+                       stdout);
+            return kExitOk;
+        }
         if (opt->clustering > 0) {
             std::fputs(clusteringBenchmarkTable(
                            runClusteringBenchmark(opt->clustering, opt->repeat, opt->seed))

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <numeric>
 #include <random>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -106,6 +107,42 @@ Medians medianSeconds(int repeat, Step step) {
     return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
+// Union-find alone and both rules on `pairs`, for each keep policy, appended to `rows`.
+void timeCases(const std::vector<ScoredPair>& pairs, const DocumentTable& docs, int hashes,
+               double threshold, bool copies, std::span<const KeepPolicy> policies, int repeat,
+               std::vector<ClusteringBenchmarkRow>& rows) {
+    for (const KeepPolicy keep : policies) {
+        ClusteringBenchmarkRow row;
+        row.keep = policyName(keep);
+        row.copies = copies;
+        row.documents = docs.size();
+        row.pairs = pairs.size();
+        RunResult run;
+        row.step = "union-find";
+        Medians m = medianSeconds(repeat, [&] {
+            run = RunResult{};
+            clusterComponents(pairs, hashes, threshold, keep, docs, run);
+        });
+        row.medianSeconds = m.wall;
+        row.medianCpuSeconds = m.cpu;
+        rows.push_back(row);
+        for (const DecideRule rule : {DecideRule::Witness, DecideRule::Components}) {
+            row.step = rule == DecideRule::Witness ? "witness" : "components";
+            m = medianSeconds(repeat, [&] {
+                run = RunResult{};
+                clusterDocuments(pairs, hashes, threshold, keep, rule, docs, run);
+            });
+            row.medianSeconds = m.wall;
+            row.medianCpuSeconds = m.cpu;
+            row.removed = run.counts.removed;
+            rows.push_back(row);
+        }
+    }
+}
+
+constexpr KeepPolicy kAllPolicies[] = {KeepPolicy::First, KeepPolicy::Longest,
+                                       KeepPolicy::MaxField};
+
 }  // namespace
 
 std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, int repeat,
@@ -113,37 +150,23 @@ std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, i
     std::vector<ClusteringBenchmarkRow> rows;
     std::mt19937_64 rng(seed);
     const DocumentTable docs = syntheticDocuments(documents, rng);
-    for (const bool copies : {false, true}) {
-        const std::vector<ScoredPair> pairs = syntheticPairs(documents, copies, rng);
-        for (const KeepPolicy keep :
-             {KeepPolicy::First, KeepPolicy::Longest, KeepPolicy::MaxField}) {
-            ClusteringBenchmarkRow row;
-            row.keep = policyName(keep);
-            row.copies = copies;
-            row.documents = documents;
-            row.pairs = pairs.size();
-            RunResult run;
-            row.step = "union-find";
-            Medians m = medianSeconds(repeat, [&] {
-                run = RunResult{};
-                clusterComponents(pairs, kHashes, kThreshold, keep, docs, run);
-            });
-            row.medianSeconds = m.wall;
-            row.medianCpuSeconds = m.cpu;
-            rows.push_back(row);
-            for (const DecideRule rule : {DecideRule::Witness, DecideRule::Components}) {
-                row.step = rule == DecideRule::Witness ? "witness" : "components";
-                m = medianSeconds(repeat, [&] {
-                    run = RunResult{};
-                    clusterDocuments(pairs, kHashes, kThreshold, keep, rule, docs, run);
-                });
-                row.medianSeconds = m.wall;
-                row.medianCpuSeconds = m.cpu;
-                row.removed = run.counts.removed;
-                rows.push_back(row);
-            }
-        }
-    }
+    for (const bool copies : {false, true})
+        timeCases(syntheticPairs(documents, copies, rng), docs, kHashes, kThreshold, copies,
+                  kAllPolicies, repeat, rows);
+    return rows;
+}
+
+std::vector<ClusteringBenchmarkRow> runClusteringBenchmarkOn(const std::vector<ScoredPair>& pairs,
+                                                             const DocumentTable& docs, int hashes,
+                                                             double threshold, int repeat) {
+    std::vector<ClusteringBenchmarkRow> rows;
+    const bool copies = std::any_of(pairs.begin(), pairs.end(), [hashes](const ScoredPair& p) {
+        return p.matches >= static_cast<uint32_t>(hashes);
+    });
+    const bool values = std::any_of(docs.keepValue.begin(), docs.keepValue.end(),
+                                    [](double v) { return !std::isnan(v); });
+    const std::span<const KeepPolicy> policies(kAllPolicies, values ? 3 : 2);
+    timeCases(pairs, docs, hashes, threshold, copies, policies, repeat, rows);
     return rows;
 }
 

@@ -1,11 +1,15 @@
 // The clustering step on its own (`neardup bench --clustering DOCS`): union-find and the two
 // removal rules timed on synthetic duplicate pairs, so that their cost at millions of documents
-// can be measured without generating and signing a corpus of that size first.
+// can be measured without generating and signing a corpus of that size first; or on the pairs a
+// stored run found (`--clustering-from PROJECT`).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "document_table.h"
+#include "run_result.h"
 
 namespace neardup {
 
@@ -33,6 +37,15 @@ struct ClusteringBenchmarkRow {
 // Single-threaded, like the pipeline's union phase.
 std::vector<ClusteringBenchmarkRow> runClusteringBenchmark(uint32_t documents, int repeat,
                                                            uint64_t seed);
+
+// The same cases on a stored run's duplicate pairs and documents (`neardup bench
+// --clustering-from PROJECT`): the step on a real corpus's duplicate structure, which plants
+// near-duplicates mostly around one original, where the synthetic pairs make a third of their
+// clusters chains. max:FIELD only when some document has a field value; "copies" says whether
+// any pair is one of identical signatures.
+std::vector<ClusteringBenchmarkRow> runClusteringBenchmarkOn(const std::vector<ScoredPair>& pairs,
+                                                             const DocumentTable& docs, int hashes,
+                                                             double threshold, int repeat);
 
 // A Markdown table of the rows, with each step's time relative to union-find alone.
 std::string clusteringBenchmarkTable(const std::vector<ClusteringBenchmarkRow>& rows);
