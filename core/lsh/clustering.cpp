@@ -367,19 +367,19 @@ void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult
 // the cluster have no pair with any of these, and the decided ones other than the
 // representative are removed, so they never witness: the undecided documents are decided
 // among themselves, over the pairs between them, exactly as the whole cluster would decide them.
+template <typename Visited>
 std::vector<uint8_t> representativeWitnesses(const std::vector<ScoredPair>& pairs,
                                              const DuplicateTest& duplicate, const RunResult& run,
+                                             Visited visited,
                                              const std::vector<DocPair>& memberRoots,
                                              std::vector<uint32_t>& witness) {
     const std::size_t n = run.clusterOf.size();
-    const bool anyWhole =
-        std::any_of(run.keepAll.begin(), run.keepAll.end(), [](uint8_t k) { return k != 0; });
     // near[d]: kRep for a representative and its copies, kDirect for a document with a pair with
     // one of those.
     constexpr uint8_t kRep = 1, kDirect = 2;
     std::vector<uint8_t> near(n, 0);
-    for (std::size_t c = 0; c < run.representative.size(); ++c)
-        if (!(anyWhole && run.keepAll[c])) near[run.representative[c]] = kRep;
+    for (const uint32_t rep : run.representative)
+        if (visited(rep)) near[rep] = kRep;
     // A class holding a representative is the representative's copies; near[root] then
     // collects the class's marks, which every member then takes.
     auto classMarks = [&near, &memberRoots](uint8_t mark) {
@@ -503,6 +503,11 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
             memberRoots.emplace_back(b, scratch[b]);
         }
         copyPairs = {};
+        // The class's root is the comparison's group leader, which holds the class's stored
+        // pairs: what copyOf names.
+        run.copyOf.assign(n, kNone);
+        for (const auto& [d, root] : memberRoots)
+            if (d != root) run.copyOf[d] = root;
     }
     // With copies, input-order witnesses hold for the heads of the copy classes (their roots:
     // the smallest member, first in input order, the comparison's group leader) when every
@@ -511,18 +516,14 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     // their class, and the other members follow their head.
     if (inputOrder && onlyHeadsPairedOutside(pairs, duplicate, scratch)) {
         if (inputOrder != &witness) witness = std::move(*inputOrder);  // not onto itself
-        run.copyOf.assign(n, kNone);
         for (const auto& [d, root] : memberRoots)
-            if (d != root) {
-                run.copyOf[d] = root;
-                witness[d] = witness[root] == kNone ? root : witness[root];
-            }
+            if (d != root) witness[d] = witness[root] == kNone ? root : witness[root];
         return witness;
     }
     witness.assign(n, kNone);
     // Most removals are decided without visiting: those of the representative's witness.
     const std::vector<uint8_t> decided =
-        representativeWitnesses(pairs, duplicate, run, memberRoots, witness);
+        representativeWitnesses(pairs, duplicate, run, visited, memberRoots, witness);
     auto undecided = [&visited, &decided](std::size_t i) { return !decided[i] && visited(i); };
 
     std::vector<uint32_t> pos, order;
@@ -532,15 +533,10 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
     // member takes the head's rank, so that the class's pairs all count for the head.
     std::vector<DocPair> copyHeads;
     if (copies) {
-        // The class's smallest member (its root) is the comparison's group leader, which
-        // holds the class's stored pairs: what copyOf names.
-        run.copyOf.assign(n, kNone);
         std::vector<uint32_t>& lowest = scratch;  // per class root: the lowest rank of a member
         std::fill(lowest.begin(), lowest.end(), kNone);
-        for (const auto& [d, root] : memberRoots) {
-            if (d != root) run.copyOf[d] = root;
+        for (const auto& [d, root] : memberRoots)
             lowest[root] = std::min(lowest[root], pos[d]);
-        }
         for (const auto& [d, root] : memberRoots) {
             const uint32_t low = lowest[root];
             if (pos[d] == kNone || pos[d] == low) continue;  // not visited, the head, or seen

@@ -146,7 +146,6 @@ struct ReviewProgress {
     uint64_t clusters = 0;
 };
 
-// One member of a listed cluster, with its cluster's representative (ListingMembers()).
 // The diameters of a listing's components (component_chain.h), and why they are unknown (NaN)
 // when the run's signatures are not cached ("" when they are known).
 struct StoredDiameters {
@@ -154,6 +153,7 @@ struct StoredDiameters {
     std::string why;
 };
 
+// One member of a listed cluster, with its cluster's representative (ListingMembers()).
 struct ListingMember {
     int64_t cluster = 0;
     uint32_t doc = 0;

@@ -498,7 +498,7 @@ void ProjectQueries::storeDiameters(int64_t runId, double threshold,
     try {
         sql::Savepoint store(*db_, "diameters");
         auto clear = db_->prepare(
-            "UPDATE temp.cluster_summary SET diameter = NULL, farthest = NULL, chain = 0,"
+            "UPDATE temp.cluster_summary SET diameter = NULL, farthest = representative, chain = 0,"
             " large = 0 WHERE run_id = ?1");
         clear.bind(1, runId);
         clear.step();
@@ -507,11 +507,11 @@ void ProjectQueries::storeDiameters(int64_t runId, double threshold,
             " large = ?6 WHERE run_id = ?1 AND cluster = ?2");
         s.bind(1, runId);
         for (const ComponentDiameter& c : diameters.components) {
-            s.bind(2, c.cluster);
+            s.bind(2, c.cluster).bind(4, int64_t{c.farthest});
             if (std::isnan(c.diameter))
-                s.bindNull(3).bindNull(4);
+                s.bindNull(3);
             else
-                s.bind(3, c.diameter).bind(4, int64_t{c.farthest});
+                s.bind(3, c.diameter);
             s.bind(5, int64_t{c.chain ? 1 : 0}).bind(6, int64_t{c.large ? 1 : 0});
             s.run();
         }
@@ -538,7 +538,7 @@ std::optional<StoredDiameters> ProjectQueries::storedDiameters(int64_t runId, do
         c.size = s.u64(1);
         c.representative = s.u32(2);
         c.diameter = s.realOrNaN(3);
-        c.farthest = s.isNull(4) ? 0 : s.u32(4);
+        c.farthest = s.u32(4);
         c.chain = s.int64(5) != 0;
         c.large = s.int64(6) != 0;
         out.components.push_back(c);
