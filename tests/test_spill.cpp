@@ -64,6 +64,17 @@ struct Watcher : PipelineObserver {
                 return std::stoul(m.substr(std::string("out-of-core comparison: up to ").size()));
         return 0;
     }
+    // From the same message: the documents of components larger than a pass, or -1 if absent.
+    long long largeComponentDocuments() const {
+        const std::string marker = " documents in components larger than a pass";
+        for (const auto& m : messages) {
+            const auto at = m.find(marker);
+            if (m.rfind("out-of-core comparison: ", 0) != 0 || at == std::string::npos) continue;
+            const auto from = m.rfind(", ", at);
+            return std::stoll(m.substr(from + 2, at - from - 2));
+        }
+        return -1;
+    }
 };
 
 // Signatures of n identical (or distinct, when `distinct`) documents, as the pipeline fills them.
@@ -204,6 +215,9 @@ class TestSpill : public QObject {
         for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
             QCOMPARE(readFile(path("spill " + tag + ext)), readFile(path("mem " + tag + ext)));
         if (budget == QStringLiteral("320K")) QVERIFY(watcher.partitions() > 1);
+        // These budgets' passes hold the small components but not the 450 copies and near
+        // copies, whose component is compared band by band: both ways are checked here.
+        QVERIFY(watcher.largeComponentDocuments() >= 450);
     }
 
     void projectRecordsTheSpill() {
@@ -400,9 +414,12 @@ class TestSpill : public QObject {
         SignatureSpill spill(work, hashes, lsh.bands);
         spill.append(sigs.values.data(), keys.data(), n);
         SpilledComparison compare(*backend, work, spill, sigs.digests, sigs.eligible, lsh, 0, 8, 2);
-        BandStats stats;
+        std::vector<BandStats> bands;
         std::vector<ScoredPair> pairs;
-        const uint64_t decided = compare.runBand(0, 64 << 10, stats, pairs, [] {});
+        const uint64_t decided = compare.run(
+            64 << 10, bands, pairs, [](uint64_t, uint64_t) {}, [] {});
+        QCOMPARE(bands.size(), std::size_t{1});
+        const BandStats& stats = bands[0];
         // n - 3 copies joined to their leader, then 4 leaders: 6 pairs.
         QCOMPARE(decided, uint64_t{n - 4 + 6});
         QCOMPARE(stats.maxSize, uint64_t{n});
@@ -422,6 +439,116 @@ class TestSpill : public QObject {
             QCOMPARE(pairs[i].a, direct[i].a);
             QCOMPARE(pairs[i].b, direct[i].b);
             QCOMPARE(pairs[i].matches, direct[i].matches);
+        }
+    }
+
+    // Out of core, whole components of documents that share buckets are compared in every band
+    // from one read of their rows: each candidate's row is read once, not once per band, and the
+    // pairs, decisions and bucket statistics are those of the in-memory comparison. Components
+    // larger than a pass (here 3,000 copies) go band by band, with the same results.
+    void componentsReadOnceAndMatchInMemory_data() {
+        QTest::addColumn<bool>("largeComponent");
+        QTest::newRow("small components") << false;
+        QTest::newRow("and one larger than a pass") << true;
+    }
+    void componentsReadOnceAndMatchInMemory() {
+        QFETCH(bool, largeComponent);
+        const std::size_t n = 20000;
+        const int hashes = 32;
+        LshParams lsh;
+        lsh.bands = 4;
+        lsh.rows = 8;
+        SignatureMatrix sigs = matrixOf(n, hashes, true, 5);
+        std::mt19937_64 rng(9);
+        auto plant = [&](std::size_t from, std::size_t to, unsigned bandMask) {
+            for (int t = 0; t < lsh.bands; ++t)
+                if (bandMask >> t & 1u)
+                    std::copy_n(sigs.row(from) + t * lsh.rows, lsh.rows,
+                                sigs.row(to) + t * lsh.rows);
+            sigs.digests[to] = hashmath::signatureDigest(sigs.row(to), hashes);
+        };
+        // Pairs sharing one to four bands (four: exact copies), far apart in the file, and chains
+        // a - b - c whose links share different bands, so a component's buckets differ by band.
+        for (std::size_t k = 0; k < 1500; ++k) {
+            const std::size_t a = rng() % 6000, b = 6000 + rng() % 6000;
+            plant(a, b, 1u + static_cast<unsigned>(rng() % 15));
+        }
+        for (std::size_t k = 0; k < 300; ++k) {
+            const std::size_t a = 12000 + 3 * k, b = a + 1, c = a + 2;
+            plant(a, b, 1u);
+            plant(b, c, 2u | 4u);
+        }
+        if (largeComponent)
+            for (std::size_t d = 16000; d < 19000; ++d)
+                plant(15999, d, 15u);
+        sigs.eligible[7] = 0;  // a document shorter than a shingle takes no part
+
+        auto backend = makeCpuBackend(2);
+        std::vector<uint64_t> keys(n * static_cast<std::size_t>(lsh.bands));
+        backend->computeBandKeys(sigs, lsh, 0, keys.data());
+        // In memory, as BucketComparePhase::inMemory does it.
+        std::vector<ScoredPair> direct;
+        std::vector<BandStats> directStats;
+        uint64_t directDecided = 0;
+        std::vector<uint8_t> candidate(n, 0);
+        {
+            std::vector<BucketEntry> scratch;
+            BucketBatch batch;
+            const CompareRequest req{&sigs, keys.data(), lsh.bands, 8};
+            for (int band = 0; band < lsh.bands; ++band) {
+                BandStats stats;
+                buildBuckets(keys.data(), n, lsh.bands, band, sigs.eligible, 2, scratch, batch,
+                             stats);
+                directStats.push_back(stats);
+                for (const uint32_t m : batch.members)
+                    candidate[m] = 1;
+                directDecided += backend->compareBuckets(batch, req, direct);
+            }
+        }
+        const auto candidates =
+            static_cast<uint64_t>(std::count(candidate.begin(), candidate.end(), 1));
+
+        WorkDir work(path(largeComponent ? "components-large" : "components"));
+        SignatureSpill spill(work, hashes, lsh.bands);
+        spill.append(sigs.values.data(), keys.data(), n);
+        SpilledComparison compare(*backend, work, spill, sigs.digests, sigs.eligible, lsh, 0, 8, 2);
+        std::vector<BandStats> stats;
+        std::vector<ScoredPair> pairs;
+        uint64_t lastDone = 0, total = 0;
+        const uint64_t decided = compare.run(
+            512 << 10, stats, pairs,
+            [&](uint64_t done, uint64_t all) {
+                QVERIFY(done >= lastDone);
+                lastDone = done;
+                total = all;
+            },
+            [] {});
+        QCOMPARE(lastDone, total);
+
+        QVERIFY(compare.passes() > 1);  // the budget holds a few components at a time
+        QCOMPARE(compare.largeComponentDocuments(),
+                 uint64_t{largeComponent ? 3001u : 0u});  // with 15999
+        if (largeComponent)
+            QVERIFY(spill.rowsRead() > candidates);  // the large component's rows, band by band
+        else
+            QCOMPARE(spill.rowsRead(), candidates);  // every band from one read of each row
+        QCOMPARE(decided, directDecided);
+        std::sort(pairs.begin(), pairs.end());
+        std::sort(direct.begin(), direct.end());
+        QCOMPARE(pairs.size(), direct.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            QCOMPARE(pairs[i].a, direct[i].a);
+            QCOMPARE(pairs[i].b, direct[i].b);
+            QCOMPARE(pairs[i].matches, direct[i].matches);
+            QCOMPARE(pairs[i].exact, direct[i].exact);
+        }
+        QCOMPARE(stats.size(), directStats.size());
+        for (std::size_t t = 0; t < stats.size(); ++t) {
+            QCOMPARE(stats[t].buckets, directStats[t].buckets);
+            QCOMPARE(stats[t].multiBuckets, directStats[t].multiBuckets);
+            QCOMPARE(stats[t].maxSize, directStats[t].maxSize);
+            QCOMPARE(stats[t].comparisons, directStats[t].comparisons);
+            QCOMPARE(stats[t].histogram, directStats[t].histogram);
         }
     }
 

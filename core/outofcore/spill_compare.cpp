@@ -13,6 +13,7 @@
 #include "bucket_compare.h"
 #include "elapsed.h"
 #include "hash_math.h"
+#include "memory_budget.h"
 
 namespace neardup {
 
@@ -79,75 +80,176 @@ void SpilledComparison::spillFullPairs(std::vector<ScoredPair>& pairs) {
 }
 
 uint64_t SpilledComparison::bytesPerPassRow() const {
-    // Row and keys read, digest and flag of the small matrix, its id, and the member entries of
-    // the pass (global, local, sorted copy, each with its place while sorting, and at most one
-    // bucket start per two members).
-    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 4 + 4 + 8 +
-           4;
+    // Row and every band's keys, digest and flag of the small matrix, its id, and the member
+    // entries of the pass: global in component order, sorted with their slots, in document
+    // order, each slot's local index, local bucket members, and at most one bucket start and one
+    // component start per two members.
+    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 8 + 4 + 4 +
+           4 + 4 + 4;
 }
 
-uint64_t SpilledComparison::runBand(int band, uint64_t workingBytes, BandStats& stats,
-                                    std::vector<ScoredPair>& pairs,
-                                    const std::function<void()>& checkCancel) {
-    const auto start = SteadyClock::now();
-    const double compareBefore = compareSeconds_;
+template <typename Visit>
+void SpilledComparison::forEachBucket(const BucketEntry* entries, std::size_t count,
+                                      Visit&& visit) {
+    for (std::size_t i = 0; i < count;) {
+        std::size_t j = i + 1;
+        while (j < count && entries[j].first == entries[i].first)
+            ++j;
+        visit(entries + i, j - i);
+        i = j;
+    }
+}
+
+uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& stats,
+                                std::vector<ScoredPair>& pairs, const Progress& progress,
+                                const std::function<void()>& checkCancel) {
     decided_ = 0;
-    BandStatsBuilder builder(band);
-    // Half of the working memory holds the band's entries (or one partition of them), the rest
-    // the rows of a pass: C buckets per pass with C as large as the rows allow (SEDD app. C).
-    const uint64_t entryBytes = eligibleCount_ * sizeof(BucketEntry);
+    const auto bands = static_cast<uint64_t>(lsh_.bands);
+    CandidateComponents::Grouped grouped = groupBands(workingBytes, stats, progress, checkCancel);
+
+    // Step two: whole components, as many as a pass's rows allow, read once and compared in
+    // every band. The grouping's own memory comes off the pass.
+    const uint64_t groupedBytes = capacityBytes(grouped.documents) + capacityBytes(grouped.begin);
+    const std::size_t passRows = passRowsFor(workingBytes, groupedBytes);
+    reservePass(passRows);
+    minPassRows_ = minPassRows_ == 0 ? passRows : std::min(minPassRows_, passRows);
+    std::size_t passes = 0, filled = 0;  // counted first, for the progress
+    for (std::size_t c = 0; c < grouped.components(); ++c) {
+        const std::size_t size = grouped.size(c);
+        if (size > passRows) continue;
+        if (filled + size > passRows) ++passes, filled = 0;
+        filled += size;
+    }
+    passes += filled > 0 ? 1 : 0;
+    components_ = grouped.components();
+    passes_ = passes;
+    std::size_t passesDone = 0;
+    auto passProgress = [&] {
+        ++passesDone;
+        progress(bands + passesDone * bands / std::max<std::size_t>(passes, 1), 2 * bands);
+    };
+    std::vector<uint8_t> large;  // members of the components larger than a pass
+    uint64_t largeCount = 0;
+    for (std::size_t c = 0; c < grouped.components(); ++c) {
+        const std::size_t size = grouped.size(c);
+        const uint32_t* docs = grouped.documents.data() + grouped.begin[c];
+        if (size > passRows) {
+            if (large.empty()) large.assign(spill_.size(), 0);
+            for (std::size_t i = 0; i < size; ++i)
+                large[docs[i]] = 1;
+            largeCount += size;
+            continue;
+        }
+        if (pass_.members.size() + size > passRows) {
+            checkCancel();
+            comparePass(pairs);
+            passProgress();
+        }
+        componentBegin_.push_back(static_cast<uint32_t>(pass_.members.size()));
+        pass_.members.insert(pass_.members.end(), docs, docs + size);
+    }
+    checkCancel();
+    if (!pass_.members.empty()) {
+        comparePass(pairs);
+        passProgress();
+    }
+    grouped = {};
+    largeDocuments_ = largeCount;
+    if (largeCount > 0) compareLargeComponents(large, largeCount, workingBytes, pairs, checkCancel);
+    progress(2 * bands, 2 * bands);
+    return decided_;
+}
+
+std::size_t SpilledComparison::passRowsFor(uint64_t workingBytes, uint64_t heldBytes) const {
+    const uint64_t passBytes = workingBytes > heldBytes ? workingBytes - heldBytes : 0;
+    return std::max<std::size_t>(kMinPassRows,
+                                 static_cast<std::size_t>(passBytes / bytesPerPassRow()));
+}
+
+CandidateComponents::Grouped SpilledComparison::groupBands(uint64_t workingBytes,
+                                                           std::vector<BandStats>& stats,
+                                                           const Progress& progress,
+                                                           const std::function<void()>& check) {
+    // Step one: each band's entries (or one partition of them at a time) sorted into buckets;
+    // every bucket is counted, and those of two or more members are joined into components.
+    const auto start = SteadyClock::now();
+    const uint64_t forest = spill_.size() * CandidateComponents::kBytesPerDocument;
+    const uint64_t joining = workingBytes > forest ? workingBytes - forest : 0;
+    CandidateComponents components(spill_.size());
+    std::vector<BucketEntry> entries;
+    for (int band = 0; band < lsh_.bands; ++band) {
+        check();
+        BandStatsBuilder builder(band);
+        forEachBandPart(band, eligible_, eligibleCount_, joining, entries, check, [&] {
+            forEachBucket(entries.data(), entries.size(),
+                          [&](const BucketEntry* members, std::size_t size) {
+                              builder.add(members->first, size);
+                              if (size >= 2) components.joinBucket(members, size);
+                          });
+        });
+        stats.push_back(builder.finish());
+        entries_ += eligibleCount_;
+        progress(static_cast<uint64_t>(band + 1), 2 * static_cast<uint64_t>(lsh_.bands));
+    }
+    std::vector<BucketEntry>().swap(entries);
+    CandidateComponents::Grouped grouped = components.finish(threads_);
+    bucketSeconds_ += secondsSince(start);
+    return grouped;
+}
+
+template <typename Sorted>
+void SpilledComparison::forEachBandPart(int band, const std::vector<uint8_t>& take,
+                                        uint64_t takeCount, uint64_t workingBytes,
+                                        std::vector<BucketEntry>& entries,
+                                        const std::function<void()>& checkCancel, Sorted&& sorted) {
+    // Half of the working memory holds the band's entries, or one partition of them.
+    const uint64_t entryBytes = takeCount * sizeof(BucketEntry);
     const uint64_t entryShare = std::max(workingBytes / 2, kMinPartitionBytes);
     std::size_t partitions = 1;
     if (entryBytes > entryShare)
         partitions = std::min<std::size_t>(
             kMaxPartitions, static_cast<std::size_t>((entryBytes + entryShare - 1) / entryShare));
-    const uint64_t held = std::min(entryBytes, entryShare);
-    const uint64_t passBytes = workingBytes > held ? workingBytes - held : 0;
-    const std::size_t passRows = std::max<std::size_t>(
-        kMinPassRows, static_cast<std::size_t>(passBytes / bytesPerPassRow()));
-    reservePass(passRows);
     maxPartitions_ = std::max(maxPartitions_, partitions);
-    minPassRows_ = minPassRows_ == 0 ? passRows : std::min(minPassRows_, passRows);
-
-    std::vector<BucketEntry> entries;
+    auto sortEntries = [&] {
+        arena_->arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+    };
     if (partitions == 1) {
-        loadEntries(band, entries);
-        processEntries(band, entries, passRows, builder, pairs, checkCancel);
-    } else {
-        loadPartitions(band, partitions, workingBytes, checkCancel);
-        for (std::size_t p = 0; p < partitions; ++p) {
-            checkCancel();
-            SpillFile& file = *partitions_[p];
-            entries.resize(static_cast<std::size_t>(file.size() / sizeof(BucketEntry)));
-            if (!entries.empty())
-                file.readAt(0, entries.data(), entries.size() * sizeof(BucketEntry));
-            partitions_[p].reset();  // its disk space is returned at once
-            processEntries(band, entries, passRows, builder, pairs, checkCancel);
-        }
-        partitions_.clear();
+        loadEntries(band, take, takeCount, entries);
+        sortEntries();
+        sorted();
+        return;
     }
-    stats = builder.finish();
-    entries_ += eligibleCount_;
-    bucketSeconds_ += secondsSince(start) - (compareSeconds_ - compareBefore);
-    return decided_;
+    loadPartitions(band, take, partitions, workingBytes, checkCancel);
+    for (std::size_t p = 0; p < partitions; ++p) {
+        checkCancel();
+        SpillFile& file = *partitions_[p];
+        entries.resize(static_cast<std::size_t>(file.size() / sizeof(BucketEntry)));
+        if (!entries.empty()) file.readAt(0, entries.data(), entries.size() * sizeof(BucketEntry));
+        partitions_[p].reset();  // its disk space is returned at once
+        sortEntries();
+        sorted();
+    }
+    partitions_.clear();
 }
 
-void SpilledComparison::loadEntries(int band, std::vector<BucketEntry>& entries) {
+void SpilledComparison::loadEntries(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
+                                    std::vector<BucketEntry>& entries) {
     entries.clear();
-    entries.reserve(static_cast<std::size_t>(eligibleCount_));
+    entries.reserve(static_cast<std::size_t>(takeCount));
     std::vector<uint64_t> keys(kKeyBlock);
     const std::size_t n = spill_.size();
     for (std::size_t first = 0; first < n; first += kKeyBlock) {
         const std::size_t count = std::min(kKeyBlock, n - first);
         spill_.readBandKeys(band, first, count, keys.data());
         for (std::size_t i = 0; i < count; ++i)
-            if (eligible_[first + i])
+            if (take[first + i])
                 entries.emplace_back(modulus_ ? keys[i] % modulus_ : keys[i],
                                      static_cast<uint32_t>(first + i));
     }
 }
 
-void SpilledComparison::loadPartitions(int band, std::size_t partitions, uint64_t workingBytes,
+void SpilledComparison::loadPartitions(int band, const std::vector<uint8_t>& take,
+                                       std::size_t partitions, uint64_t workingBytes,
                                        const std::function<void()>& checkCancel) {
     partitions_.clear();
     for (std::size_t p = 0; p < partitions; ++p)
@@ -167,7 +269,7 @@ void SpilledComparison::loadPartitions(int band, std::size_t partitions, uint64_
         const std::size_t count = std::min(kKeyBlock, n - first);
         spill_.readBandKeys(band, first, count, keys.data());
         for (std::size_t i = 0; i < count; ++i) {
-            if (!eligible_[first + i]) continue;
+            if (!take[first + i]) continue;
             const uint64_t key = modulus_ ? keys[i] % modulus_ : keys[i];
             const std::size_t p = partitionOf(key, partitions);
             buffers[p].emplace_back(key, static_cast<uint32_t>(first + i));
@@ -182,41 +284,115 @@ void SpilledComparison::loadPartitions(int band, std::size_t partitions, uint64_
             partitions_[p]->append(buffers[p].data(), buffers[p].size() * sizeof(BucketEntry));
 }
 
-void SpilledComparison::processEntries(int band, std::vector<BucketEntry>& entries,
-                                       std::size_t passRows, BandStatsBuilder& stats,
-                                       std::vector<ScoredPair>& pairs,
+void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
+    if (pass_.members.empty()) return;
+    const auto start = SteadyClock::now();
+    // The pass's rows are read in document order (passDocs_); slot i of pass_.members (component
+    // order) finds its row at localOf_[i]. Inside a component the documents ascend, so local
+    // indices do too: buckets built from them list members in document order, as in memory.
+    const std::size_t n = pass_.members.size();
+    placed_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        placed_[i] = uint64_t{pass_.members[i]} << 32 | i;
+    arena_->arena.execute([&] { tbb::parallel_sort(placed_.begin(), placed_.end()); });
+    passDocs_.resize(n);
+    localOf_.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        passDocs_[r] = static_cast<uint32_t>(placed_[r] >> 32);
+        localOf_[static_cast<uint32_t>(placed_[r])] = static_cast<uint32_t>(r);
+    }
+    const auto bands = static_cast<std::size_t>(lsh_.bands);
+    load(passDocs_.data(), n, lsh_.bands, loaded_);
+    componentBegin_.push_back(static_cast<uint32_t>(n));
+    const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
+    std::vector<BucketEntry>& local = componentEntries_;
+    for (int band = 0; band < lsh_.bands; ++band) {
+        // A component's buckets in this band: its members grouped by this band's key. Most
+        // components are two or three documents, so this costs a few comparisons each.
+        localBatch_.band = band;
+        localBatch_.members.clear();
+        localBatch_.bucketBegin.clear();
+        for (std::size_t c = 0; c + 1 < componentBegin_.size(); ++c) {
+            local.clear();
+            for (uint32_t i = componentBegin_[c]; i < componentBegin_[c + 1]; ++i) {
+                const uint32_t row = localOf_[i];
+                local.emplace_back(loaded_.keys[row * bands + static_cast<std::size_t>(band)], row);
+            }
+            std::sort(local.begin(), local.end());
+            forEachBucket(local.data(), local.size(),
+                          [&](const BucketEntry* members, std::size_t size) {
+                              if (size < 2) return;
+                              if (localBatch_.bucketBegin.empty())
+                                  localBatch_.bucketBegin.push_back(0);
+                              for (std::size_t m = 0; m < size; ++m)
+                                  localBatch_.members.push_back(members[m].second);
+                              localBatch_.bucketBegin.push_back(localBatch_.members.size());
+                          });
+        }
+        if (localBatch_.members.empty()) continue;
+        localPairs_.clear();
+        decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);
+        for (const ScoredPair& p : localPairs_)
+            pairs.push_back({passDocs_[p.a], passDocs_[p.b], p.matches, p.exact});
+        spillFullPairs(pairs);
+    }
+    pass_.members.clear();
+    componentBegin_.clear();
+    compareSeconds_ += secondsSince(start);
+}
+
+void SpilledComparison::compareLargeComponents(const std::vector<uint8_t>& large,
+                                               uint64_t largeCount, uint64_t workingBytes,
+                                               std::vector<ScoredPair>& pairs,
+                                               const std::function<void()>& checkCancel) {
+    // Step three, for the components no pass holds (a bucket of thousands of copies, a long
+    // chain): their buckets band by band, C buckets per pass (SEDD app. C), and a bucket larger
+    // than a pass tile by tile. Every bucket of their members lies whole among them.
+    const uint64_t held = std::min(largeCount * sizeof(BucketEntry), workingBytes / 2);
+    const std::size_t passRows = passRowsFor(workingBytes, held);
+    reservePass(passRows);
+    minPassRows_ = std::min(minPassRows_, passRows);
+    std::vector<BucketEntry> entries;
+    for (int band = 0; band < lsh_.bands; ++band) {
+        checkCancel();
+        forEachBandPart(band, large, largeCount, workingBytes, entries, checkCancel,
+                        [&] { processEntries(band, entries, passRows, pairs, checkCancel); });
+    }
+}
+
+void SpilledComparison::processEntries(int band, const std::vector<BucketEntry>& entries,
+                                       std::size_t passRows, std::vector<ScoredPair>& pairs,
                                        const std::function<void()>& checkCancel) {
-    arena_->arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+    const auto start = SteadyClock::now();
+    const double compareBefore = compareSeconds_;
     pass_.band = band;
     pass_.members.clear();
     pass_.bucketBegin.clear();
     std::vector<uint32_t> large;
-    for (std::size_t i = 0; i < entries.size();) {
-        std::size_t j = i + 1;
-        while (j < entries.size() && entries[j].first == entries[i].first)
-            ++j;
-        const std::size_t size = j - i;
-        stats.add(entries[i].first, size);
-        if (size >= 2 && size > passRows) {
-            large.clear();
-            for (std::size_t m = i; m < j; ++m)
-                large.push_back(entries[m].second);
-            checkCancel();
-            compareLarge(large.data(), size, band, passRows, pairs, checkCancel);
-        } else if (size >= 2) {
-            if (pass_.members.size() + size > passRows) {
-                checkCancel();
-                flushPass(band, pairs);
-            }
-            if (pass_.bucketBegin.empty()) pass_.bucketBegin.push_back(0);
-            for (std::size_t m = i; m < j; ++m)
-                pass_.members.push_back(entries[m].second);
-            pass_.bucketBegin.push_back(pass_.members.size());
-        }
-        i = j;
-    }
+    forEachBucket(entries.data(), entries.size(),
+                  [&](const BucketEntry* members, std::size_t size) {
+                      if (size < 2) return;
+                      if (size > passRows) {
+                          large.clear();
+                          for (std::size_t m = 0; m < size; ++m)
+                              large.push_back(members[m].second);
+                          checkCancel();
+                          compareLarge(large.data(), size, band, passRows, pairs, checkCancel);
+                          return;
+                      }
+                      if (pass_.members.size() + size > passRows) {
+                          checkCancel();
+                          flushPass(band, pairs);
+                      }
+                      if (pass_.bucketBegin.empty()) pass_.bucketBegin.push_back(0);
+                      for (std::size_t m = 0; m < size; ++m)
+                          pass_.members.push_back(members[m].second);
+                      pass_.bucketBegin.push_back(pass_.members.size());
+                  });
     checkCancel();
     flushPass(band, pairs);
+    // Time outside the passes (grouping the entries) counts as bucketing.
+    bucketSeconds_ += secondsSince(start) - (compareSeconds_ - compareBefore);
 }
 
 void SpilledComparison::reservePass(std::size_t rows) {
@@ -240,10 +416,12 @@ void SpilledComparison::reservePass(std::size_t rows) {
     fit(loaded_.keys, rows * b);
     fit(localBatch_.members, rows);
     fit(localBatch_.bucketBegin, rows / 2 + 2);
+    fit(localOf_, rows);
+    fit(componentBegin_, rows / 2 + 2);
     reservedRows_ = rows;
 }
 
-void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, Loaded& out) {
+void SpilledComparison::load(const uint32_t* docs, std::size_t count, int keyBands, Loaded& out) {
     const auto h = static_cast<std::size_t>(spill_.hashes());
     out.ids.assign(docs, docs + count);
     out.sigs.hashes = spill_.hashes();
@@ -260,13 +438,13 @@ void SpilledComparison::load(const uint32_t* docs, std::size_t count, int band, 
                                               out.sigs.values.data() + first * h);
                           });
     });
-    // Keys of the earlier bands only, for the first-collision rule: rows of `band` keys (none in
-    // band 0). A key depends on its band's values alone, so these are the first `band` keys of
-    // every band's; computing no later ones halves the key work over a run's bands.
-    out.keys.resize(count * static_cast<std::size_t>(band));
-    if (band > 0 && count > 0) {
+    // Keys of bands [0, keyBands): every band's for a pass compared in all bands, the earlier
+    // bands' only for a pass of one band, which needs them for the first-collision rule alone (a
+    // key depends on its band's values alone, so these are the first keys of every band's).
+    out.keys.resize(count * static_cast<std::size_t>(keyBands));
+    if (keyBands > 0 && count > 0) {
         LshParams earlier = lsh_;
-        earlier.bands = band;
+        earlier.bands = keyBands;
         backend_.computeBandKeys(out.sigs, earlier, modulus_, out.keys.data());
     }
 }

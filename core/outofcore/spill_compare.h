@@ -1,13 +1,22 @@
-// Buckets and comparison for signatures spilled to disk: the "C buckets per pass" scheme of
-// FED/SEDD (SEDD appendix C), sized from the memory budget.
+// Buckets and comparison for signatures spilled to disk, sized from the memory budget.
 //
-// Per band, the band's (key, document) entries are loaded from its key file; when they do not
-// fit, they are first split by a hash of the key into P partition files, so every bucket lies
-// whole in one partition. The buckets of a partition are then taken in key order, C at a time:
-// as many as the budget's rows allow. For each such pass the members' signature rows are read
-// from the signature file (sorted by document, so consecutive rows come in one read) into a
-// small matrix with local indices, and the backend compares that batch as it would in memory.
-// A bucket larger than a pass is compared tile by tile (two tiles of rows in memory at once).
+// Step one, band by band: the band's (key, document) entries are loaded from its key file
+// (when they do not fit, first split by a hash of the key into P partition files, so every
+// bucket lies whole in one partition), sorted into buckets, counted for the band's statistics,
+// and the members of each bucket of two or more are joined into connected components over all
+// bands (CandidateComponents).
+//
+// Step two: whole components, as many as the budget's rows allow, make a pass. The pass's
+// signature rows are read once from the signature file (sorted by document, so nearby rows
+// come in one read) into a small matrix with local indices, with every band's keys recomputed
+// from them; each band's buckets among them are formed again and the backend compares them as
+// it would in memory. Every bucket of every band lies whole inside one component, so a row is
+// read once for the whole comparison, not once per band it shares a bucket in: the reads grow
+// with the candidates, not with passes x bands x file size as band-by-band passes did.
+//
+// Step three, for components larger than a pass (thousands of copies, a long chain): their
+// buckets band by band, C buckets per pass ("C buckets per pass", SEDD appendix C), a bucket
+// larger than a pass tile by tile (two tiles of rows in memory at once).
 //
 // Results are identical to the in-memory path:
 // - local indices are assigned in document order, so the order-dependent choices inside a
@@ -15,8 +24,7 @@
 // - the first-collision rule needs each member's keys of earlier bands. They are recomputed
 //   from the rows read for the pass with the backend's own band-key function (a key is a pure
 //   function of the band's r values and K), which is exact, where a compact summary of earlier
-//   keys would let key collisions skip pairs, and costs b key evaluations per row read
-//   instead of a second random-access file;
+//   keys would let key collisions skip pairs;
 // - bucket statistics are accumulated bucket by bucket with exact integer sums
 //   (BandStatsBuilder), so partitioning does not change them.
 #pragma once
@@ -27,6 +35,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "candidate_components.h"
 #include "lsh_buckets.h"
 #include "run_result.h"
 #include "spill_files.h"
@@ -41,12 +50,17 @@ class SpilledComparison {
                       const LshParams& lsh, uint64_t modulus, int minMatches, int threads);
     ~SpilledComparison();
 
-    // Buckets and compares band `band` using at most about `workingBytes` for entries, rows
-    // and keys; appends the pairs decided in this band to `pairs` and returns their number.
-    uint64_t runBand(int band, uint64_t workingBytes, BandStats& stats,
-                     std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
+    // Reports how far the comparison got, as (done, total) steps.
+    using Progress = std::function<void(uint64_t, uint64_t)>;
 
-    // From now on, the pairs handed to runBand go to `file` whenever `bufferPairs` of them have
+    // Buckets and compares every band using at most about `workingBytes` for entries, rows and
+    // keys: appends one BandStats per band to `stats` and the pairs found to `pairs`, and returns
+    // the number of pairs decided.
+    uint64_t run(uint64_t workingBytes, std::vector<BandStats>& stats,
+                 std::vector<ScoredPair>& pairs, const Progress& progress,
+                 const std::function<void()>& checkCancel);
+
+    // From now on, the pairs found go to `file` whenever `bufferPairs` of them have
     // gathered (flushPairs writes the rest): the caller reads them back into a vector of exactly
     // their size once every band is done, instead of one that doubles as it grows.
     void spillPairsTo(SpillFile& file, std::size_t bufferPairs);
@@ -58,6 +72,11 @@ class SpilledComparison {
     // Largest partition count and smallest pass size used so far (for the run's messages).
     std::size_t maxPartitions() const { return maxPartitions_; }
     std::size_t minPassRows() const { return minPassRows_; }
+    // Components of documents sharing buckets, the passes that compared them whole, and the
+    // documents of the components larger than a pass (compared band by band).
+    std::size_t components() const { return components_; }
+    std::size_t passes() const { return passes_; }
+    uint64_t largeComponentDocuments() const { return largeDocuments_; }
     // Bytes a pass needs per row read: signature, band keys, digest and index bookkeeping.
     uint64_t bytesPerPassRow() const;
 
@@ -68,14 +87,30 @@ class SpilledComparison {
         std::vector<uint64_t> keys;  // ids.size() x band: the earlier bands' keys of each row
     };
 
-    void loadEntries(int band, std::vector<BucketEntry>& entries);
-    void loadPartitions(int band, std::size_t partitions, uint64_t workingBytes,
-                        const std::function<void()>& checkCancel);
-    void processEntries(int band, std::vector<BucketEntry>& entries, std::size_t passRows,
-                        BandStatsBuilder& stats, std::vector<ScoredPair>& pairs,
-                        const std::function<void()>& checkCancel);
+    CandidateComponents::Grouped groupBands(uint64_t workingBytes, std::vector<BandStats>& stats,
+                                            const Progress& progress,
+                                            const std::function<void()>& checkCancel);
+    std::size_t passRowsFor(uint64_t workingBytes, uint64_t heldBytes) const;
+    // Loads band `band`'s entries of the documents with take[d] set, sorted, and calls sorted()
+    // with them in `entries`: once, or once per partition when they exceed half the memory.
+    template <typename Sorted>
+    void forEachBandPart(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
+                         uint64_t workingBytes, std::vector<BucketEntry>& entries,
+                         const std::function<void()>& checkCancel, Sorted&& sorted);
+    template <typename Visit>
+    static void forEachBucket(const BucketEntry* entries, std::size_t count, Visit&& visit);
+    void loadEntries(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
+                     std::vector<BucketEntry>& entries);
+    void loadPartitions(int band, const std::vector<uint8_t>& take, std::size_t partitions,
+                        uint64_t workingBytes, const std::function<void()>& checkCancel);
+    void comparePass(std::vector<ScoredPair>& pairs);
+    void compareLargeComponents(const std::vector<uint8_t>& large, uint64_t largeCount,
+                                uint64_t workingBytes, std::vector<ScoredPair>& pairs,
+                                const std::function<void()>& checkCancel);
+    void processEntries(int band, const std::vector<BucketEntry>& entries, std::size_t passRows,
+                        std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
     void reservePass(std::size_t rows);
-    void load(const uint32_t* docs, std::size_t count, int band, Loaded& out);
+    void load(const uint32_t* docs, std::size_t count, int keyBands, Loaded& out);
     void flushPass(int band, std::vector<ScoredPair>& pairs);
     void compareLarge(const uint32_t* members, std::size_t size, int band, std::size_t passRows,
                       std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
@@ -99,7 +134,10 @@ class SpilledComparison {
     // Current pass: buckets of global document ids, and everything reused between passes.
     BucketBatch pass_;
     std::vector<uint32_t> passDocs_;
-    std::vector<uint64_t> placed_;  // each member of the pass << 32 | its slot, sorted
+    std::vector<uint64_t> placed_;          // each member of the pass << 32 | its slot, sorted
+    std::vector<uint32_t> localOf_;         // slot of pass_.members -> row of the pass
+    std::vector<uint32_t> componentBegin_;  // where each component starts in pass_.members
+    std::vector<BucketEntry> componentEntries_;
     Loaded loaded_;
     BucketBatch localBatch_;
     std::vector<ScoredPair> localPairs_;
@@ -113,6 +151,9 @@ class SpilledComparison {
     uint64_t entries_ = 0;
     std::size_t maxPartitions_ = 1;
     std::size_t minPassRows_ = 0;
+    std::size_t components_ = 0;
+    std::size_t passes_ = 0;
+    uint64_t largeDocuments_ = 0;
 };
 
 }  // namespace neardup

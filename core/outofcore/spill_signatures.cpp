@@ -28,6 +28,7 @@ void SignatureSpill::append(const uint32_t* rows, const uint64_t* rawKeys, std::
 }
 
 void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const {
+    rowsRead_.fetch_add(count, std::memory_order_relaxed);
     const uint64_t bytes = rowBytes();
     const auto h = static_cast<std::size_t>(hashes_);
     // The documents of a comparison pass are often dense (most of a band's buckets' members):

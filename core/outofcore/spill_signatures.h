@@ -7,6 +7,7 @@
 // eligibility flags, 9 bytes a document, stay in memory with the caller.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,8 @@ class SignatureSpill {
     // Rows of `docs` (ascending, distinct) into out (count x hashes). Each run of consecutive
     // documents costs one read. Thread-safe.
     void readRows(const uint32_t* docs, std::size_t count, uint32_t* out) const;
+    // Rows asked of readRows so far (the comparison's reads, which tests and reports count).
+    uint64_t rowsRead() const { return rowsRead_.load(std::memory_order_relaxed); }
     // Rows of documents [first, first + count) into out, in one read. Thread-safe.
     void readRange(uint64_t first, std::size_t count, uint32_t* out) const;
     // Raw keys of band `band` of documents [first, first + count). Thread-safe.
@@ -49,6 +52,7 @@ class SignatureSpill {
     std::unique_ptr<SpillFile> rows_;
     std::vector<std::unique_ptr<SpillFile>> bandKeys_;
     std::vector<uint64_t> column_;  // one band's keys of the block being appended
+    mutable std::atomic<uint64_t> rowsRead_{0};
 };
 
 }  // namespace neardup

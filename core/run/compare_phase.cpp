@@ -122,19 +122,15 @@ void BucketComparePhase::spilled() {
     std::vector<ScoredPair> found;
     found.reserve(bufferPairs);
     spilled.spillPairsTo(pairFile, bufferPairs);
-    uint64_t decided = 0;
     s_.report.started("buckets");
     s_.report.started("compare");
-    for (int band = 0; band < lsh.bands; ++band) {
-        s_.report.checkCancel();
-        BandStats stats;
-        decided += spilled.runBand(band, working > bufferBytes ? working - bufferBytes : 0, stats,
-                                   found, [this] { s_.report.checkCancel(); });
-        s_.run.bands.push_back(std::move(stats));
-        releaseFreedMemory();
-        s_.report.progress("compare", static_cast<uint64_t>(band + 1),
-                           static_cast<uint64_t>(lsh.bands));
-    }
+    const uint64_t decided = spilled.run(
+        working > bufferBytes ? working - bufferBytes : 0, s_.run.bands, found,
+        [this](uint64_t done, uint64_t total) {
+            releaseFreedMemory();
+            s_.report.progress("compare", done, total);
+        },
+        [this] { s_.report.checkCancel(); });
     spilled.flushPairs(found);
     std::vector<ScoredPair>().swap(found);
     pairs.resize(static_cast<std::size_t>(pairFile.size() / sizeof(ScoredPair)));
@@ -146,7 +142,12 @@ void BucketComparePhase::spilled() {
     const double sortSeconds = secondsSince(t0);
     s_.report.info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
                    " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
-                   " rows per pass");
+                   " rows per pass; " + std::to_string(spilled.components()) +
+                   " components of documents sharing buckets, compared whole in " +
+                   std::to_string(spilled.passes()) + " pass(es), " +
+                   std::to_string(spilled.largeComponentDocuments()) +
+                   " documents in components larger than a pass compared band by band; " +
+                   std::to_string(s_.memory.spill().rowsRead()) + " signature rows read");
     s_.run.counts.candidatePairs = decided;
     s_.report.finished(s_.run, {"buckets", spilled.bucketSeconds(), spilled.entries(), 0, false});
     s_.report.finished(s_.run,
