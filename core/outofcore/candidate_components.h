@@ -24,7 +24,8 @@ class CandidateComponents {
     // Bytes held per document of the corpus while buckets are joined.
     static constexpr uint64_t kBytesPerDocument = sizeof(uint32_t) + sizeof(uint8_t);
 
-    // Joins the members of one bucket of two or more members (entries sorted by document).
+    // Joins the members of one bucket of two or more members (entries sorted by document). The
+    // join may wait until more buckets have come (finish() does them all).
     void joinBucket(const BucketEntry* members, std::size_t size);
 
     struct Grouped {
@@ -42,7 +43,13 @@ class CandidateComponents {
 
   private:
     uint32_t find(uint32_t x);
+    void joinPending();
 
+    // Buckets waiting to be joined: their members, and where each bucket ends. The members are
+    // random documents (entries come sorted by key), so each join would wait for memory in turn;
+    // a few hundred buckets' forest entries are asked for at once and then joined.
+    std::vector<uint32_t> pending_;
+    std::vector<uint32_t> pendingEnds_;
     std::vector<uint32_t> parent_;  // union-find forest; a root is its component's lowest document
     std::vector<uint8_t> inBucket_;
 };

@@ -80,11 +80,11 @@ void SpilledComparison::spillFullPairs(std::vector<ScoredPair>& pairs) {
 }
 
 uint64_t SpilledComparison::bytesPerPassRow() const {
-    // Row and every band's keys, digest and flag of the small matrix, its id, and the member
-    // entries of the pass: global in component order, sorted with their slots, in document
-    // order, each slot's local index, local bucket members, and at most one bucket start and one
-    // component start per two members.
-    return spill_.rowBytes() + 8 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 8 + 4 + 4 +
+    // Row and every band's keys (twice: by row and by slot), digest and flag of the small
+    // matrix, its id, and the member entries of the pass: global in component order, sorted
+    // with their slots, in document order, each slot's local index, local bucket members, and at
+    // most one bucket start and one component start per two members.
+    return spill_.rowBytes() + 16 * static_cast<uint64_t>(lsh_.bands) + 8 + 1 + 4 + 4 + 8 + 4 + 4 +
            4 + 4 + 4;
 }
 
@@ -304,29 +304,45 @@ void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
     const auto bands = static_cast<std::size_t>(lsh_.bands);
     load(passDocs_.data(), n, lsh_.bands, loaded_);
     componentBegin_.push_back(static_cast<uint32_t>(n));
+    // Every band's keys again, band-major in slot order: each band's grouping below then reads
+    // its keys in sequence instead of one cache miss per member and band in the row-major keys.
+    slotKeys_.resize(n * bands);
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint64_t* row = loaded_.keys.data() + std::size_t{localOf_[i]} * bands;
+        for (std::size_t t = 0; t < bands; ++t)
+            slotKeys_[t * n + i] = row[t];
+    }
     const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
     std::vector<BucketEntry>& local = componentEntries_;
+    auto addBucket = [&](auto&& member, std::size_t size) {
+        if (localBatch_.bucketBegin.empty()) localBatch_.bucketBegin.push_back(0);
+        for (std::size_t m = 0; m < size; ++m)
+            localBatch_.members.push_back(member(m));
+        localBatch_.bucketBegin.push_back(localBatch_.members.size());
+    };
     for (int band = 0; band < lsh_.bands; ++band) {
         // A component's buckets in this band: its members grouped by this band's key. Most
-        // components are two or three documents, so this costs a few comparisons each.
+        // components are two or three documents, so this costs a few comparisons each. Inside a
+        // component local rows ascend with the slots, so members come in document order.
+        const uint64_t* key = slotKeys_.data() + static_cast<std::size_t>(band) * n;
         localBatch_.band = band;
         localBatch_.members.clear();
         localBatch_.bucketBegin.clear();
         for (std::size_t c = 0; c + 1 < componentBegin_.size(); ++c) {
-            local.clear();
-            for (uint32_t i = componentBegin_[c]; i < componentBegin_[c + 1]; ++i) {
-                const uint32_t row = localOf_[i];
-                local.emplace_back(loaded_.keys[row * bands + static_cast<std::size_t>(band)], row);
+            const uint32_t first = componentBegin_[c], end = componentBegin_[c + 1];
+            if (end - first == 2) {
+                if (key[first] == key[first + 1])
+                    addBucket([&](std::size_t m) { return localOf_[first + m]; }, 2);
+                continue;
             }
+            local.clear();
+            for (uint32_t i = first; i < end; ++i)
+                local.emplace_back(key[i], localOf_[i]);
             std::sort(local.begin(), local.end());
             forEachBucket(local.data(), local.size(),
                           [&](const BucketEntry* members, std::size_t size) {
-                              if (size < 2) return;
-                              if (localBatch_.bucketBegin.empty())
-                                  localBatch_.bucketBegin.push_back(0);
-                              for (std::size_t m = 0; m < size; ++m)
-                                  localBatch_.members.push_back(members[m].second);
-                              localBatch_.bucketBegin.push_back(localBatch_.members.size());
+                              if (size >= 2)
+                                  addBucket([&](std::size_t m) { return members[m].second; }, size);
                           });
         }
         if (localBatch_.members.empty()) continue;
@@ -417,6 +433,7 @@ void SpilledComparison::reservePass(std::size_t rows) {
     fit(localBatch_.members, rows);
     fit(localBatch_.bucketBegin, rows / 2 + 2);
     fit(localOf_, rows);
+    fit(slotKeys_, rows * b);
     fit(componentBegin_, rows / 2 + 2);
     reservedRows_ = rows;
 }

@@ -136,6 +136,7 @@ class SpilledComparison {
     std::vector<uint32_t> passDocs_;
     std::vector<uint64_t> placed_;          // each member of the pass << 32 | its slot, sorted
     std::vector<uint32_t> localOf_;         // slot of pass_.members -> row of the pass
+    std::vector<uint64_t> slotKeys_;        // band t's key of slot i at [t * slots + i]
     std::vector<uint32_t> componentBegin_;  // where each component starts in pass_.members
     std::vector<BucketEntry> componentEntries_;
     Loaded loaded_;
