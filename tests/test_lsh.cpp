@@ -112,6 +112,27 @@ class TestLsh : public QObject {
         QCOMPARE(stats.outliers[0].size, uint64_t(20));
     }
 
+    // Bucket sizes are counted in two places (small ones in an array, the rest in a map): the
+    // outliers above the limit come from both. Limit: the smallest size costing 1 % of the
+    // 29,346 comparisons is 25 (mean + 2 sigma is 4.4), so the 21 buckets of 40, 63 and 64.
+    void outliersCountedAcrossSmallAndLargeSizes() {
+        BandStatsBuilder builder(0);
+        uint64_t key = 0;
+        for (int i = 0; i < 20000; ++i)
+            builder.add(key++, 1);
+        for (int i = 0; i < 10; ++i) {
+            builder.add(key++, 40);
+            builder.add(key++, 63);
+        }
+        builder.add(key++, 64);
+        const BandStats stats = builder.finish();
+        QCOMPARE(stats.comparisons, uint64_t(10 * 780 + 10 * 1953 + 2016));
+        QCOMPARE(stats.outlierCount, uint64_t(21));
+        QCOMPARE(stats.histogram, (std::vector<uint64_t>{20000, 0, 0, 0, 0, 20, 1}));
+        QCOMPARE(stats.outliers.front().size, uint64_t(64));
+        QCOMPARE(stats.outliers.back().size, uint64_t(40));
+    }
+
     void bucketsAndStatistics() {
         // One band, keys: 7 x4, 9 x2, 1..6 singles -> buckets of sizes 4, 2, 1 x 6.
         const std::vector<uint64_t> keys{7, 9, 1, 7, 2, 3, 7, 9, 4, 5, 7, 6};

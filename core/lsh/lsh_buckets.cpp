@@ -39,7 +39,12 @@ void BandStatsBuilder::add(uint64_t key, uint64_t size) {
         ++stats_.multiBuckets;
         stats_.comparisons += size * (size - 1) / 2;
     }
-    ++sizeCounts_[size];
+    // Nearly every bucket is small (singletons above all): those are counted in an array, as
+    // a map insertion per bucket would cost more than the rest of this function.
+    if (size < kSmallSizes)
+        ++smallCounts_[size];
+    else
+        ++sizeCounts_[size];
     const OutlierBucket candidate{key, size, size * (size - 1) / 2};
     if (largest_.size() < BandStats::kMaxOutliersStored) {
         largest_.push_back(candidate);
@@ -79,6 +84,10 @@ BandStats BandStatsBuilder::finish() const {
     for (auto it = sizeCounts_.rbegin(); it != sizeCounts_.rend(); ++it) {
         if (static_cast<double>(it->first) <= limit) break;
         stats.outlierCount += it->second;
+    }
+    for (uint64_t size = kSmallSizes; size-- > 0;) {
+        if (static_cast<double>(size) <= limit) break;
+        stats.outlierCount += smallCounts_[size];
     }
     std::vector<OutlierBucket> outliers;
     for (const OutlierBucket& b : largest_)

@@ -1,6 +1,7 @@
 // Grouping documents into the buckets of one band, and the statistics of those buckets.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -29,8 +30,10 @@ class BandStatsBuilder {
   private:
     BandStats stats_;
     uint64_t sum_ = 0;
-    uint64_t sumSquares_ = 0;                  // < 2^64: fewer than 2^32 documents
-    std::map<uint64_t, uint64_t> sizeCounts_;  // bucket size -> buckets of that size
+    uint64_t sumSquares_ = 0;  // < 2^64: fewer than 2^32 documents
+    static constexpr uint64_t kSmallSizes = 64;
+    std::array<uint64_t, kSmallSizes> smallCounts_{};  // bucket size -> buckets, below 64
+    std::map<uint64_t, uint64_t> sizeCounts_;          // the same, from 64 on
     // The largest buckets, at most BandStats::kMaxOutliersStored, as a heap whose top is the
     // one to drop first (smallest size, then largest key).
     std::vector<OutlierBucket> largest_;
