@@ -94,25 +94,20 @@ SignatureMatrix matrixOf(std::size_t n, int hashes, bool distinct, uint64_t seed
     return m;
 }
 
-void compareRuns(const RunResult& a, const RunResult& b) {
-    QCOMPARE(a.counts.documents, b.counts.documents);
-    QCOMPARE(a.counts.candidatePairs, b.counts.candidatePairs);
-    QCOMPARE(a.counts.storedPairs, b.counts.storedPairs);
-    QCOMPARE(a.counts.duplicatePairs, b.counts.duplicatePairs);
-    QCOMPARE(a.counts.clusters, b.counts.clusters);
-    QCOMPARE(a.counts.removed, b.counts.removed);
-    QCOMPARE(a.pairs.size(), b.pairs.size());
-    for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-        QCOMPARE(a.pairs[i].a, b.pairs[i].a);
-        QCOMPARE(a.pairs[i].b, b.pairs[i].b);
-        QCOMPARE(a.pairs[i].matches, b.pairs[i].matches);
-        QCOMPARE(a.pairs[i].exact, b.pairs[i].exact);
+void comparePairs(const std::vector<ScoredPair>& a, const std::vector<ScoredPair>& b) {
+    QCOMPARE(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(a[i].a, b[i].a);
+        QCOMPARE(a[i].b, b[i].b);
+        QCOMPARE(a[i].matches, b[i].matches);
+        QCOMPARE(a[i].exact, b[i].exact);
     }
-    QCOMPARE(a.clusterOf, b.clusterOf);
-    QCOMPARE(a.representative, b.representative);
-    QCOMPARE(a.bands.size(), b.bands.size());
-    for (std::size_t t = 0; t < a.bands.size(); ++t) {
-        const BandStats &x = a.bands[t], &y = b.bands[t];
+}
+
+void compareBands(const std::vector<BandStats>& a, const std::vector<BandStats>& b) {
+    QCOMPARE(a.size(), b.size());
+    for (std::size_t t = 0; t < a.size(); ++t) {
+        const BandStats &x = a[t], &y = b[t];
         QCOMPARE(x.buckets, y.buckets);
         QCOMPARE(x.multiBuckets, y.multiBuckets);
         QCOMPARE(x.meanSize, y.meanSize);
@@ -127,6 +122,19 @@ void compareRuns(const RunResult& a, const RunResult& b) {
             QCOMPARE(x.outliers[o].size, y.outliers[o].size);
         }
     }
+}
+
+void compareRuns(const RunResult& a, const RunResult& b) {
+    QCOMPARE(a.counts.documents, b.counts.documents);
+    QCOMPARE(a.counts.candidatePairs, b.counts.candidatePairs);
+    QCOMPARE(a.counts.storedPairs, b.counts.storedPairs);
+    QCOMPARE(a.counts.duplicatePairs, b.counts.duplicatePairs);
+    QCOMPARE(a.counts.clusters, b.counts.clusters);
+    QCOMPARE(a.counts.removed, b.counts.removed);
+    comparePairs(a.pairs, b.pairs);
+    QCOMPARE(a.clusterOf, b.clusterOf);
+    QCOMPARE(a.representative, b.representative);
+    compareBands(a.bands, b.bands);
 }
 
 }  // namespace
@@ -434,12 +442,7 @@ class TestSpill : public QObject {
         QCOMPARE(backend->compareBuckets(batch, req, direct), decided);
         std::sort(pairs.begin(), pairs.end());
         std::sort(direct.begin(), direct.end());
-        QCOMPARE(pairs.size(), direct.size());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            QCOMPARE(pairs[i].a, direct[i].a);
-            QCOMPARE(pairs[i].b, direct[i].b);
-            QCOMPARE(pairs[i].matches, direct[i].matches);
-        }
+        comparePairs(pairs, direct);
     }
 
     // Out of core, whole components of documents that share buckets are compared in every band
@@ -540,21 +543,8 @@ class TestSpill : public QObject {
         QCOMPARE(decided, directDecided);
         std::sort(pairs.begin(), pairs.end());
         std::sort(direct.begin(), direct.end());
-        QCOMPARE(pairs.size(), direct.size());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            QCOMPARE(pairs[i].a, direct[i].a);
-            QCOMPARE(pairs[i].b, direct[i].b);
-            QCOMPARE(pairs[i].matches, direct[i].matches);
-            QCOMPARE(pairs[i].exact, direct[i].exact);
-        }
-        QCOMPARE(stats.size(), directStats.size());
-        for (std::size_t t = 0; t < stats.size(); ++t) {
-            QCOMPARE(stats[t].buckets, directStats[t].buckets);
-            QCOMPARE(stats[t].multiBuckets, directStats[t].multiBuckets);
-            QCOMPARE(stats[t].maxSize, directStats[t].maxSize);
-            QCOMPARE(stats[t].comparisons, directStats[t].comparisons);
-            QCOMPARE(stats[t].histogram, directStats[t].histogram);
-        }
+        comparePairs(pairs, direct);
+        compareBands(stats, directStats);
     }
 
     // Every counting kernel the CPU supports gives the same pairs and counts, for signature

@@ -99,20 +99,14 @@ BandStats BandStatsBuilder::finish() const {
 
 void groupBuckets(const BucketEntry* entries, std::size_t count, BandStatsBuilder& stats,
                   BucketBatch& batch) {
-    for (std::size_t i = 0; i < count;) {
-        std::size_t j = i + 1;
-        while (j < count && entries[j].first == entries[i].first)
-            ++j;
-        const uint64_t size = j - i;
-        stats.add(entries[i].first, size);
-        if (size >= 2) {
-            if (batch.bucketBegin.empty()) batch.bucketBegin.push_back(batch.members.size());
-            for (std::size_t m = i; m < j; ++m)
-                batch.members.push_back(entries[m].second);
-            batch.bucketBegin.push_back(batch.members.size());
-        }
-        i = j;
-    }
+    forEachBucket(entries, count, [&](const BucketEntry* members, std::size_t size) {
+        stats.add(members->first, size);
+        if (size < 2) return;
+        if (batch.bucketBegin.empty()) batch.bucketBegin.push_back(batch.members.size());
+        for (std::size_t m = 0; m < size; ++m)
+            batch.members.push_back(members[m].second);
+        batch.bucketBegin.push_back(batch.members.size());
+    });
 }
 
 void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int band,

@@ -39,6 +39,18 @@ class BandStatsBuilder {
     std::vector<OutlierBucket> largest_;
 };
 
+// Calls visit(first member, size) for each run of equal keys of sorted entries: each bucket.
+template <typename Visit>
+void forEachBucket(const BucketEntry* entries, std::size_t count, Visit&& visit) {
+    for (std::size_t i = 0; i < count;) {
+        std::size_t j = i + 1;
+        while (j < count && entries[j].first == entries[i].first)
+            ++j;
+        visit(entries + i, j - i);
+        i = j;
+    }
+}
+
 // Groups sorted entries into buckets: every bucket is counted in `stats`; those with two or
 // more members are appended to `batch` (whose band must already be set).
 void groupBuckets(const BucketEntry* entries, std::size_t count, BandStatsBuilder& stats,

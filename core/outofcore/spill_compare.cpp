@@ -88,18 +88,6 @@ uint64_t SpilledComparison::bytesPerPassRow() const {
            4 + 4 + 4;
 }
 
-template <typename Visit>
-void SpilledComparison::forEachBucket(const BucketEntry* entries, std::size_t count,
-                                      Visit&& visit) {
-    for (std::size_t i = 0; i < count;) {
-        std::size_t j = i + 1;
-        while (j < count && entries[j].first == entries[i].first)
-            ++j;
-        visit(entries + i, j - i);
-        i = j;
-    }
-}
-
 uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& stats,
                                 std::vector<ScoredPair>& pairs, const Progress& progress,
                                 const std::function<void()>& checkCancel) {
@@ -113,20 +101,16 @@ uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& s
     const std::size_t passRows = passRowsFor(workingBytes, groupedBytes);
     reservePass(passRows);
     minPassRows_ = minPassRows_ == 0 ? passRows : std::min(minPassRows_, passRows);
-    std::size_t passes = 0, filled = 0;  // counted first, for the progress
-    for (std::size_t c = 0; c < grouped.components(); ++c) {
-        const std::size_t size = grouped.size(c);
-        if (size > passRows) continue;
-        if (filled + size > passRows) ++passes, filled = 0;
-        filled += size;
-    }
-    passes += filled > 0 ? 1 : 0;
+    // Progress: the rows of the components a pass holds, compared so far.
+    uint64_t passedRows = 0, rowsInPasses = 0;
+    for (std::size_t c = 0; c < grouped.components(); ++c)
+        if (grouped.size(c) <= passRows) rowsInPasses += grouped.size(c);
     components_ = grouped.components();
-    passes_ = passes;
-    std::size_t passesDone = 0;
-    auto passProgress = [&] {
-        ++passesDone;
-        progress(bands + passesDone * bands / std::max<std::size_t>(passes, 1), 2 * bands);
+    auto runPass = [&] {
+        ++passes_;
+        passedRows += pass_.members.size();
+        comparePass(pairs);
+        progress(bands + passedRows * bands / std::max<uint64_t>(rowsInPasses, 1), 2 * bands);
     };
     std::vector<uint8_t> large;  // members of the components larger than a pass
     uint64_t largeCount = 0;
@@ -142,17 +126,13 @@ uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& s
         }
         if (pass_.members.size() + size > passRows) {
             checkCancel();
-            comparePass(pairs);
-            passProgress();
+            runPass();
         }
         componentBegin_.push_back(static_cast<uint32_t>(pass_.members.size()));
         pass_.members.insert(pass_.members.end(), docs, docs + size);
     }
     checkCancel();
-    if (!pass_.members.empty()) {
-        comparePass(pairs);
-        passProgress();
-    }
+    if (!pass_.members.empty()) runPass();
     grouped = {};
     largeDocuments_ = largeCount;
     if (largeCount > 0) compareLargeComponents(large, largeCount, workingBytes, pairs, checkCancel);
@@ -284,23 +264,31 @@ void SpilledComparison::loadPartitions(int band, const std::vector<uint8_t>& tak
             partitions_[p]->append(buffers[p].data(), buffers[p].size() * sizeof(BucketEntry));
 }
 
-void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
-    if (pass_.members.empty()) return;
-    const auto start = SteadyClock::now();
-    // The pass's rows are read in document order (passDocs_); slot i of pass_.members (component
-    // order) finds its row at localOf_[i]. Inside a component the documents ascend, so local
-    // indices do too: buckets built from them list members in document order, as in memory.
+void SpilledComparison::placeMembers(std::vector<uint32_t>& rowOfSlot) {
+    // The pass's rows are read in document order (passDocs_), and each slot of pass_.members
+    // needs the place of its document's row there: the members (distinct: a document has one
+    // key per band, and one component) sorted with their slots, on every thread, give both.
     const std::size_t n = pass_.members.size();
     placed_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
         placed_[i] = uint64_t{pass_.members[i]} << 32 | i;
     arena_->arena.execute([&] { tbb::parallel_sort(placed_.begin(), placed_.end()); });
     passDocs_.resize(n);
-    localOf_.resize(n);
+    rowOfSlot.resize(n);
     for (std::size_t r = 0; r < n; ++r) {
         passDocs_[r] = static_cast<uint32_t>(placed_[r] >> 32);
-        localOf_[static_cast<uint32_t>(placed_[r])] = static_cast<uint32_t>(r);
+        rowOfSlot[static_cast<uint32_t>(placed_[r])] = static_cast<uint32_t>(r);
     }
+}
+
+void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
+    if (pass_.members.empty()) return;
+    const auto start = SteadyClock::now();
+    // Slot i of pass_.members (component order) finds its row at localOf_[i]. Inside a
+    // component the documents ascend, so local indices do too: buckets built from them list
+    // members in document order, as in memory.
+    placeMembers(localOf_);
+    const std::size_t n = pass_.members.size();
     const auto bands = static_cast<std::size_t>(lsh_.bands);
     load(passDocs_.data(), n, lsh_.bands, loaded_);
     componentBegin_.push_back(static_cast<uint32_t>(n));
@@ -314,12 +302,6 @@ void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
     }
     const CompareRequest req{&loaded_.sigs, loaded_.keys.data(), lsh_.bands, minMatches_};
     std::vector<BucketEntry>& local = componentEntries_;
-    auto addBucket = [&](auto&& member, std::size_t size) {
-        if (localBatch_.bucketBegin.empty()) localBatch_.bucketBegin.push_back(0);
-        for (std::size_t m = 0; m < size; ++m)
-            localBatch_.members.push_back(member(m));
-        localBatch_.bucketBegin.push_back(localBatch_.members.size());
-    };
     for (int band = 0; band < lsh_.bands; ++band) {
         // A component's buckets in this band: its members grouped by this band's key. Most
         // components are two or three documents, so this costs a few comparisons each. Inside a
@@ -327,12 +309,15 @@ void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
         const uint64_t* key = slotKeys_.data() + static_cast<std::size_t>(band) * n;
         localBatch_.band = band;
         localBatch_.members.clear();
-        localBatch_.bucketBegin.clear();
+        localBatch_.bucketBegin.assign(1, 0);
         for (std::size_t c = 0; c + 1 < componentBegin_.size(); ++c) {
             const uint32_t first = componentBegin_[c], end = componentBegin_[c + 1];
             if (end - first == 2) {
-                if (key[first] == key[first + 1])
-                    addBucket([&](std::size_t m) { return localOf_[first + m]; }, 2);
+                if (key[first] == key[first + 1]) {
+                    localBatch_.members.push_back(localOf_[first]);
+                    localBatch_.members.push_back(localOf_[first + 1]);
+                    localBatch_.bucketBegin.push_back(localBatch_.members.size());
+                }
                 continue;
             }
             local.clear();
@@ -341,8 +326,10 @@ void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
             std::sort(local.begin(), local.end());
             forEachBucket(local.data(), local.size(),
                           [&](const BucketEntry* members, std::size_t size) {
-                              if (size >= 2)
-                                  addBucket([&](std::size_t m) { return members[m].second; }, size);
+                              if (size < 2) return;
+                              for (std::size_t m = 0; m < size; ++m)
+                                  localBatch_.members.push_back(members[m].second);
+                              localBatch_.bucketBegin.push_back(localBatch_.members.size());
                           });
         }
         if (localBatch_.members.empty()) continue;
@@ -469,20 +456,8 @@ void SpilledComparison::load(const uint32_t* docs, std::size_t count, int keyBan
 void SpilledComparison::flushPass(int band, std::vector<ScoredPair>& pairs) {
     if (pass_.members.empty()) return;
     const auto start = SteadyClock::now();
-    // The pass's rows are read in document order (passDocs_), and each bucket slot needs the
-    // place of its document's row there: the members (distinct: a document has one key per
-    // band) sorted with their slots, on every thread, give both at once.
+    placeMembers(localBatch_.members);  // the buckets' slots, now rows of the pass
     const std::size_t n = pass_.members.size();
-    placed_.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        placed_[i] = uint64_t{pass_.members[i]} << 32 | i;
-    arena_->arena.execute([&] { tbb::parallel_sort(placed_.begin(), placed_.end()); });
-    passDocs_.resize(n);
-    localBatch_.members.resize(n);
-    for (std::size_t r = 0; r < n; ++r) {
-        passDocs_[r] = static_cast<uint32_t>(placed_[r] >> 32);
-        localBatch_.members[static_cast<uint32_t>(placed_[r])] = static_cast<uint32_t>(r);
-    }
     load(passDocs_.data(), n, band, loaded_);
     localBatch_.band = band;
     localBatch_.bucketBegin = pass_.bucketBegin;

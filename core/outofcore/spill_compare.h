@@ -97,12 +97,11 @@ class SpilledComparison {
     void forEachBandPart(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
                          uint64_t workingBytes, std::vector<BucketEntry>& entries,
                          const std::function<void()>& checkCancel, Sorted&& sorted);
-    template <typename Visit>
-    static void forEachBucket(const BucketEntry* entries, std::size_t count, Visit&& visit);
     void loadEntries(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
                      std::vector<BucketEntry>& entries);
     void loadPartitions(int band, const std::vector<uint8_t>& take, std::size_t partitions,
                         uint64_t workingBytes, const std::function<void()>& checkCancel);
+    void placeMembers(std::vector<uint32_t>& rowOfSlot);
     void comparePass(std::vector<ScoredPair>& pairs);
     void compareLargeComponents(const std::vector<uint8_t>& large, uint64_t largeCount,
                                 uint64_t workingBytes, std::vector<ScoredPair>& pairs,
