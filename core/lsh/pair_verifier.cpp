@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "arrow_ipc_file.h"
+#include "clustering.h"
 #include "document_fetcher.h"
 #include "jsonl_reader.h"
 #include "shingles.h"
@@ -53,6 +54,17 @@ double highestServingStoreFloor(const RunParams& params) {
     // have stored them (its own floor is lower) and they can change its result.
     return std::min(params.compare.threshold,
                     std::max(params.compare.storeFloor, lowestDecisiveEstimate(params)));
+}
+
+bool canChangeRun(const ScoredPair& p, const RunParams& params) {
+    const VerifyMode mode = params.compare.verify;
+    const int hashes = params.signature.hashes;
+    const double threshold = params.compare.threshold;
+    if (mode == VerifyMode::Exact) return true;
+    if (mode == VerifyMode::Borderline && isBorderline(p.matches, hashes, threshold)) return true;
+    ScoredPair estimateOnly = p;
+    estimateOnly.exact = -1.0f;
+    return isDuplicate(estimateOnly, hashes, threshold);
 }
 
 int storeMinMatches(const RunParams& params) {

@@ -24,6 +24,12 @@ double borderlineMargin(double threshold, int hashes);
 // verification, anything stored (0) with exact verification.
 double lowestDecisiveEstimate(const RunParams& params);
 
+// True when the stored pair can change the result of a run with `params`: its mode verifies it,
+// or its estimate makes it a duplicate. Any other pair is only stored (for later runs at lower
+// thresholds) and, as verifyPairs would, has its exact Jaccard cleared: a run whose pairs exceed
+// its memory budget keeps these on disk (core/run/pairs_aside.h).
+bool canChangeRun(const ScoredPair& p, const RunParams& params);
+
 // The store floor a run uses when none is given: 0.5 (what later runs at other thresholds
 // usually need), lowered to the bottom of the borderline band when verification reaches below
 // it (θ < 0.63 with 128 hashes), so that a pair whose estimate falls just below 0.5 but whose

@@ -23,6 +23,7 @@
 #include "jsonl_reader.h"
 #include "run_result.h"
 #include "signatures.h"
+#include "sorted_pair_blocks.h"
 
 namespace neardup {
 
@@ -133,14 +134,16 @@ class ProjectStore {
 
     // Inserts a run in status "running" and returns its id.
     int64_t beginRun(const RunResult& run);
-    // Writes everything of the run in one transaction and sets its final status.
-    void finishRun(const RunResult& run);
+    // Writes everything of the run in one transaction and sets its final status. `pairsAside`:
+    // stored pairs of the run that are not in run.pairs (a run whose pairs exceeded its memory
+    // budget, core/run/pairs_aside.h), merged in as the pairs are written.
+    void finishRun(const RunResult& run, const SortedPairBlocks* pairsAside = nullptr);
     // finishRun in two steps, for a caller with other work meanwhile (the export, on another
     // thread): the details that are final once the run is clustered (bands, pairs, clusters and
     // their members: most of the rows) are written in a transaction left open, which
     // finishRun(run) completes with the run's row and phases and commits. No other call on the
     // store may come in between, but abandonRunDetails(), which rolls the details back.
-    void writeRunDetails(const RunResult& run);
+    void writeRunDetails(const RunResult& run, const SortedPairBlocks* pairsAside = nullptr);
     void abandonRunDetails();
     // Marks a run failed or interrupted, with a message.
     void markRun(int64_t runId, const std::string& status, const std::string& error);

@@ -17,9 +17,10 @@ namespace neardup {
 namespace {
 
 // The run's details that are final once it is clustered (writeRunDetails), one table at a time.
-void insertClusteredDetails(sql::Database& db, const RunResult& run) {
+void insertClusteredDetails(sql::Database& db, const RunResult& run,
+                            const SortedPairBlocks* pairsAside) {
     store_rows::insertBands(db, run.runId, run.bands);
-    store_rows::insertPairs(db, run.runId, run.pairs);
+    store_rows::insertPairs(db, run.runId, run.pairs, pairsAside);
     store_rows::insertClusters(db, run);
 }
 
@@ -113,13 +114,13 @@ int64_t ProjectStore::beginRun(const RunResult& run) {
     return id;
 }
 
-void ProjectStore::writeRunDetails(const RunResult& run) {
+void ProjectStore::writeRunDetails(const RunResult& run, const SortedPairBlocks* pairsAside) {
     auto& db = impl_->db;
     if (impl_->runDetails)
         throw std::logic_error("project store: a run's details are already being written");
     auto write = std::make_unique<Impl::RunDetailsWrite>(db);
     deleteRunDetails(db, run.runId);
-    insertClusteredDetails(db, run);
+    insertClusteredDetails(db, run, pairsAside);
     impl_->runDetails = std::move(write);
     impl_->runDetailsOf = run.runId;
 }
@@ -128,7 +129,7 @@ void ProjectStore::abandonRunDetails() {
     impl_->runDetails.reset();  // rolled back
 }
 
-void ProjectStore::finishRun(const RunResult& run) {
+void ProjectStore::finishRun(const RunResult& run, const SortedPairBlocks* pairsAside) {
     auto& db = impl_->db;
     // Taken out of the store first: whatever happens below, the transaction ends here.
     std::unique_ptr<Impl::RunDetailsWrite> write = std::move(impl_->runDetails);
@@ -139,7 +140,7 @@ void ProjectStore::finishRun(const RunResult& run) {
     if (!write) {
         write = std::make_unique<Impl::RunDetailsWrite>(db);
         deleteRunDetails(db, run.runId);
-        insertClusteredDetails(db, run);
+        insertClusteredDetails(db, run, pairsAside);
     }
     {
         auto st = db.prepare(store_rows::updateRunSql());

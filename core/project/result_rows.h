@@ -8,6 +8,7 @@
 
 #include "project_store.h"
 #include "run_result.h"
+#include "sorted_pair_blocks.h"
 #include "sqlite_handle.h"
 #include "store_rows.h"
 
@@ -28,7 +29,10 @@ void insertBands(sql::Database& db, int64_t runId, const std::vector<BandStats>&
 std::vector<BandStats> loadBands(const sql::Database& db, int64_t runId);
 
 // ---- pairs --------------------------------------------------------------------------------
-void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>& pairs);
+// `pairs` and, when given, the pairs of `aside` (both in (a, b) order, no pair in both), written
+// in (a, b) order: the table's key order, in which each row goes in at the end of its tree.
+void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>& pairs,
+                 const SortedPairBlocks* aside = nullptr);
 // In (a, b) order; an unverified pair's exact similarity reads as -1.
 std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId);
 

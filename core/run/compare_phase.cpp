@@ -10,6 +10,7 @@
 #include "lsh_buckets.h"
 #include "memory_budget.h"
 #include "pair_verifier.h"
+#include "pairs_aside.h"
 #include "run_phases.h"
 #include "spill_compare.h"
 #include "spill_files.h"
@@ -90,19 +91,6 @@ void BucketComparePhase::inMemory() {
     s_.report.finished(s_.run, {"compare", compareSeconds, decided, 0, false});
 }
 
-// Stored pairs are held in memory until they are verified, clustered and stored: where they
-// do not fit next to the documents' floor, the run says so rather than overshoot in silence.
-void BucketComparePhase::warnOfPairsBeyondBudget() {
-    const uint64_t pairBytes = capacityBytes(s_.pairs);
-    const uint64_t floor = s_.memory.floorBytes(s_.docs);
-    const uint64_t budget = s_.memory.budget();
-    if (floor + pairBytes <= budget) return;
-    s_.report.info("warning: the " + std::to_string(s_.pairs.size()) + " stored pairs take " +
-                   formatBytes(pairBytes) + ", more than the memory budget of " +
-                   formatBytes(budget) + " leaves beside the documents (" + formatBytes(floor) +
-                   "); they stay in memory until stored (a higher --store-floor stores fewer)");
-}
-
 void BucketComparePhase::spilled() {
     const auto& lsh = s_.params.lsh;
     const int threads = s_.run.threads;
@@ -133,13 +121,7 @@ void BucketComparePhase::spilled() {
         [this] { s_.report.checkCancel(); });
     spilled.flushPairs(found);
     std::vector<ScoredPair>().swap(found);
-    pairs.resize(static_cast<std::size_t>(pairFile.size() / sizeof(ScoredPair)));
-    if (!pairs.empty()) pairFile.readAt(0, pairs.data(), pairs.size() * sizeof(ScoredPair));
-    warnOfPairsBeyondBudget();
-    const auto t0 = SteadyClock::now();
-    tbb::task_arena arena(threads);
-    arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
-    const double sortSeconds = secondsSince(t0);
+    const double sortSeconds = loadPairsWithinBudget(s_, pairFile);
     s_.report.info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
                    " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
                    " rows per pass; " + std::to_string(spilled.components()) +

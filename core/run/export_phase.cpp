@@ -71,14 +71,16 @@ void ExportPhase::run() {
     outputs.readAhead = run.threads >= 2;
     outputs.project = s_.store.path();
     outputs.reader = s_.params.reader;
+    // The run's clustered details (most of finishRun's rows: pairs, clusters, members) go into
+    // the project as the "store" phase: with a second thread, while the outputs are written
+    // (the export reads neither the project nor anything the details change), and the phase is
+    // the time the run then still waits for them; otherwise after the outputs. An audited
+    // export borrows the run's pairs (exportAudited), so it stays in sequence.
+    std::future<void> details;
     if (outputs.any()) {
-        // With a second thread, the run's clustered details (most of finishRun's rows: pairs,
-        // clusters, members) go into the project while the outputs are written: the export
-        // reads neither the project nor anything the details change. An audited export borrows
-        // the run's pairs (exportAudited), so it stays in sequence.
-        std::future<void> details;
         if (run.threads >= 2 && decisions.empty())
-            details = std::async(std::launch::async, [this] { s_.store.writeRunDetails(s_.run); });
+            details = std::async(std::launch::async,
+                                 [this] { s_.store.writeRunDetails(s_.run, s_.pairsAside.get()); });
         s_.report.started("export");
         const auto t0 = SteadyClock::now();
         try {
@@ -95,8 +97,31 @@ void ExportPhase::run() {
             }
         }
         s_.report.finished(run, {"export", secondsSince(t0), run.counts.kept, 0, false});
-        if (details.valid()) details.get();  // the project is the caller's again
     }
+    s_.report.started("store");
+    const auto t0 = SteadyClock::now();
+    if (details.valid())
+        details.get();  // the project is the caller's again
+    else
+        s_.store.writeRunDetails(run, s_.pairsAside.get());
+    s_.report.finished(run, {"store", secondsSince(t0), run.counts.storedPairs, 0, false});
+    s_.pairsAside.reset();  // its file's space goes back now
+    // The details' transaction stays open until finishRun commits it; a failure in between rolls
+    // it back, so that the run can be marked failed.
+    try {
+        finishRecordedRun(decisions, pending);
+    } catch (...) {
+        s_.store.abandonRunDetails();
+        throw;
+    }
+    s_.store.finishRun(run);
+    pending.commit();
+    s_.lock->finished();
+}
+
+void ExportPhase::finishRecordedRun(const std::vector<Decision>& decisions,
+                                    PendingOutputs& pending) {
+    RunResult& run = s_.run;
     run.status = "ok";
     run.finishedAt = utcNow();
     run.spillBytes = s_.work.bytesWritten();
@@ -112,9 +137,6 @@ void ExportPhase::run() {
         exportAudited(s_, decisions, summaryOnly, pending);
     }
     s_.memory.releaseSpill();
-    s_.store.finishRun(run);
-    pending.commit();
-    s_.lock->finished();
 }
 
 }  // namespace neardup

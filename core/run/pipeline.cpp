@@ -9,6 +9,7 @@
 #include "input_pin.h"
 #include "memory_budget.h"
 #include "output_check.h"
+#include "pairs_aside.h"
 #include "read_sign_phase.h"
 #include "run_accounting.h"
 #include "run_failures.h"
@@ -117,6 +118,7 @@ void findPairs(RunState& s, const RunPlan& plan) {
         s.sigs = SignatureMatrix{};
         s.memory.releaseSpilledKeys();
         releaseFreedMemory();
+        setAsidePairsBeyondBudget(s);
         return;
     }
     if (plan.reusePairsOf)
@@ -128,6 +130,7 @@ void findPairs(RunState& s, const RunPlan& plan) {
     s.sigs = SignatureMatrix{};
     s.memory.releaseSpilledKeys();
     releaseFreedMemory();
+    setAsidePairsBeyondBudget(s);
     if (plan.verify) VerifyPhase(s, 0).run();
 }
 
@@ -171,7 +174,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         refuseUnusableInput(s);
         findPairs(s, plan);
         s.report.checkCancel();
-        s.run.counts.storedPairs = s.pairs.size();
+        s.run.counts.storedPairs = s.pairs.size() + (s.pairsAside ? s.pairsAside->size() : 0);
         ClusterPhase(s).run();
         ExportPhase(s).run();
     } catch (const Cancelled&) {

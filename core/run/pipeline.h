@@ -30,6 +30,9 @@ class Pipeline {
     // requested outputs last. Reuses the project's signatures and pairs when it can. Throws
     // InputError, StoreError, Cancelled or std::runtime_error; a run that fails after it was
     // recorded is marked failed (or interrupted) in the project before the exception leaves.
+    // The result's pairs are those of the run's stored pairs that can change its result when
+    // the pairs exceeded the memory budget (core/run/pairs_aside.h), all of them otherwise;
+    // counts.storedPairs counts all, and the project has every one.
     RunResult run(const std::vector<std::string>& inputs, const RunParams& params,
                   const ExportOptions& exports = {});
 

@@ -11,7 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "decisions.h"
+#include "exporter.h"
 #include "run_plan.h"
 #include "run_state.h"
 
@@ -52,7 +55,6 @@ class BucketComparePhase {
   private:
     void inMemory();
     void spilled();
-    void warnOfPairsBeyondBudget();
     int minMatches() const;
     RunState& s_;
 };
@@ -88,6 +90,9 @@ class ExportPhase {
     void run();
 
   private:
+    // The run's final fields, the largest components and the summary, between its details and
+    // its final commit.
+    void finishRecordedRun(const std::vector<Decision>& decisions, PendingOutputs& pending);
     RunState& s_;
 };
 

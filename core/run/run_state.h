@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "document_table.h"
 #include "elapsed.h"
 #include "exporter.h"
+#include "pair_runs.h"
 #include "params.h"
 #include "phase_reporter.h"
 #include "project_store.h"
@@ -60,6 +62,9 @@ struct RunState {
     DocumentTable docs;
     SignatureMatrix sigs;
     std::vector<ScoredPair> pairs;
+    // Stored pairs kept on disk because they exceed the budget and cannot change the run
+    // (pairs_aside.h); null when every stored pair is in `pairs`.
+    std::unique_ptr<PairRuns> pairsAside;
     bool pairsReady = false;  // compared and verified while a new dataset was being saved
 };
 

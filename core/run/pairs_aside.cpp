@@ -1,0 +1,134 @@
+#include "pairs_aside.h"
+
+#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <string>
+
+#include "memory_budget.h"
+#include "pair_verifier.h"
+
+namespace neardup {
+
+namespace {
+
+constexpr std::size_t kFileBlockPairs = std::size_t{1}
+                                        << 16;  // read from the pairs' file at a time
+constexpr uint64_t kLargestAsideBuffer = uint64_t{256} << 20;
+
+// Memory for the runs' buffer: half of what the budget leaves beside the documents and the
+// pairs kept, at least half the smallest working set.
+uint64_t asideBufferBytes(const RunState& s, uint64_t keptBytes) {
+    const uint64_t used = s.memory.floorBytes(s.docs) + keptBytes;
+    const uint64_t left = s.memory.budget() > used ? s.memory.budget() - used : 0;
+    return std::clamp(left / 2, kSmallestWorkingBytes / 2, kLargestAsideBuffer);
+}
+
+// What stays in memory after the split, when it still does not fit: the run says so rather than
+// overshoot in silence.
+void warnOfPairsBeyondBudget(RunState& s) {
+    const uint64_t bytes = capacityBytes(s.pairs);
+    if (pairsFitBudget(s, bytes)) return;
+    s.report.info("warning: the " + std::to_string(s.pairs.size()) +
+                  (s.pairsAside ? " stored pairs that can change this run's result take "
+                                : " stored pairs take ") +
+                  formatBytes(bytes) + ", more than the memory budget of " +
+                  formatBytes(s.memory.budget()) + " leaves beside the documents (" +
+                  formatBytes(s.memory.floorBytes(s.docs)) +
+                  "); they stay in memory until stored (a higher --store-floor stores fewer)");
+}
+
+void reportAside(RunState& s) {
+    const uint64_t aside = s.pairsAside->size();
+    s.report.info("the " + std::to_string(s.pairs.size() + aside) +
+                  " stored pairs exceed the memory budget beside the documents: the " +
+                  std::to_string(aside) +
+                  " that cannot change this run's result (below the threshold, not verified) go "
+                  "to the project from disk (" +
+                  std::to_string(s.pairsAside->runs()) + " sorted run(s))");
+    warnOfPairsBeyondBudget(s);
+}
+
+}  // namespace
+
+bool pairsFitBudget(const RunState& s, uint64_t pairBytes) {
+    return s.memory.floorBytes(s.docs) + pairBytes <= s.memory.budget();
+}
+
+void setAsidePairsBeyondBudget(RunState& s) {
+    std::vector<ScoredPair>& pairs = s.pairs;
+    if (s.pairsAside || pairsFitBudget(s, capacityBytes(pairs))) return;
+    if (s.params.compare.verify == VerifyMode::Exact) {  // every pair is verified: none can go
+        warnOfPairsBeyondBudget(s);
+        return;
+    }
+    std::size_t kept = 0;
+    for (const ScoredPair& p : pairs)
+        kept += canChangeRun(p, s.params) ? 1 : 0;
+    s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
+                                              asideBufferBytes(s, capacityBytes(pairs)));
+    std::vector<ScoredPair> keep;
+    keep.reserve(kept);
+    for (ScoredPair p : pairs) {
+        if (canChangeRun(p, s.params)) {
+            keep.push_back(p);
+        } else {
+            p.exact = -1.0f;  // as verifyPairs clears it
+            s.pairsAside->add(p);
+        }
+    }
+    s.pairsAside->finish();
+    pairs.swap(keep);
+    std::vector<ScoredPair>().swap(keep);
+    releaseFreedMemory();
+    reportAside(s);
+}
+
+double loadPairsWithinBudget(RunState& s, const SpillFile& file) {
+    std::vector<ScoredPair>& pairs = s.pairs;
+    const auto total = static_cast<std::size_t>(file.size() / sizeof(ScoredPair));
+    const bool split =
+        !pairsFitBudget(s, file.size()) && s.params.compare.verify != VerifyMode::Exact;
+    std::vector<ScoredPair> block;
+    auto forEachBlock = [&](auto&& visit) {
+        for (std::size_t at = 0; at < total; at += kFileBlockPairs) {
+            block.resize(std::min(kFileBlockPairs, total - at));
+            file.readAt(at * sizeof(ScoredPair), block.data(), block.size() * sizeof(ScoredPair));
+            visit();
+        }
+    };
+    if (!split) {
+        pairs.resize(total);
+        if (total > 0) file.readAt(0, pairs.data(), total * sizeof(ScoredPair));
+    } else {
+        std::size_t kept = 0;
+        forEachBlock([&] {
+            for (const ScoredPair& p : block)
+                kept += canChangeRun(p, s.params) ? 1 : 0;
+        });
+        pairs.reserve(kept);
+        s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
+                                                  asideBufferBytes(s, kept * sizeof(ScoredPair)));
+        forEachBlock([&] {
+            for (ScoredPair p : block) {
+                if (canChangeRun(p, s.params)) {
+                    pairs.push_back(p);
+                } else {
+                    p.exact = -1.0f;
+                    s.pairsAside->add(p);
+                }
+            }
+        });
+        std::vector<ScoredPair>().swap(block);
+        s.pairsAside->finish();
+    }
+    const auto t0 = SteadyClock::now();
+    tbb::task_arena arena(s.run.threads);
+    arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
+    const double sortSeconds = secondsSince(t0);
+    if (split) reportAside(s);
+    return sortSeconds;
+}
+
+}  // namespace neardup

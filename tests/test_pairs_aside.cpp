@@ -1,0 +1,211 @@
+// Stored pairs beyond the memory budget (core/run/pairs_aside.h): the pairs that cannot change a
+// run go to sorted runs on disk (core/outofcore/pair_runs.h) and reach the project from there.
+// Checked: the runs come back as one sequence in (a, b) order; which pairs can change a run;
+// and whole `neardup run` processes, spilled and reusing an earlier run's pairs, that store the
+// same pairs and remove the same documents as a run without a budget.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_process.h"
+#include "clustering.h"
+#include "pair_runs.h"
+#include "pair_verifier.h"
+#include "project_store.h"
+#include "test_support.h"
+
+using namespace neardup;
+using testsupport::q;
+using testsupport::readFile;
+
+namespace {
+
+// Pairs of distinct documents in random order, no pair twice.
+std::vector<ScoredPair> randomPairs(std::size_t count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<uint32_t> doc(0, 5000);
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    std::vector<ScoredPair> pairs;
+    while (pairs.size() < count) {
+        uint32_t a = doc(rng), b = doc(rng);
+        if (a == b) continue;
+        if (a > b) std::swap(a, b);
+        if (!seen.insert({a, b}).second) continue;
+        pairs.push_back(
+            {a, b, static_cast<uint32_t>(rng() % 129), (rng() % 4 == 0) ? 0.5f : -1.0f});
+    }
+    return pairs;
+}
+
+std::vector<ScoredPair> readBack(const PairRuns& runs) {
+    std::vector<ScoredPair> out;
+    runs.forEachBlock([&](std::span<const ScoredPair> block) {
+        QVERIFY(!block.empty());
+        out.insert(out.end(), block.begin(), block.end());
+    });
+    return out;
+}
+
+bool samePairs(const std::vector<ScoredPair>& x, const std::vector<ScoredPair>& y) {
+    return std::equal(
+        x.begin(), x.end(), y.begin(), y.end(), [](const ScoredPair& p, const ScoredPair& r) {
+            return p.a == r.a && p.b == r.b && p.matches == r.matches && p.exact == r.exact;
+        });
+}
+
+// `count` documents of six words out of twelve: most pairs share enough shingles to be stored
+// (store floor 0.5), few are duplicates at 0.8, so most stored pairs cannot change the run.
+void writeCrowdedCorpus(const std::string& path, int count) {
+    std::mt19937 rng(7);
+    std::vector<int> words(12);
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < count; ++i) {
+        for (int w = 0; w < 12; ++w)
+            words[static_cast<std::size_t>(w)] = w;
+        std::shuffle(words.begin(), words.end(), rng);
+        out << "{\"id\":\"d" << i << "\",\"text\":\"";
+        for (int w = 0; w < 6; ++w)
+            out << (w ? " word" : "word") << words[static_cast<std::size_t>(w)] << 'x';
+        out << "\"}\n";
+    }
+}
+
+}  // namespace
+
+class TestPairsAside : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    std::string corpus_;
+
+    std::string path(const std::string& name) const {
+        return dir_.path().toStdString() + "/" + name;
+    }
+    testsupport::CliResult run(QStringList args) {
+        args.prepend(QStringLiteral("run"));
+        return testsupport::neardup(args, testsupport::CliOptions().withTimeout(240000));
+    }
+    // Runs the corpus into `project` with `extra` options; the removed ids and clusters go to
+    // files named after the project.
+    testsupport::CliResult runInto(const std::string& project, const QStringList& extra) {
+        QStringList args{q(corpus_),
+                         QStringLiteral("-p"),
+                         q(path(project)),
+                         QStringLiteral("-j"),
+                         QStringLiteral("2"),
+                         QStringLiteral("--out-removed"),
+                         q(path(project + ".removed")),
+                         QStringLiteral("--out-clusters"),
+                         q(path(project + ".clusters")),
+                         QStringLiteral("--summary-json"),
+                         q(path(project + ".json"))};
+        args += extra;
+        return run(args);
+    }
+    std::vector<ScoredPair> latestPairs(const std::string& project) {
+        ProjectStore store(path(project), ProjectStore::Mode::ReadOnly);
+        return store.loadPairs(*store.latestRun());
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        corpus_ = path("crowded.jsonl");
+        writeCrowdedCorpus(corpus_, 40000);
+    }
+
+    // Appended in random order, several runs of a small buffer come back as one sequence in
+    // (a, b) order, every pair once, as often as asked.
+    void runsMergeIntoOneSortedSequence() {
+        WorkDir work(path("work"));
+        const std::vector<ScoredPair> pairs = randomPairs(30000, 1);
+        PairRuns runs(work, "pairs.bin", 4096 * sizeof(ScoredPair));
+        for (const ScoredPair& p : pairs)
+            runs.add(p);
+        runs.finish();
+        QCOMPARE(runs.size(), uint64_t{30000});
+        QVERIFY(runs.runs() >= 7);
+        std::vector<ScoredPair> expected = pairs;
+        std::sort(expected.begin(), expected.end());
+        QVERIFY(samePairs(readBack(runs), expected));
+        QVERIFY(samePairs(readBack(runs), expected));  // again, from the first pair
+
+        PairRuns none(work, "none.bin", 0);
+        none.finish();
+        QCOMPARE(none.size(), uint64_t{0});
+        QVERIFY(readBack(none).empty());
+    }
+
+    // A pair can change a run when the run verifies it or its estimate makes it a duplicate;
+    // with exact verification every pair can.
+    void whichPairsCanChangeARun() {
+        RunParams params;
+        params.signature.hashes = 128;
+        params.compare.threshold = 0.8;
+        for (const VerifyMode mode :
+             {VerifyMode::None, VerifyMode::Borderline, VerifyMode::Exact}) {
+            params.compare.verify = mode;
+            for (uint32_t m = 0; m <= 128; ++m) {
+                const ScoredPair p{0, 1, m, 0.95f};  // an exact value from an earlier run
+                ScoredPair estimateOnly = p;
+                estimateOnly.exact = -1.0f;
+                const bool verified = mode == VerifyMode::Exact ||
+                                      (mode == VerifyMode::Borderline && isBorderline(m, 128, 0.8));
+                QCOMPARE(canChangeRun(p, params), verified || isDuplicate(estimateOnly, 128, 0.8));
+            }
+        }
+        params.compare.verify = VerifyMode::Borderline;
+        QVERIFY(!canChangeRun({0, 1, 70, -1.0f}, params));  // 0.55: only stored
+        QVERIFY(canChangeRun({0, 1, 100, -1.0f}, params));  // 0.78: borderline
+        QVERIFY(canChangeRun({0, 1, 120, -1.0f}, params));  // 0.94: a duplicate
+    }
+
+    // A run whose stored pairs exceed its budget (and whose signatures spill) sets most of them
+    // aside, yet stores every pair and removes what a run without a budget removes.
+    void spilledRunStoresEveryPairFromDisk() {
+        auto r = runInto("free.ndw", {});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("cannot change this run's result")),
+                 qPrintable(r.err));
+        r = runInto("tight.ndw", {QStringLiteral("--memory-budget"), QStringLiteral("12M")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("out-of-core comparison")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("that cannot change this run's result")),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("\nstore ")), qPrintable(r.err));
+
+        const std::vector<ScoredPair> all = latestPairs("free.ndw");
+        QVERIFY(all.size() > 500000);  // far beyond the 12 MiB budget's room for pairs
+        QVERIFY(samePairs(latestPairs("tight.ndw"), all));
+        QCOMPARE(readFile(path("tight.ndw.removed")), readFile(path("free.ndw.removed")));
+        QCOMPARE(readFile(path("tight.ndw.clusters")), readFile(path("free.ndw.clusters")));
+        const std::string stored = "\"stored_pairs\": " + std::to_string(all.size());
+        QVERIFY(readFile(path("tight.ndw.json")).find(stored) != std::string::npos);
+    }
+
+    // A later run at another threshold reuses the stored pairs, loaded whole, and sets aside
+    // those that cannot change it: the same pairs and removals as without a budget.
+    void reusedPairsSetAsideInMemory() {
+        const QStringList lower{QStringLiteral("-t"), QStringLiteral("0.7"), QStringLiteral("-b"),
+                                QStringLiteral("18"), QStringLiteral("-r"),  QStringLiteral("7")};
+        auto r = runInto("free.ndw", lower);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = runInto("tight.ndw", QStringList(lower)
+                                     << QStringLiteral("--memory-budget") << QStringLiteral("12M"));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("reusing the compared pairs")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("that cannot change this run's result")),
+                 qPrintable(r.err));
+        QVERIFY(samePairs(latestPairs("tight.ndw"), latestPairs("free.ndw")));
+        QCOMPARE(readFile(path("tight.ndw.removed")), readFile(path("free.ndw.removed")));
+        QCOMPARE(readFile(path("tight.ndw.clusters")), readFile(path("free.ndw.clusters")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPairsAside)
+#include "test_pairs_aside.moc"
