@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "row_inserter.h"
+
 namespace neardup::store_rows {
 
 // ---- datasets -----------------------------------------------------------------------------
@@ -154,27 +156,32 @@ void updateFileLocations(sql::Database& db, const std::vector<DatasetFile>& file
 
 void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& docs,
                      const std::function<void()>& interruptCheck) {
-    auto st = db.prepare(
-        "INSERT INTO documents(dataset_id, doc_index, file_index, line, offset, length, "
-        "chars, doc_id, keep_value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-    st.bind(1, datasetId);
+    // Ids are bound without copying: they stay in the document table until the rows are in.
+    sql::RowInserter<std::size_t> rows(
+        db,
+        "INSERT INTO documents(dataset_id, doc_index, file_index, line, offset, length, chars, "
+        "doc_id, keep_value)",
+        9, [&docs, datasetId](sql::Statement& st, int first, const std::size_t& i) {
+            st.bind(first, datasetId)
+                .bindU64(first + 1, i)
+                .bind(first + 2, int64_t{docs.file[i]})
+                .bindU64(first + 3, docs.line[i])
+                .bindU64(first + 4, docs.offset[i])
+                .bind(first + 5, int64_t{docs.length[i]})
+                .bind(first + 6, int64_t{docs.chars[i]})
+                .bind(first + 7, docs.id(i));
+            if (std::isnan(docs.keepValue[i])) {
+                st.bindNull(first + 8);
+            } else {
+                st.bind(first + 8, docs.keepValue[i]);
+            }
+        });
     const std::size_t n = docs.size();
     for (std::size_t i = 0; i < n; ++i) {
         if ((i & 4095) == 4095 && interruptCheck) interruptCheck();
-        st.bindU64(2, i)
-            .bind(3, int64_t{docs.file[i]})
-            .bindU64(4, docs.line[i])
-            .bindU64(5, docs.offset[i])
-            .bind(6, int64_t{docs.length[i]})
-            .bind(7, int64_t{docs.chars[i]})
-            .bind(8, docs.id(i));
-        if (std::isnan(docs.keepValue[i])) {
-            st.bindNull(9);
-        } else {
-            st.bind(9, docs.keepValue[i]);
-        }
-        st.run();
+        rows.add(i);
     }
+    rows.finish();
 }
 
 void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,

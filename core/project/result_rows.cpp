@@ -1,8 +1,9 @@
 // A run's detail row mappers (result_rows.h): phases, bands, pairs, clusters.
 #include "result_rows.h"
 
-#include <array>
 #include <string>
+
+#include "row_inserter.h"
 
 namespace neardup::store_rows {
 
@@ -195,64 +196,32 @@ std::vector<BandStats> loadBands(const sql::Database& db, int64_t runId) {
 
 // ---- pairs --------------------------------------------------------------------------------
 
-namespace {
-
-// Rows a statement of insertPairs inserts at once: a statement of many rows costs SQLite far
-// less per row than one per row (1.7 against 0.5 million rows a second, measured on 5 million
-// pairs), and 256 rows take 1,025 parameters, well within SQLite's limit of 32,766.
-constexpr std::size_t kPairsPerInsert = 256;
-
-std::string insertPairsSql(std::size_t rows) {
-    std::string sql = "INSERT INTO pairs(run_id, a, b, matches, exact) VALUES";
-    for (std::size_t r = 0; r < rows; ++r)
-        sql += r == 0 ? "(?1, ?, ?, ?, ?)" : ", (?1, ?, ?, ?, ?)";
-    return sql;
-}
-
-// Binds pair p as row `row` (from 0) of an insertPairsSql statement.
-void bindPair(sql::Statement& st, std::size_t row, const ScoredPair& p) {
-    const int first = 2 + 4 * static_cast<int>(row);
-    st.bind(first, int64_t{p.a}).bind(first + 1, int64_t{p.b}).bind(first + 2, int64_t{p.matches});
-    if (p.exact < 0) {
-        st.bindNull(first + 3);
-    } else {
-        st.bind(first + 3, double{p.exact});
-    }
-}
-
-}  // namespace
-
 void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>& pairs,
                  const SortedPairBlocks* aside) {
-    auto many = db.prepare(insertPairsSql(kPairsPerInsert));
-    auto one = db.prepare(insertPairsSql(1));
-    many.bind(1, runId);
-    one.bind(1, runId);
-    std::array<ScoredPair, kPairsPerInsert> rows;
-    std::size_t held = 0;
-    auto insert = [&](const ScoredPair& p) {
-        rows[held++] = p;
-        if (held < kPairsPerInsert) return;
-        for (std::size_t r = 0; r < held; ++r)
-            bindPair(many, r, rows[r]);
-        many.run();
-        held = 0;
-    };
+    sql::RowInserter<ScoredPair> rows(db, "INSERT INTO pairs(run_id, a, b, matches, exact)", 5,
+                                      [runId](sql::Statement& st, int first, const ScoredPair& p) {
+                                          st.bind(first, runId)
+                                              .bind(first + 1, int64_t{p.a})
+                                              .bind(first + 2, int64_t{p.b})
+                                              .bind(first + 3, int64_t{p.matches});
+                                          if (p.exact < 0) {
+                                              st.bindNull(first + 4);
+                                          } else {
+                                              st.bind(first + 4, double{p.exact});
+                                          }
+                                      });
     auto next = pairs.begin();
     if (aside != nullptr)
         aside->forEachBlock([&](std::span<const ScoredPair> block) {
             for (const ScoredPair& p : block) {
                 for (; next != pairs.end() && *next < p; ++next)
-                    insert(*next);
-                insert(p);
+                    rows.add(*next);
+                rows.add(p);
             }
         });
     for (; next != pairs.end(); ++next)
-        insert(*next);
-    for (std::size_t r = 0; r < held; ++r) {  // the last rows, fewer than a statement's
-        bindPair(one, 0, rows[r]);
-        one.run();
-    }
+        rows.add(*next);
+    rows.finish();
 }
 
 std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId) {
@@ -289,28 +258,28 @@ void insertClusters(sql::Database& db, const RunResult& run) {
     cl.bind(1, id);
     for (std::size_t c = 0; c < clusterCount; ++c)
         cl.bindU64(2, c).bind(3, int64_t{run.representative[c]}).bindU64(4, sizes[c]).run();
-    auto mem = db.prepare(
-        "INSERT INTO cluster_members(run_id, cluster, doc_index, removed_for, copy_of) "
-        "VALUES(?1, ?2, ?3, ?4, ?5)");
-    mem.bind(1, id);
-    for (std::size_t doc = 0; doc < run.clusterOf.size(); ++doc) {
-        const uint32_t c = run.clusterOf[doc];
-        if (c == RunResult::kNoCluster) continue;
-        mem.bind(2, int64_t{c}).bindU64(3, doc);
-        const uint32_t keptBy = run.removedFor.empty() ? (run.removed(doc) ? run.representative[c]
-                                                                           : RunResult::kNoDocument)
-                                                       : run.removedFor[doc];
-        if (keptBy == RunResult::kNoDocument)
-            mem.bindNull(4);
-        else
-            mem.bind(4, int64_t{keptBy});
-        const uint32_t copy = run.copyOf.empty() ? RunResult::kNoDocument : run.copyOf[doc];
-        if (copy == RunResult::kNoDocument)
-            mem.bindNull(5);
-        else
-            mem.bind(5, int64_t{copy});
-        mem.run();
-    }
+    sql::RowInserter<std::size_t> members(
+        db, "INSERT INTO cluster_members(run_id, cluster, doc_index, removed_for, copy_of)", 5,
+        [&run, id](sql::Statement& mem, int first, const std::size_t& doc) {
+            const uint32_t c = run.clusterOf[doc];
+            mem.bind(first, id).bind(first + 1, int64_t{c}).bindU64(first + 2, doc);
+            const uint32_t keptBy =
+                run.removedFor.empty()
+                    ? (run.removed(doc) ? run.representative[c] : RunResult::kNoDocument)
+                    : run.removedFor[doc];
+            if (keptBy == RunResult::kNoDocument)
+                mem.bindNull(first + 3);
+            else
+                mem.bind(first + 3, int64_t{keptBy});
+            const uint32_t copy = run.copyOf.empty() ? RunResult::kNoDocument : run.copyOf[doc];
+            if (copy == RunResult::kNoDocument)
+                mem.bindNull(first + 4);
+            else
+                mem.bind(first + 4, int64_t{copy});
+        });
+    for (std::size_t doc = 0; doc < run.clusterOf.size(); ++doc)
+        if (run.clusterOf[doc] != RunResult::kNoCluster) members.add(doc);
+    members.finish();
 }
 
 void loadClusters(const sql::Database& db, int64_t runId, uint64_t documents, RunResult& run) {
