@@ -7,6 +7,7 @@
 
 #include "project_queries.h"
 #include "project_store_fixtures.h"
+#include "row_inserter.h"
 #include "run_lock.h"
 
 using namespace neardup;
@@ -353,6 +354,41 @@ class TestProjectAccess : public QObject {
         QVERIFY_THROWS_EXCEPTION(StoreError, db.exec("COMMIT"));
         QVERIFY(db.hasTable("t"));
         QVERIFY(!db.hasTable("u"));
+    }
+
+    // Rows inserted many to a statement: every row once, in order, with its NULLs, for counts
+    // below, at and around a statement's 256 rows, and none at all.
+    void rowsManyToAStatement() {
+        for (const int count : {0, 1, 255, 256, 257, 1000}) {
+            sql::Database db(":memory:", sql::OpenMode::Create);
+            db.exec("CREATE TABLE r(k INTEGER PRIMARY KEY, v REAL, name TEXT)");
+            const std::vector<std::string> names{"one", "two", "three"};
+            sql::RowInserter<int> rows(db, "INSERT INTO r(k, v, name)", 3,
+                                       [&names](sql::Statement& st, int first, const int& k) {
+                                           st.bind(first, int64_t{k});
+                                           if (k % 3 == 0)
+                                               st.bindNull(first + 1);
+                                           else
+                                               st.bind(first + 1, k * 0.5);
+                                           st.bind(first + 2, std::string_view(names[k % 3]));
+                                       });
+            for (int k = 0; k < count; ++k)
+                rows.add(k);
+            rows.finish();
+            QCOMPARE(db.queryInt("SELECT count(*) FROM r"), int64_t{count});
+            auto st = db.prepare("SELECT k, v, name FROM r ORDER BY k");
+            for (int k = 0; k < count; ++k) {
+                QVERIFY(st.step());
+                QCOMPARE(st.int64(0), int64_t{k});
+                if (k % 3 == 0)
+                    QVERIFY(std::isnan(st.realOrNaN(1)));
+                else
+                    QCOMPARE(st.realOrNaN(1), k * 0.5);
+                const sql::Row row(st);
+                COMPARE_STR(row.string("name"), names[static_cast<std::size_t>(k % 3)]);
+            }
+            QVERIFY(!st.step());
+        }
     }
 };
 
