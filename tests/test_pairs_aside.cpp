@@ -2,7 +2,8 @@
 // run go to sorted runs on disk (core/outofcore/pair_runs.h) and reach the project from there.
 // Checked: the runs come back as one sequence in (a, b) order; which pairs can change a run;
 // and whole `neardup run` processes, spilled and reusing an earlier run's pairs, that store the
-// same pairs and remove the same documents as a run without a budget.
+// same pairs and remove the same documents as a run without a budget, compared in memory,
+// spilled, and reusing an earlier run's pairs.
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -188,9 +189,30 @@ class TestPairsAside : public QObject {
         QVERIFY(readFile(path("tight.ndw.json")).find(stored) != std::string::npos);
     }
 
-    // A later run at another threshold reuses the stored pairs, loaded whole, and sets aside
-    // those that cannot change it: the same pairs and removals as without a budget.
-    void reusedPairsSetAsideInMemory() {
+    // A run compared in memory whose stored pairs exceed its budget (16 hashes: the signatures
+    // fit, the pairs do not) sets them aside once compared, and finishes: its summary measures
+    // the largest components from the project's signature cache, which used to be locked out
+    // by the run's own write of its pairs ("project busy", exit 1).
+    void inMemoryRunWithPairsBeyondItsBudget() {
+        const QStringList sixteen{QStringLiteral("--hashes"), QStringLiteral("16")};
+        auto r = runInto("free16.ndw", sixteen);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = runInto("tight16.ndw", QStringList(sixteen) << QStringLiteral("--memory-budget")
+                                                        << QStringLiteral("12M"));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("out-of-core comparison")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("that cannot change this run's result")),
+                 qPrintable(r.err));
+        QVERIFY(samePairs(latestPairs("tight16.ndw"), latestPairs("free16.ndw")));
+        QCOMPARE(readFile(path("tight16.ndw.removed")), readFile(path("free16.ndw.removed")));
+        QCOMPARE(readFile(path("tight16.ndw.clusters")), readFile(path("free16.ndw.clusters")));
+        QVERIFY(readFile(path("tight16.ndw.json")).find("\"diameter\"") != std::string::npos);
+    }
+
+    // A later run at another threshold reuses the stored pairs, read from the project one at a
+    // time, and sets aside those that cannot change it as they are read: the same pairs and
+    // removals as without a budget.
+    void reusedPairsSetAsideAsTheyAreRead() {
         const QStringList lower{QStringLiteral("-t"), QStringLiteral("0.7"), QStringLiteral("-b"),
                                 QStringLiteral("18"), QStringLiteral("-r"),  QStringLiteral("7")};
         auto r = runInto("free.ndw", lower);

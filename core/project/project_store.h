@@ -131,6 +131,9 @@ class ProjectStore {
     std::optional<int64_t> findReusablePairs(int64_t datasetId, const RunParams& params,
                                              uint64_t resolvedBuckets) const;
     std::vector<ScoredPair> loadPairs(int64_t runId) const;
+    // The run's stored pairs in (a, b) order, one at a time, none held: for a run that reuses
+    // them beyond its memory budget. Throws StoreError on a pair out of the dataset's range.
+    void forEachPair(int64_t runId, const std::function<void(const ScoredPair&)>& visit) const;
 
     // Inserts a run in status "running" and returns its id.
     int64_t beginRun(const RunResult& run);
@@ -167,6 +170,8 @@ class ProjectStore {
     // Everything saved by finishRun, including pairs and clusters, with the dataset's audit
     // decisions applied to the clustering (core/project/decisions.h): what every export writes.
     RunResult loadRun(int64_t runId) const;
+    // The run's row, phases and band statistics only: no pairs, clusters or decisions.
+    RunResult loadRunOutline(int64_t runId) const;
     // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a
     // single-worker run.
     std::vector<WorkerTiming> loadWorkerPhases(int64_t runId) const;

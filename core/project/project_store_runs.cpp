@@ -102,6 +102,18 @@ std::vector<ScoredPair> ProjectStore::loadPairs(int64_t runId) const {
     return store_rows::loadPairs(impl_->db, runId);
 }
 
+void ProjectStore::forEachPair(int64_t runId,
+                               const std::function<void(const ScoredPair&)>& visit) const {
+    const auto& db = impl_->db;
+    const uint64_t documents = store_rows::datasetDocuments(db, runRow(runId).run.datasetId);
+    store_rows::forEachPair(db, runId, [&](const ScoredPair& p) {
+        if (p.a >= p.b || p.b >= documents)
+            throw StoreError("project store: run " + std::to_string(runId) +
+                             " is damaged (pair out of range)");
+        visit(p);
+    });
+}
+
 int64_t ProjectStore::beginRun(const RunResult& run) {
     auto& db = impl_->db;
     sql::Transaction tx(db);
@@ -217,6 +229,14 @@ RunRow ProjectStore::runRow(int64_t runId) const {
     st.bind(1, runId);
     if (!st.step()) throw StoreError("project store: no run " + std::to_string(runId));
     return store_rows::readRun(st);
+}
+
+RunResult ProjectStore::loadRunOutline(int64_t runId) const {
+    const auto& db = impl_->db;
+    RunResult run = runRow(runId).run;
+    run.phases = store_rows::loadPhases(db, runId);
+    run.bands = store_rows::loadBands(db, runId);
+    return run;
 }
 
 RunResult ProjectStore::loadRun(int64_t runId) const {

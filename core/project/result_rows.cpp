@@ -224,18 +224,23 @@ void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>
     rows.finish();
 }
 
-std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId) {
+void forEachPair(const sql::Database& db, int64_t runId,
+                 const std::function<void(const ScoredPair&)>& visit) {
     auto st = db.prepare("SELECT a, b, matches, exact FROM pairs WHERE run_id = ?1 ORDER BY a, b");
     st.bind(1, runId);
-    std::vector<ScoredPair> pairs;
     while (st.step()) {
         ScoredPair p;
         p.a = st.u32(0);
         p.b = st.u32(1);
         p.matches = st.u32(2);
         p.exact = st.isNull(3) ? -1.0f : static_cast<float>(st.real(3));
-        pairs.push_back(p);
+        visit(p);
     }
+}
+
+std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId) {
+    std::vector<ScoredPair> pairs;
+    forEachPair(db, runId, [&pairs](const ScoredPair& p) { pairs.push_back(p); });
     return pairs;
 }
 

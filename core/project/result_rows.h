@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "project_store.h"
@@ -35,6 +36,9 @@ void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>
                  const SortedPairBlocks* aside = nullptr);
 // In (a, b) order; an unverified pair's exact similarity reads as -1.
 std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId);
+// The same pairs handed to `visit` one at a time.
+void forEachPair(const sql::Database& db, int64_t runId,
+                 const std::function<void(const ScoredPair&)>& visit);
 
 // ---- clusters, cluster_members ------------------------------------------------------------
 // The run's clustering (representative, clusterOf, removedFor, copyOf) with cluster sizes.

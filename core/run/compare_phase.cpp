@@ -18,14 +18,19 @@
 namespace neardup {
 
 void ReusePairsPhase::run() {
-    RunResult earlier = s_.store.loadRun(earlierRun_);
-    s_.pairs = std::move(earlier.pairs);
+    RunResult earlier = s_.store.loadRunOutline(earlierRun_);
     // An earlier run with a lower store floor stored pairs this run's comparison would not
-    // have: drop them, so the run stores and decides exactly what comparing again would give.
+    // have: they are dropped, so the run stores and decides exactly what comparing again would
+    // give. Beyond the budget, the pairs that cannot change the run go to disk as they are read.
     const int minMatches = storeMinMatches(s_.params);
-    std::erase_if(s_.pairs, [minMatches](const ScoredPair& p) {
-        return static_cast<int>(p.matches) < minMatches;
-    });
+    const int64_t runId = earlierRun_;
+    ProjectStore& store = s_.store;
+    loadPairsWithinBudget(s_, earlier.counts.storedPairs,
+                          [&store, runId, minMatches](const PairVisitor& visit) {
+                              store.forEachPair(runId, [&](const ScoredPair& p) {
+                                  if (static_cast<int>(p.matches) >= minMatches) visit(p);
+                              });
+                          });
     s_.run.bands = std::move(earlier.bands);
     s_.run.counts.candidatePairs = earlier.counts.candidatePairs;
     s_.run.pairsReused = true;
@@ -121,7 +126,8 @@ void BucketComparePhase::spilled() {
         [this] { s_.report.checkCancel(); });
     spilled.flushPairs(found);
     std::vector<ScoredPair>().swap(found);
-    const double sortSeconds = loadPairsWithinBudget(s_, pairFile);
+    const double sortSeconds =
+        loadPairsWithinBudget(s_, pairFile.size() / sizeof(ScoredPair), pairsOfFile(pairFile));
     s_.report.info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
                    " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
                    " rows per pass; " + std::to_string(spilled.components()) +

@@ -36,17 +36,18 @@ NotableComponents measureComponents(RunState& s, const RunResult& run) {
 }
 
 // Writes the outputs `options` asks for, with the dataset's audit decisions (core/project/
-// decisions.h) applied; the run itself is stored as the engine clustered it.
+// decisions.h) applied; the run itself is stored as the engine clustered it. `auditedComponents`:
+// the components the decisions leave (the same selection as the run's), which the summary names.
 void exportAudited(RunState& s, const std::vector<Decision>& decisions,
-                   const ExportOptions& options, PendingOutputs& pending) {
+                   const ExportOptions& options, PendingOutputs& pending,
+                   const NotableComponents& auditedComponents = {}) {
     RunResult& run = s.run;
     if (decisions.empty()) {
         exportRun(run, s.files, s.docs, options, &pending);
         return;
     }
     RunResult audited = withDecisions(run, decisions, s.docs);
-    // The summary names the components the decisions leave (the same selection as the run's).
-    if (!options.summaryJson.empty()) audited.components = measureComponents(s, audited);
+    audited.components = auditedComponents;
     audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
     try {
         exportRun(audited, s.files, s.docs, options, &pending);
@@ -65,6 +66,14 @@ void ExportPhase::run() {
     // Every output is complete under its temporary name before the run's final commit and
     // renamed into place only after it: an output under its final name means a finished run.
     PendingOutputs pending;
+    // The largest components and their diameters, which the summary (--summary-json, and a front
+    // end's on stderr) names, are measured before the run's details are written: they read the
+    // project's signature cache through a connection of their own, which the details' write
+    // transaction locks out once its pages spill to the file.
+    run.components = measureComponents(s_, run);
+    NotableComponents auditedComponents;
+    if (!decisions.empty() && !s_.exports.summaryJson.empty())
+        auditedComponents = measureComponents(s_, withDecisions(run, decisions, s_.docs));
     ExportOptions outputs = s_.exports;
     outputs.summaryJson.clear();              // written last, once the export phase is timed too
     outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
@@ -109,7 +118,7 @@ void ExportPhase::run() {
     // The details' transaction stays open until finishRun commits it; a failure in between rolls
     // it back, so that the run can be marked failed.
     try {
-        finishRecordedRun(decisions, pending);
+        finishRecordedRun(decisions, auditedComponents, pending);
     } catch (...) {
         s_.store.abandonRunDetails();
         throw;
@@ -120,6 +129,7 @@ void ExportPhase::run() {
 }
 
 void ExportPhase::finishRecordedRun(const std::vector<Decision>& decisions,
+                                    const NotableComponents& auditedComponents,
                                     PendingOutputs& pending) {
     RunResult& run = s_.run;
     run.status = "ok";
@@ -127,14 +137,11 @@ void ExportPhase::finishRecordedRun(const std::vector<Decision>& decisions,
     run.spillBytes = s_.work.bytesWritten();
     run.peakRssBytes = peakRssBytes();
     run.workerPhases = s_.backend.takeWorkerTimings();
-    // The largest components and their diameters: what the summary (--summary-json, and a
-    // front end's on stderr) names.
-    run.components = measureComponents(s_, run);
     if (!s_.exports.summaryJson.empty()) {
         ExportOptions summaryOnly;
         summaryOnly.summaryJson = s_.exports.summaryJson;
         summaryOnly.project = s_.store.path();
-        exportAudited(s_, decisions, summaryOnly, pending);
+        exportAudited(s_, decisions, summaryOnly, pending, auditedComponents);
     }
     s_.memory.releaseSpill();
 }

@@ -56,6 +56,33 @@ bool pairsFitBudget(const RunState& s, uint64_t pairBytes) {
     return s.memory.floorBytes(s.docs) + pairBytes <= s.memory.budget();
 }
 
+namespace {
+
+// The pairs `source` visits (twice: first to count those that stay) split: those that can change
+// the run into a vector of exactly their size, which becomes s.pairs, the others into
+// s.pairsAside. `heldBytes`: what is in memory meanwhile besides the documents.
+void split(RunState& s, const PairSource& source, uint64_t heldBytes) {
+    std::size_t kept = 0;
+    source([&](const ScoredPair& p) { kept += canChangeRun(p, s.params) ? 1 : 0; });
+    const uint64_t keptBytes = kept * sizeof(ScoredPair);
+    s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
+                                              asideBufferBytes(s, heldBytes + keptBytes));
+    std::vector<ScoredPair> keep;
+    keep.reserve(kept);
+    source([&](ScoredPair p) {
+        if (canChangeRun(p, s.params)) {
+            keep.push_back(p);
+        } else {
+            p.exact = -1.0f;  // as verifyPairs clears it
+            s.pairsAside->add(p);
+        }
+    });
+    s.pairsAside->finish();
+    s.pairs.swap(keep);
+}
+
+}  // namespace
+
 void setAsidePairsBeyondBudget(RunState& s) {
     std::vector<ScoredPair>& pairs = s.pairs;
     if (s.pairsAside || pairsFitBudget(s, capacityBytes(pairs))) return;
@@ -63,72 +90,50 @@ void setAsidePairsBeyondBudget(RunState& s) {
         warnOfPairsBeyondBudget(s);
         return;
     }
-    std::size_t kept = 0;
-    for (const ScoredPair& p : pairs)
-        kept += canChangeRun(p, s.params) ? 1 : 0;
-    s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
-                                              asideBufferBytes(s, capacityBytes(pairs)));
-    std::vector<ScoredPair> keep;
-    keep.reserve(kept);
-    for (ScoredPair p : pairs) {
-        if (canChangeRun(p, s.params)) {
-            keep.push_back(p);
-        } else {
-            p.exact = -1.0f;  // as verifyPairs clears it
-            s.pairsAside->add(p);
-        }
-    }
-    s.pairsAside->finish();
-    pairs.swap(keep);
-    std::vector<ScoredPair>().swap(keep);
+    std::vector<ScoredPair> all;
+    all.swap(pairs);
+    split(
+        s,
+        [&all](const PairVisitor& visit) {
+            for (const ScoredPair& p : all)
+                visit(p);
+        },
+        capacityBytes(all));
+    std::vector<ScoredPair>().swap(all);
     releaseFreedMemory();
     reportAside(s);
 }
 
-double loadPairsWithinBudget(RunState& s, const SpillFile& file) {
+double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& source) {
     std::vector<ScoredPair>& pairs = s.pairs;
-    const auto total = static_cast<std::size_t>(file.size() / sizeof(ScoredPair));
-    const bool split =
-        !pairsFitBudget(s, file.size()) && s.params.compare.verify != VerifyMode::Exact;
-    std::vector<ScoredPair> block;
-    auto forEachBlock = [&](auto&& visit) {
-        for (std::size_t at = 0; at < total; at += kFileBlockPairs) {
-            block.resize(std::min(kFileBlockPairs, total - at));
-            file.readAt(at * sizeof(ScoredPair), block.data(), block.size() * sizeof(ScoredPair));
-            visit();
-        }
-    };
-    if (!split) {
-        pairs.resize(total);
-        if (total > 0) file.readAt(0, pairs.data(), total * sizeof(ScoredPair));
+    const bool splits = !pairsFitBudget(s, count * sizeof(ScoredPair)) &&
+                        s.params.compare.verify != VerifyMode::Exact;
+    if (splits) {
+        split(s, source, 0);
     } else {
-        std::size_t kept = 0;
-        forEachBlock([&] {
-            for (const ScoredPair& p : block)
-                kept += canChangeRun(p, s.params) ? 1 : 0;
-        });
-        pairs.reserve(kept);
-        s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
-                                                  asideBufferBytes(s, kept * sizeof(ScoredPair)));
-        forEachBlock([&] {
-            for (ScoredPair p : block) {
-                if (canChangeRun(p, s.params)) {
-                    pairs.push_back(p);
-                } else {
-                    p.exact = -1.0f;
-                    s.pairsAside->add(p);
-                }
-            }
-        });
-        std::vector<ScoredPair>().swap(block);
-        s.pairsAside->finish();
+        pairs.clear();
+        pairs.reserve(static_cast<std::size_t>(count));
+        source([&pairs](const ScoredPair& p) { pairs.push_back(p); });
     }
     const auto t0 = SteadyClock::now();
     tbb::task_arena arena(s.run.threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
     const double sortSeconds = secondsSince(t0);
-    if (split) reportAside(s);
+    if (splits) reportAside(s);
     return sortSeconds;
+}
+
+PairSource pairsOfFile(const SpillFile& file) {
+    return [&file](const PairVisitor& visit) {
+        const auto total = static_cast<std::size_t>(file.size() / sizeof(ScoredPair));
+        std::vector<ScoredPair> block;
+        for (std::size_t at = 0; at < total; at += kFileBlockPairs) {
+            block.resize(std::min(kFileBlockPairs, total - at));
+            file.readAt(at * sizeof(ScoredPair), block.data(), block.size() * sizeof(ScoredPair));
+            for (const ScoredPair& p : block)
+                visit(p);
+        }
+    };
 }
 
 }  // namespace neardup

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "run_state.h"
 #include "spill_files.h"
@@ -21,10 +22,17 @@ bool pairsFitBudget(const RunState& s, uint64_t pairBytes);
 // warns when what stays still does not fit.
 void setAsidePairsBeyondBudget(RunState& s);
 
-// The spilled comparison's pairs from `file` (in no order) into s.pairs, sorted; when they do
-// not fit, only those that can change the run, the others going to s.pairsAside (and
-// setAsidePairsBeyondBudget does nothing more). Never holds more than one block of the file
+// Pairs handed to a visitor one at a time; a source visits the same pairs each time it is called.
+using PairVisitor = std::function<void(const ScoredPair&)>;
+using PairSource = std::function<void(const PairVisitor&)>;
+
+// The pairs of `source` (at most `count`, in any order) into s.pairs, sorted; when they do not
+// fit, only those that can change the run, the others going to s.pairsAside (and
+// setAsidePairsBeyondBudget does nothing more). Never holds more than the source's own buffer
 // beside what it keeps. Returns the seconds spent sorting.
-double loadPairsWithinBudget(RunState& s, const SpillFile& file);
+double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& source);
+
+// The pairs of a file of raw ScoredPair records (the spilled comparison's), a block at a time.
+PairSource pairsOfFile(const SpillFile& file);
 
 }  // namespace neardup

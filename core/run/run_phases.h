@@ -15,6 +15,7 @@
 
 #include "decisions.h"
 #include "exporter.h"
+#include "notable_components.h"
 #include "run_plan.h"
 #include "run_state.h"
 
@@ -90,9 +91,9 @@ class ExportPhase {
     void run();
 
   private:
-    // The run's final fields, the largest components and the summary, between its details and
-    // its final commit.
-    void finishRecordedRun(const std::vector<Decision>& decisions, PendingOutputs& pending);
+    // The run's final fields and the summary, between its details and its final commit.
+    void finishRecordedRun(const std::vector<Decision>& decisions,
+                           const NotableComponents& auditedComponents, PendingOutputs& pending);
     RunState& s_;
 };
 
