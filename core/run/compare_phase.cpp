@@ -19,6 +19,9 @@ namespace neardup {
 
 void ReusePairsPhase::run() {
     RunResult earlier = s_.store.loadRunOutline(earlierRun_);
+    s_.report.info("reusing the compared pairs of run " + std::to_string(earlierRun_) + " (b x r " +
+                   std::to_string(s_.params.lsh.bands) + " x " +
+                   std::to_string(s_.params.lsh.rows) + ")");
     // An earlier run with a lower store floor stored pairs this run's comparison would not
     // have: they are dropped, so the run stores and decides exactly what comparing again would
     // give. Beyond the budget, the pairs that cannot change the run go to disk as they are read.
@@ -34,9 +37,6 @@ void ReusePairsPhase::run() {
     s_.run.bands = std::move(earlier.bands);
     s_.run.counts.candidatePairs = earlier.counts.candidatePairs;
     s_.run.pairsReused = true;
-    s_.report.info("reusing the compared pairs of run " + std::to_string(earlierRun_) + " (b x r " +
-                   std::to_string(s_.params.lsh.bands) + " x " +
-                   std::to_string(s_.params.lsh.rows) + ")");
     s_.report.finished(s_.run, {"buckets", 0, 0, 0, true});
     s_.report.finished(s_.run, {"compare", 0, s_.run.counts.candidatePairs, 0, true});
 }
