@@ -190,11 +190,13 @@ class TestPairsAside : public QObject {
     }
 
     // A run compared in memory whose stored pairs exceed its budget (16 hashes: the signatures
-    // fit, the pairs do not) sets them aside once compared, and finishes: its summary measures
-    // the largest components from the project's signature cache, which used to be locked out
-    // by the run's own write of its pairs ("project busy", exit 1).
+    // fit, the pairs do not; no verification, whose band would cover every stored pair at 16
+    // hashes) sets them aside once compared, and finishes: its summary measures the largest
+    // components from the project's signature cache, which used to be locked out by the run's
+    // own write of its pairs ("project busy", exit 1).
     void inMemoryRunWithPairsBeyondItsBudget() {
-        const QStringList sixteen{QStringLiteral("--hashes"), QStringLiteral("16")};
+        const QStringList sixteen{QStringLiteral("--hashes"), QStringLiteral("16"),
+                                  QStringLiteral("--verify"), QStringLiteral("none")};
         auto r = runInto("free16.ndw", sixteen);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         r = runInto("tight16.ndw", QStringList(sixteen) << QStringLiteral("--memory-budget")

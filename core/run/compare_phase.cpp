@@ -94,6 +94,7 @@ void BucketComparePhase::inMemory() {
     s_.run.counts.candidatePairs = decided;
     s_.report.finished(s_.run, {"buckets", bucketSeconds, entries, 0, false});
     s_.report.finished(s_.run, {"compare", compareSeconds, decided, 0, false});
+    setAsidePairsBeyondBudget(s_);
 }
 
 void BucketComparePhase::spilled() {

@@ -13,8 +13,8 @@ namespace neardup {
 
 namespace {
 
-constexpr std::size_t kFileBlockPairs = std::size_t{1}
-                                        << 16;  // read from the pairs' file at a time
+// Pairs read from the spilled comparison's file at a time.
+constexpr std::size_t kFileBlockPairs = std::size_t{1} << 16;
 constexpr uint64_t kLargestAsideBuffer = uint64_t{256} << 20;
 
 // Memory for the runs' buffer: half of what the budget leaves beside the documents and the
@@ -30,13 +30,14 @@ uint64_t asideBufferBytes(const RunState& s, uint64_t keptBytes) {
 void warnOfPairsBeyondBudget(RunState& s) {
     const uint64_t bytes = capacityBytes(s.pairs);
     if (pairsFitBudget(s, bytes)) return;
+    // A higher store floor stores fewer pairs, but none of those that can change the run.
     s.report.info("warning: the " + std::to_string(s.pairs.size()) +
                   (s.pairsAside ? " stored pairs that can change this run's result take "
                                 : " stored pairs take ") +
                   formatBytes(bytes) + ", more than the memory budget of " +
                   formatBytes(s.memory.budget()) + " leaves beside the documents (" +
-                  formatBytes(s.memory.floorBytes(s.docs)) +
-                  "); they stay in memory until stored (a higher --store-floor stores fewer)");
+                  formatBytes(s.memory.floorBytes(s.docs)) + "); they stay in memory until stored" +
+                  (s.pairsAside ? "" : " (a higher --store-floor stores fewer)"));
 }
 
 void reportAside(RunState& s) {
@@ -60,10 +61,23 @@ namespace {
 
 // The pairs `source` visits (twice: first to count those that stay) split: those that can change
 // the run into a vector of exactly their size, which becomes s.pairs, the others into
-// s.pairsAside. `heldBytes`: what is in memory meanwhile besides the documents.
+// s.pairsAside (left null when there are none: with a wide borderline band every stored pair
+// may be verified). `heldBytes`: what is in memory meanwhile besides the documents. Says what
+// it did.
 void split(RunState& s, const PairSource& source, uint64_t heldBytes) {
-    std::size_t kept = 0;
-    source([&](const ScoredPair& p) { kept += canChangeRun(p, s.params) ? 1 : 0; });
+    std::size_t kept = 0, total = 0;
+    source([&](const ScoredPair& p) {
+        kept += canChangeRun(p, s.params) ? 1 : 0;
+        ++total;
+    });
+    if (kept == total) {
+        std::vector<ScoredPair> all;
+        all.reserve(total);
+        source([&all](const ScoredPair& p) { all.push_back(p); });
+        s.pairs.swap(all);
+        warnOfPairsBeyondBudget(s);
+        return;
+    }
     const uint64_t keptBytes = kept * sizeof(ScoredPair);
     s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
                                               asideBufferBytes(s, heldBytes + keptBytes));
@@ -79,6 +93,7 @@ void split(RunState& s, const PairSource& source, uint64_t heldBytes) {
     });
     s.pairsAside->finish();
     s.pairs.swap(keep);
+    reportAside(s);
 }
 
 }  // namespace
@@ -101,7 +116,6 @@ void setAsidePairsBeyondBudget(RunState& s) {
         capacityBytes(all));
     std::vector<ScoredPair>().swap(all);
     releaseFreedMemory();
-    reportAside(s);
 }
 
 double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& source) {
@@ -114,13 +128,12 @@ double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& sour
         pairs.clear();
         pairs.reserve(static_cast<std::size_t>(count));
         source([&pairs](const ScoredPair& p) { pairs.push_back(p); });
+        warnOfPairsBeyondBudget(s);  // --verify exact: every pair stays
     }
     const auto t0 = SteadyClock::now();
     tbb::task_arena arena(s.run.threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
-    const double sortSeconds = secondsSince(t0);
-    if (splits) reportAside(s);
-    return sortSeconds;
+    return secondsSince(t0);
 }
 
 PairSource pairsOfFile(const SpillFile& file) {

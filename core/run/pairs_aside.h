@@ -17,7 +17,7 @@ namespace neardup {
 // Whether `pairBytes` of pairs fit in the budget beside the documents' floor.
 bool pairsFitBudget(const RunState& s, uint64_t pairBytes);
 
-// s.pairs (sorted), when they do not fit and none were set aside yet: those that cannot change
+// The in-memory comparison's s.pairs (sorted), when they do not fit: those that cannot change
 // the run move to s.pairsAside and s.pairs keeps the others, in order. Says what it did, and
 // warns when what stays still does not fit.
 void setAsidePairsBeyondBudget(RunState& s);
@@ -27,9 +27,9 @@ using PairVisitor = std::function<void(const ScoredPair&)>;
 using PairSource = std::function<void(const PairVisitor&)>;
 
 // The pairs of `source` (at most `count`, in any order) into s.pairs, sorted; when they do not
-// fit, only those that can change the run, the others going to s.pairsAside (and
-// setAsidePairsBeyondBudget does nothing more). Never holds more than the source's own buffer
-// beside what it keeps. Returns the seconds spent sorting.
+// fit, only those that can change the run, the others going to s.pairsAside. Never holds more
+// than the source's own buffer beside what it keeps. Says what it did, and warns when what stays
+// still does not fit. Returns the seconds spent sorting.
 double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& source);
 
 // The pairs of a file of raw ScoredPair records (the spilled comparison's), a block at a time.

@@ -9,7 +9,6 @@
 #include "input_pin.h"
 #include "memory_budget.h"
 #include "output_check.h"
-#include "pairs_aside.h"
 #include "read_sign_phase.h"
 #include "run_accounting.h"
 #include "run_failures.h"
@@ -118,7 +117,6 @@ void findPairs(RunState& s, const RunPlan& plan) {
         s.sigs = SignatureMatrix{};
         s.memory.releaseSpilledKeys();
         releaseFreedMemory();
-        setAsidePairsBeyondBudget(s);
         return;
     }
     if (plan.reusePairsOf)
@@ -130,7 +128,6 @@ void findPairs(RunState& s, const RunPlan& plan) {
     s.sigs = SignatureMatrix{};
     s.memory.releaseSpilledKeys();
     releaseFreedMemory();
-    setAsidePairsBeyondBudget(s);
     if (plan.verify) VerifyPhase(s, 0).run();
 }
 
