@@ -58,14 +58,9 @@ void PairRuns::forEachBlock(const std::function<void(std::span<const ScoredPair>
         c.next += take;
         return take > 0;
     };
-    // Runs by their current pair, lowest first; ties (none in a run's pairs, which are distinct)
-    // go to the lower run.
+    // Runs by their current pair, lowest first (no pair is in two runs).
     auto later = [&](std::size_t x, std::size_t y) {
-        const ScoredPair& px = cursors[x].pairs[cursors[x].at];
-        const ScoredPair& py = cursors[y].pairs[cursors[y].at];
-        if (px < py) return false;
-        if (py < px) return true;
-        return x > y;
+        return cursors[y].pairs[cursors[y].at] < cursors[x].pairs[cursors[x].at];
     };
     std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
     for (std::size_t r = 0; r < runs_.size(); ++r)

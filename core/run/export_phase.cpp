@@ -1,5 +1,6 @@
 // The outputs and the finished run's record (ExportPhase, run_phases.h).
 #include <future>
+#include <optional>
 #include <vector>
 
 #include "component_chain.h"
@@ -35,27 +36,24 @@ NotableComponents measureComponents(RunState& s, const RunResult& run) {
     return notableComponents(s.store, run, 3, &reading);
 }
 
-// Writes the outputs `options` asks for, with the dataset's audit decisions (core/project/
-// decisions.h) applied; the run itself is stored as the engine clustered it. `auditedComponents`:
-// the components the decisions leave (the same selection as the run's), which the summary names.
-void exportAudited(RunState& s, const std::vector<Decision>& decisions,
-                   const ExportOptions& options, PendingOutputs& pending,
-                   const NotableComponents& auditedComponents = {}) {
+// Writes the outputs `options` asks for, from `audited` (the run with the dataset's audit
+// decisions applied, core/project/decisions.h) when there are decisions; the run itself is stored
+// as the engine clustered it.
+void exportAudited(RunState& s, RunResult* audited, const ExportOptions& options,
+                   PendingOutputs& pending) {
     RunResult& run = s.run;
-    if (decisions.empty()) {
+    if (audited == nullptr) {
         exportRun(run, s.files, s.docs, options, &pending);
         return;
     }
-    RunResult audited = withDecisions(run, decisions, s.docs);
-    audited.components = auditedComponents;
-    audited.pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
+    audited->pairs.swap(run.pairs);  // lent: the clusters output reads witness pairs
     try {
-        exportRun(audited, s.files, s.docs, options, &pending);
+        exportRun(*audited, s.files, s.docs, options, &pending);
     } catch (...) {
-        run.pairs.swap(audited.pairs);
+        run.pairs.swap(audited->pairs);
         throw;
     }
-    run.pairs.swap(audited.pairs);
+    run.pairs.swap(audited->pairs);
 }
 
 }  // namespace
@@ -70,10 +68,15 @@ void ExportPhase::run() {
     // end's on stderr) names, are measured before the run's details are written: they read the
     // project's signature cache through a connection of their own, which the details' write
     // transaction locks out once its pages spill to the file.
+    // The summary of an audited run names the components the decisions leave (the same
+    // selection as the run's).
     run.components = measureComponents(s_, run);
-    NotableComponents auditedComponents;
-    if (!decisions.empty() && !s_.exports.summaryJson.empty())
-        auditedComponents = measureComponents(s_, withDecisions(run, decisions, s_.docs));
+    std::optional<RunResult> audited;
+    if (!decisions.empty()) {
+        audited = withDecisions(run, decisions, s_.docs);
+        if (!s_.exports.summaryJson.empty()) audited->components = measureComponents(s_, *audited);
+    }
+    RunResult* const auditedRun = audited ? &*audited : nullptr;
     ExportOptions outputs = s_.exports;
     outputs.summaryJson.clear();              // written last, once the export phase is timed too
     outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
@@ -93,7 +96,7 @@ void ExportPhase::run() {
         s_.report.started("export");
         const auto t0 = SteadyClock::now();
         try {
-            exportAudited(s_, decisions, outputs, pending);
+            exportAudited(s_, auditedRun, outputs, pending);
         } catch (...) {
             if (details.valid()) {
                 details.wait();  // its own failure, if any, is the lesser one
@@ -118,7 +121,7 @@ void ExportPhase::run() {
     // The details' transaction stays open until finishRun commits it; a failure in between rolls
     // it back, so that the run can be marked failed.
     try {
-        finishRecordedRun(decisions, auditedComponents, pending);
+        finishRecordedRun(auditedRun, pending);
     } catch (...) {
         s_.store.abandonRunDetails();
         throw;
@@ -128,9 +131,7 @@ void ExportPhase::run() {
     s_.lock->finished();
 }
 
-void ExportPhase::finishRecordedRun(const std::vector<Decision>& decisions,
-                                    const NotableComponents& auditedComponents,
-                                    PendingOutputs& pending) {
+void ExportPhase::finishRecordedRun(RunResult* audited, PendingOutputs& pending) {
     RunResult& run = s_.run;
     run.status = "ok";
     run.finishedAt = utcNow();
@@ -141,7 +142,7 @@ void ExportPhase::finishRecordedRun(const std::vector<Decision>& decisions,
         ExportOptions summaryOnly;
         summaryOnly.summaryJson = s_.exports.summaryJson;
         summaryOnly.project = s_.store.path();
-        exportAudited(s_, decisions, summaryOnly, pending, auditedComponents);
+        exportAudited(s_, audited, summaryOnly, pending);
     }
     s_.memory.releaseSpill();
 }

@@ -61,23 +61,16 @@ namespace {
 
 // The pairs `source` visits (twice: first to count those that stay) split: those that can change
 // the run into a vector of exactly their size, which becomes s.pairs, the others into
-// s.pairsAside (left null when there are none: with a wide borderline band every stored pair
-// may be verified). `heldBytes`: what is in memory meanwhile besides the documents. Says what
-// it did.
-void split(RunState& s, const PairSource& source, uint64_t heldBytes) {
+// s.pairsAside. Returns false, with nothing changed, when every pair can change the run (all are
+// verified with --verify exact, and at 16 hashes the borderline band covers every stored pair).
+// `heldBytes`: what is in memory meanwhile besides the documents.
+bool split(RunState& s, const PairSource& source, uint64_t heldBytes) {
     std::size_t kept = 0, total = 0;
     source([&](const ScoredPair& p) {
         kept += canChangeRun(p, s.params) ? 1 : 0;
         ++total;
     });
-    if (kept == total) {
-        std::vector<ScoredPair> all;
-        all.reserve(total);
-        source([&all](const ScoredPair& p) { all.push_back(p); });
-        s.pairs.swap(all);
-        warnOfPairsBeyondBudget(s);
-        return;
-    }
+    if (kept == total) return false;
     const uint64_t keptBytes = kept * sizeof(ScoredPair);
     s.pairsAside = std::make_unique<PairRuns>(s.work, "pairs-aside.bin",
                                               asideBufferBytes(s, heldBytes + keptBytes));
@@ -93,47 +86,43 @@ void split(RunState& s, const PairSource& source, uint64_t heldBytes) {
     });
     s.pairsAside->finish();
     s.pairs.swap(keep);
-    reportAside(s);
+    return true;
 }
 
 }  // namespace
 
 void setAsidePairsBeyondBudget(RunState& s) {
-    std::vector<ScoredPair>& pairs = s.pairs;
-    if (s.pairsAside || pairsFitBudget(s, capacityBytes(pairs))) return;
-    if (s.params.compare.verify == VerifyMode::Exact) {  // every pair is verified: none can go
+    const std::vector<ScoredPair>& pairs = s.pairs;
+    if (pairsFitBudget(s, capacityBytes(pairs))) return;
+    const PairSource inMemory = [&pairs](const PairVisitor& visit) {
+        for (const ScoredPair& p : pairs)
+            visit(p);
+    };
+    if (split(s, inMemory, capacityBytes(pairs))) {
+        releaseFreedMemory();  // the pairs' old array
+        reportAside(s);
+    } else {
         warnOfPairsBeyondBudget(s);
-        return;
     }
-    std::vector<ScoredPair> all;
-    all.swap(pairs);
-    split(
-        s,
-        [&all](const PairVisitor& visit) {
-            for (const ScoredPair& p : all)
-                visit(p);
-        },
-        capacityBytes(all));
-    std::vector<ScoredPair>().swap(all);
-    releaseFreedMemory();
 }
 
 double loadPairsWithinBudget(RunState& s, uint64_t count, const PairSource& source) {
     std::vector<ScoredPair>& pairs = s.pairs;
-    const bool splits = !pairsFitBudget(s, count * sizeof(ScoredPair)) &&
-                        s.params.compare.verify != VerifyMode::Exact;
-    if (splits) {
-        split(s, source, 0);
-    } else {
+    const bool splits = !pairsFitBudget(s, count * sizeof(ScoredPair)) && split(s, source, 0);
+    if (!splits) {
         pairs.clear();
         pairs.reserve(static_cast<std::size_t>(count));
         source([&pairs](const ScoredPair& p) { pairs.push_back(p); });
-        warnOfPairsBeyondBudget(s);  // --verify exact: every pair stays
     }
     const auto t0 = SteadyClock::now();
     tbb::task_arena arena(s.run.threads);
     arena.execute([&] { tbb::parallel_sort(pairs.begin(), pairs.end()); });
-    return secondsSince(t0);
+    const double sortSeconds = secondsSince(t0);
+    if (splits)
+        reportAside(s);
+    else
+        warnOfPairsBeyondBudget(s);
+    return sortSeconds;
 }
 
 PairSource pairsOfFile(const SpillFile& file) {

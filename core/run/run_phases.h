@@ -11,11 +11,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
-#include "decisions.h"
 #include "exporter.h"
-#include "notable_components.h"
 #include "run_plan.h"
 #include "run_state.h"
 
@@ -92,8 +89,8 @@ class ExportPhase {
 
   private:
     // The run's final fields and the summary, between its details and its final commit.
-    void finishRecordedRun(const std::vector<Decision>& decisions,
-                           const NotableComponents& auditedComponents, PendingOutputs& pending);
+    // `audited`: the run with the dataset's audit decisions applied, null without decisions.
+    void finishRecordedRun(RunResult* audited, PendingOutputs& pending);
     RunState& s_;
 };
 
