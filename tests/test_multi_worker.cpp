@@ -25,6 +25,7 @@
 #include "memory_budget.h"
 #include "multi_worker_backend.h"
 #include "pipeline.h"
+#include "run_compare.h"
 #include "test_outputs.h"
 #include "test_support.h"
 
@@ -144,35 +145,6 @@ Compared compareAll(Backend& backend, const SignatureMatrix& m, const std::vecto
     }
     std::sort(c.pairs.begin(), c.pairs.end());
     return c;
-}
-
-void samePairs(const std::vector<ScoredPair>& a, const std::vector<ScoredPair>& b) {
-    QCOMPARE(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        QCOMPARE(a[i].a, b[i].a);
-        QCOMPARE(a[i].b, b[i].b);
-        QCOMPARE(a[i].matches, b[i].matches);
-        QCOMPARE(a[i].exact, b[i].exact);
-    }
-}
-
-void sameRuns(const RunResult& a, const RunResult& b) {
-    QCOMPARE(a.counts.documents, b.counts.documents);
-    QCOMPARE(a.counts.candidatePairs, b.counts.candidatePairs);
-    QCOMPARE(a.counts.storedPairs, b.counts.storedPairs);
-    QCOMPARE(a.counts.duplicatePairs, b.counts.duplicatePairs);
-    QCOMPARE(a.counts.clusters, b.counts.clusters);
-    QCOMPARE(a.counts.kept, b.counts.kept);
-    QCOMPARE(a.counts.removed, b.counts.removed);
-    samePairs(a.pairs, b.pairs);
-    QCOMPARE(a.clusterOf, b.clusterOf);
-    QCOMPARE(a.representative, b.representative);
-    QCOMPARE(a.bands.size(), b.bands.size());
-    for (std::size_t t = 0; t < a.bands.size(); ++t) {
-        QCOMPARE(a.bands[t].buckets, b.bands[t].buckets);
-        QCOMPARE(a.bands[t].comparisons, b.bands[t].comparisons);
-        QCOMPARE(a.bands[t].histogram, b.bands[t].histogram);
-    }
 }
 
 }  // namespace
@@ -301,7 +273,7 @@ class TestMultiWorker : public QObject {
         const Compared want = compareAll(*reference, expected, keys, lsh, 32);
         const Compared have = compareAll(*multi, got, keys, lsh, 32);
         QCOMPARE(have.decided, want.decided);
-        samePairs(have.pairs, want.pairs);
+        testsupport::comparePairs(have.pairs, want.pairs);
         if (documents == 600) QVERIFY(want.pairs.size() > 50);  // the batch has near copies
 
         const std::vector<WorkerTiming> timings = multi->takeWorkerTimings();
@@ -444,7 +416,7 @@ class TestMultiWorker : public QObject {
             std::string reason;
             auto backend = makeBackend(o, &reason);
             const RunResult r = run(*backend, name);
-            sameRuns(reference, r);
+            testsupport::compareRuns(reference, r);
             for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
                 QVERIFY2(readFile(path(name + ext)) == readFile(path(tag + " reference" + ext)),
                          (name + ext).c_str());

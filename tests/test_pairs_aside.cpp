@@ -19,6 +19,7 @@
 #include "pair_runs.h"
 #include "pair_verifier.h"
 #include "project_store.h"
+#include "run_compare.h"
 #include "test_support.h"
 
 using namespace neardup;
@@ -51,13 +52,6 @@ std::vector<ScoredPair> readBack(const PairRuns& runs) {
         out.insert(out.end(), block.begin(), block.end());
     });
     return out;
-}
-
-bool samePairs(const std::vector<ScoredPair>& x, const std::vector<ScoredPair>& y) {
-    return std::equal(
-        x.begin(), x.end(), y.begin(), y.end(), [](const ScoredPair& p, const ScoredPair& r) {
-            return p.a == r.a && p.b == r.b && p.matches == r.matches && p.exact == r.exact;
-        });
 }
 
 // `count` documents of six words out of twelve: most pairs share enough shingles to be stored
@@ -133,8 +127,8 @@ class TestPairsAside : public QObject {
         QVERIFY(runs.runs() >= 7);
         std::vector<ScoredPair> expected = pairs;
         std::sort(expected.begin(), expected.end());
-        QVERIFY(samePairs(readBack(runs), expected));
-        QVERIFY(samePairs(readBack(runs), expected));  // again, from the first pair
+        testsupport::comparePairs(readBack(runs), expected);
+        testsupport::comparePairs(readBack(runs), expected);  // again, from the first pair
 
         PairRuns none(work, "none.bin", 0);
         none.finish();
@@ -182,7 +176,7 @@ class TestPairsAside : public QObject {
 
         const std::vector<ScoredPair> all = latestPairs("free.ndw");
         QVERIFY(all.size() > 500000);  // far beyond the 12 MiB budget's room for pairs
-        QVERIFY(samePairs(latestPairs("tight.ndw"), all));
+        testsupport::comparePairs(latestPairs("tight.ndw"), all);
         QCOMPARE(readFile(path("tight.ndw.removed")), readFile(path("free.ndw.removed")));
         QCOMPARE(readFile(path("tight.ndw.clusters")), readFile(path("free.ndw.clusters")));
         const std::string stored = "\"stored_pairs\": " + std::to_string(all.size());
@@ -205,7 +199,7 @@ class TestPairsAside : public QObject {
         QVERIFY2(!r.err.contains(QStringLiteral("out-of-core comparison")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("that cannot change this run's result")),
                  qPrintable(r.err));
-        QVERIFY(samePairs(latestPairs("tight16.ndw"), latestPairs("free16.ndw")));
+        testsupport::comparePairs(latestPairs("tight16.ndw"), latestPairs("free16.ndw"));
         QCOMPARE(readFile(path("tight16.ndw.removed")), readFile(path("free16.ndw.removed")));
         QCOMPARE(readFile(path("tight16.ndw.clusters")), readFile(path("free16.ndw.clusters")));
         QVERIFY(readFile(path("tight16.ndw.json")).find("\"diameter\"") != std::string::npos);
@@ -225,7 +219,7 @@ class TestPairsAside : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("reusing the compared pairs")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("that cannot change this run's result")),
                  qPrintable(r.err));
-        QVERIFY(samePairs(latestPairs("tight.ndw"), latestPairs("free.ndw")));
+        testsupport::comparePairs(latestPairs("tight.ndw"), latestPairs("free.ndw"));
         QCOMPARE(readFile(path("tight.ndw.removed")), readFile(path("free.ndw.removed")));
         QCOMPARE(readFile(path("tight.ndw.clusters")), readFile(path("free.ndw.clusters")));
     }

@@ -15,6 +15,7 @@
 #include "lsh_buckets.h"
 #include "memory_budget.h"
 #include "pipeline.h"
+#include "run_compare.h"
 #include "spill_compare.h"
 #include "sqlite_handle.h"
 #include "test_outputs.h"
@@ -92,49 +93,6 @@ SignatureMatrix matrixOf(std::size_t n, int hashes, bool distinct, uint64_t seed
         m.eligible[i] = 1;
     }
     return m;
-}
-
-void comparePairs(const std::vector<ScoredPair>& a, const std::vector<ScoredPair>& b) {
-    QCOMPARE(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        QCOMPARE(a[i].a, b[i].a);
-        QCOMPARE(a[i].b, b[i].b);
-        QCOMPARE(a[i].matches, b[i].matches);
-        QCOMPARE(a[i].exact, b[i].exact);
-    }
-}
-
-void compareBands(const std::vector<BandStats>& a, const std::vector<BandStats>& b) {
-    QCOMPARE(a.size(), b.size());
-    for (std::size_t t = 0; t < a.size(); ++t) {
-        const BandStats &x = a[t], &y = b[t];
-        QCOMPARE(x.buckets, y.buckets);
-        QCOMPARE(x.multiBuckets, y.multiBuckets);
-        QCOMPARE(x.meanSize, y.meanSize);
-        QCOMPARE(x.stddevSize, y.stddevSize);
-        QCOMPARE(x.maxSize, y.maxSize);
-        QCOMPARE(x.comparisons, y.comparisons);
-        QCOMPARE(x.histogram, y.histogram);
-        QCOMPARE(x.outlierCount, y.outlierCount);
-        QCOMPARE(x.outliers.size(), y.outliers.size());
-        for (std::size_t o = 0; o < x.outliers.size(); ++o) {
-            QCOMPARE(x.outliers[o].key, y.outliers[o].key);
-            QCOMPARE(x.outliers[o].size, y.outliers[o].size);
-        }
-    }
-}
-
-void compareRuns(const RunResult& a, const RunResult& b) {
-    QCOMPARE(a.counts.documents, b.counts.documents);
-    QCOMPARE(a.counts.candidatePairs, b.counts.candidatePairs);
-    QCOMPARE(a.counts.storedPairs, b.counts.storedPairs);
-    QCOMPARE(a.counts.duplicatePairs, b.counts.duplicatePairs);
-    QCOMPARE(a.counts.clusters, b.counts.clusters);
-    QCOMPARE(a.counts.removed, b.counts.removed);
-    comparePairs(a.pairs, b.pairs);
-    QCOMPARE(a.clusterOf, b.clusterOf);
-    QCOMPARE(a.representative, b.representative);
-    compareBands(a.bands, b.bands);
 }
 
 }  // namespace
@@ -223,7 +181,7 @@ class TestSpill : public QObject {
         // exceed the budget (core/run/pairs_aside.h); the project has them all.
         RunResult spilledAll = spilled;
         spilledAll.pairs = ProjectStore(path("spill " + tag + ".ndw")).loadPairs(spilled.runId);
-        compareRuns(inMemory, spilledAll);
+        testsupport::compareRuns(inMemory, spilledAll);
         for (const char* ext : {".jsonl", ".kept", ".removed", ".clusters"})
             QCOMPARE(readFile(path("spill " + tag + ext)), readFile(path("mem " + tag + ext)));
         if (budget == QStringLiteral("320K")) QVERIFY(watcher.partitions() > 1);
@@ -446,7 +404,7 @@ class TestSpill : public QObject {
         QCOMPARE(backend->compareBuckets(batch, req, direct), decided);
         std::sort(pairs.begin(), pairs.end());
         std::sort(direct.begin(), direct.end());
-        comparePairs(pairs, direct);
+        testsupport::comparePairs(pairs, direct);
     }
 
     // Out of core, whole components of documents that share buckets are compared in every band
@@ -547,8 +505,8 @@ class TestSpill : public QObject {
         QCOMPARE(decided, directDecided);
         std::sort(pairs.begin(), pairs.end());
         std::sort(direct.begin(), direct.end());
-        comparePairs(pairs, direct);
-        compareBands(stats, directStats);
+        testsupport::comparePairs(pairs, direct);
+        testsupport::compareBands(stats, directStats);
     }
 
     // Every counting kernel the CPU supports gives the same pairs and counts, for signature
