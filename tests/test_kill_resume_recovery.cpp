@@ -1,6 +1,7 @@
 // What is left when processes die, found and cleaned on the next open: dead runs' locks and
 // temporaries (live ones are kept), an end recorded once, a dataset save that is interrupted,
-// a read checkpoint with a torn last record, and the parameters a run lock records.
+// a read checkpoint with a torn last record, a changed byte or an older version, and the parameters
+// a run lock records.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <QTest>
+
+#include <fstream>
 
 #include "kill_resume_fixture.h"
 
@@ -242,6 +245,86 @@ class TestKillResumeRecovery : public KillResumeFixture {
         const std::vector<neardup::InputFile> touched{{path("big.jsonl"), 100, 8, {}}};
         neardup::ReadCheckpoint other(sidecar, touched, reader, "key", 4);
         QVERIFY(!other.restore(back, backSigs, log, counts, bytes).has_value());
+    }
+
+    void checkpointRecordsAreCheckedAndVersioned() {
+        // Three records from one writer (its record buffer reused for each): all are restored,
+        // each with only its own rows. A changed byte in the last one ends the usable records
+        // before it; a file of an older version (its magic) is not restored at all.
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "1");
+        const std::string sidecar = path("checked.ndw.d");
+        fs::create_directories(sidecar);
+        const std::vector<neardup::InputFile> files{{path("big.jsonl"), 100, 9, {}}};
+        neardup::ReaderOptions reader;
+        neardup::DocumentTable docs;
+        neardup::SignatureMatrix sigs;
+        sigs.resize(0, 4);
+        neardup::DatasetRecord dataset;
+        neardup::LineChunk chunk;
+        neardup::ParsedChunk parsed;
+        {
+            neardup::ReadCheckpoint writer(sidecar, files, reader, "key", 4);
+            for (uint64_t line = 1; line <= 3; ++line) {
+                docs.append(0, line, line * 10, 9, 9, 0.5, std::string(line * 100, 'a'));
+                for (uint32_t k = 0; k < 4; ++k)
+                    sigs.values.push_back(static_cast<uint32_t>(line * 100 + k));
+                sigs.digests.push_back(line);
+                sigs.eligible.push_back(1);
+                chunk.baseOffset = (line - 1) * 10;
+                chunk.firstLine = line;
+                chunk.data = std::string(10, 'x');
+                parsed.lines = 1;
+                dataset.linesRead = line;
+                writer.afterChunk(chunk, parsed, docs, sigs, dataset, line * 10);
+                QCOMPARE(writer.records(), static_cast<int>(line));
+            }
+        }
+        const QStringList written = matching(sidecar, R"(checkpoint-.*\.bin)");
+        QCOMPARE(written.size(), 1);
+        const std::string file = sidecar + "/" + written[0].toStdString();
+        auto restore = [&](neardup::DocumentTable& back, neardup::SignatureMatrix& backSigs) {
+            neardup::ReadCheckpoint checkpoint(sidecar, files, reader, "key", 4);
+            neardup::RejectionLog log;
+            neardup::DatasetRecord counts;
+            uint64_t bytes = 0;
+            return checkpoint.restore(back, backSigs, log, counts, bytes);
+        };
+        auto patch = [&](uint64_t at, char byte) {
+            std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(static_cast<std::streamoff>(at));
+            f.put(byte);
+        };
+        {
+            neardup::DocumentTable back;
+            neardup::SignatureMatrix backSigs;
+            const auto at = restore(back, backSigs);
+            QVERIFY(at.has_value());
+            QCOMPARE(at->offset, uint64_t{30});
+            QCOMPARE(back.size(), std::size_t{3});
+            QCOMPARE(std::string(back.id(2)), std::string(300, 'a'));
+            QCOMPARE(backSigs.values, (std::vector<uint32_t>{100, 101, 102, 103, 200, 201, 202, 203,
+                                                             300, 301, 302, 303}));
+        }
+        // The last record ends with the last id, then its signature rows, digests, flags, no
+        // rejections and the checksum: change a byte of its last row.
+        const uint64_t size = fs::file_size(file);
+        patch(size - 8 - 8 - 1 - 8 - 4, '\x7f');
+        {
+            neardup::DocumentTable back;
+            neardup::SignatureMatrix backSigs;
+            const auto at = restore(back, backSigs);
+            QVERIFY(at.has_value());
+            QCOMPARE(at->offset, uint64_t{20});
+            QCOMPARE(back.size(), std::size_t{2});
+        }
+        patch(7, '1');  // "NDWCKP01": records checked with FNV-1a
+        {
+            neardup::DocumentTable back;
+            neardup::SignatureMatrix backSigs;
+            QVERIFY(!restore(back, backSigs).has_value());
+            QCOMPARE(back.size(), std::size_t{0});
+        }
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "");
     }
 
     void lockRecordsParameters() {

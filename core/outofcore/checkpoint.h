@@ -105,6 +105,7 @@ class ReadCheckpoint {
     // The record being written and synced on a thread of its own, so that the reading pipeline's
     // serial stage never waits for the disk (fdatasync of ~70 MB per 256 MiB of input).
     std::future<bool> writing_;
+    std::string record_;                     // that record, then the next one: one buffer, reused
     off_t writingAt_ = 0;                    // where that record starts in the file
     uint64_t writingFirstRow_ = 0;           // its first row
     std::vector<Rejection> writingPending_;  // its rejections

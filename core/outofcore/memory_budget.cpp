@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #if defined(__GLIBC__)
@@ -105,6 +106,20 @@ uint64_t currentRssBytes() {
 void releaseFreedMemory() {
 #if defined(__GLIBC__)
     ::malloc_trim(0);
+#endif
+}
+
+void adviseHugePages(const void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+    const auto begin = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+    const std::uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
+    // Advice only: a kernel without transparent huge pages refuses it, and nothing changes.
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)bytes;
 #endif
 }
 

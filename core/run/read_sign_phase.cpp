@@ -31,6 +31,9 @@ namespace {
 struct ChunkToken : ChunkWork {
     LineChunk chunk;
     uint64_t fingerprint = 0;  // the chunk's part of its file's fingerprint (input_pin.h)
+    // The rows' digests, when the rows were signed in the parallel stage: hashing them there
+    // keeps the in-order stage, which bounds the read on many cores, short.
+    std::vector<uint64_t> digests;
 };
 
 // Who reads the chunks, how many are in flight and how large they are.
@@ -218,21 +221,33 @@ class ChunkStream {
         token->fingerprint = fingerprintPart(c.data.data(), c.data.size(), c.baseOffset);
         if (layout_.elsewhere > 0) {
             s_.backend.processChunk(token->chunk, *token);
+            const auto t0 = SteadyClock::now();
+            digestRows(*token);
             readNs_ += token->parseNs;
-            signNs_ += token->signNs;
+            signNs_ += token->signNs + (SteadyClock::now() - t0).count();
             return token;
         }
         ChunkProcessor& w = workers_.local();
         if (layout_.signInParallel) {  // each document as it is normalized, on a CPU backend
             w.process(token->chunk, *token, s_.backend, constants_);
+            const auto t0 = SteadyClock::now();
+            digestRows(*token);
             readNs_ += token->parseNs;
-            signNs_ += token->signNs;
+            signNs_ += token->signNs + (SteadyClock::now() - t0).count();
             return token;
         }
         const auto t0 = SteadyClock::now();
         w.prepare(token->chunk, *token);
         readNs_ += (SteadyClock::now() - t0).count();
         return token;
+    }
+
+    // The digest of each of the token's signed rows (SignatureMatrix::digests).
+    void digestRows(ChunkToken& token) const {
+        const std::size_t n = token.rows.size() / h_;
+        token.digests.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            token.digests[i] = hashmath::signatureDigest(token.rows.data() + i * h_, sp_.hashes);
     }
 
     // Stage 3 (serial, in order): the chunk's documents and rows join the run's, its counts the
@@ -261,7 +276,8 @@ class ChunkStream {
         for (const ParsedDocument& d : p.docs)
             idBytes += p.id(d).size();
         SignatureMemory::growDocuments(docs, sigs, n, idBytes);
-        if (!s_.memory.spilled() && !s_.memory.reserveRows(docs, sigs, first + n))
+        if (!s_.memory.spilled() &&
+            !s_.memory.reserveRows(docs, sigs, first + n, expectedRows(token)))
             s_.memory.startSpill(sigs, first, s_.run);
         sigs.digests.resize(first + n);
         sigs.eligible.resize(first + n);
@@ -273,15 +289,18 @@ class ChunkStream {
             sigs.values.resize((first + n) * h_);
             rows = sigs.values.data() + first * h_;
         }
-        if (layout_.signInParallel)
+        if (layout_.signInParallel) {
             std::copy(token.rows.begin(), token.rows.end(), rows);
-        else
+            std::copy(token.digests.begin(), token.digests.end(), sigs.digests.begin() + first);
+        } else {
             s_.backend.computeSignatures(token.symbols, constants_, rows);
+            for (std::size_t i = 0; i < n; ++i)
+                sigs.digests[first + i] = hashmath::signatureDigest(rows + i * h_, sp_.hashes);
+        }
         for (std::size_t i = 0; i < n; ++i) {
             const ParsedDocument& d = p.docs[i];
             docs.append(p.file, d.line, d.offset, d.length, token.chars[i], d.keepValue, p.id(d));
             const std::size_t row = first + i;
-            sigs.digests[row] = hashmath::signatureDigest(rows + i * h_, sp_.hashes);
             const uint64_t count = token.symbols.docEnd[i] - token.symbols.docBegin(i);
             sigs.eligible[row] = count >= static_cast<uint64_t>(sp_.ngram);
         }
@@ -292,6 +311,18 @@ class ChunkStream {
                                        ? std::min(1.0, static_cast<double>(through) /
                                                            static_cast<double>(totalBytes_))
                                        : 0.0);
+    }
+
+    // The documents the whole input is expected to hold, from those so far and `token`'s (not
+    // in the table yet), and a sixteenth for the estimate's error; 0 when the input's size is
+    // unknown (compressed).
+    std::size_t expectedRows(const ChunkToken& token) const {
+        const uint64_t through = bytesBefore_ + consumed_ + token.chunk.data.size();
+        if (!sizesKnown_ || through == 0 || through >= totalBytes_) return 0;
+        const double perByte = static_cast<double>(s_.docs.size() + token.parsed.docs.size()) /
+                               static_cast<double>(through);
+        const double expected = perByte * static_cast<double>(totalBytes_);
+        return static_cast<std::size_t>(expected + expected / 16);
     }
 
     // The chunk's rejections, lines and part of its file's fingerprint.

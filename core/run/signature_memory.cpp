@@ -61,21 +61,31 @@ uint64_t SignatureMemory::workingBytes(const DocumentTable& docs, const Signatur
 }
 
 bool SignatureMemory::reserveRows(const DocumentTable& docs, SignatureMatrix& sigs,
-                                  std::size_t rows) {
+                                  std::size_t rows, std::size_t expectedRows) {
     const auto h = static_cast<std::size_t>(params_.signature.hashes);
     if (rows * h <= sigs.values.capacity()) return true;
-    const uint64_t capacityRows = sigs.values.capacity() / h;
-    const uint64_t newRows =
-        std::max<uint64_t>({rows, capacityRows + capacityRows / 2, uint64_t{4096}});
-    const uint64_t newBytes = newRows * rowBytes(params_);
     const uint64_t resident =
         documentTableBytes(docs) + capacityBytes(sigs.digests) + capacityBytes(sigs.eligible);
-    // While reading, the chunks in flight; later, the store's cache.
-    const uint64_t growing = resident + readBuffers_ + capacityBytes(sigs.values) + newBytes;
-    const uint64_t comparing =
-        resident + storeCacheBytes() + newBytes + newRows * inMemoryBytesPerDocument(params_);
-    if (std::max(growing, comparing) > budget_) return false;
+    auto fits = [&](uint64_t newRows) {
+        const uint64_t newBytes = newRows * rowBytes(params_);
+        // While reading, the chunks in flight; later, the store's cache.
+        const uint64_t growing = resident + readBuffers_ + capacityBytes(sigs.values) + newBytes;
+        const uint64_t comparing =
+            resident + storeCacheBytes() + newBytes + newRows * inMemoryBytesPerDocument(params_);
+        return std::max(growing, comparing) <= budget_;
+    };
+    const uint64_t capacityRows = sigs.values.capacity() / h;
+    const uint64_t grown =
+        std::max<uint64_t>({rows, capacityRows + capacityRows / 2, uint64_t{4096}});
+    // Growing to the expected rows at once spares the in-order stage the copies of every step
+    // (and the page faults of every new copy).
+    uint64_t newRows = grown;
+    if (expectedRows > grown && fits(expectedRows))
+        newRows = expectedRows;
+    else if (!fits(grown))
+        return false;
     sigs.values.reserve(static_cast<std::size_t>(newRows) * h);
+    adviseHugePages(sigs.values.data(), sigs.values.capacity() * sizeof(uint32_t));
     return true;
 }
 

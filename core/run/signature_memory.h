@@ -55,8 +55,10 @@ class SignatureMemory {
     void setReadBuffers(uint64_t bytes) { readBuffers_ = bytes; }
     // Makes room for `rows` signature rows in memory, or returns false when the matrix (with
     // what the in-memory comparison adds later, and the copy made while growing) would no
-    // longer fit the budget.
-    bool reserveRows(const DocumentTable& docs, SignatureMatrix& sigs, std::size_t rows);
+    // longer fit the budget. Room for `expectedRows` (the rows the whole input is expected to
+    // have; 0: unknown) is made at once where that fits.
+    bool reserveRows(const DocumentTable& docs, SignatureMatrix& sigs, std::size_t rows,
+                     std::size_t expectedRows = 0);
     // Moves the first `rows` rows of the in-memory matrix to the spill files and frees it.
     void startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run);
     // Rows on their way to the spill files: filled by the reader, then spillBlock().
