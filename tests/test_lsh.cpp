@@ -1,9 +1,13 @@
 // Banding: candidate probability, buckets and their statistics, comparison inside buckets.
+#include <tbb/task_arena.h>  // before QTest: Qt's emit macro breaks TBB's headers
+
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 
 #include "backend.h"
+#include "band_entries.h"
 #include "bucket_compare.h"
 #include "lsh_buckets.h"
 
@@ -157,6 +161,54 @@ class TestLsh : public QObject {
         buildBuckets(keys.data(), keys.size(), 1, 0, eligible, 1, scratch, batch, stats);
         QCOMPARE(batch.members, (std::vector<uint32_t>{3, 6, 10, 1, 7}));
     }
+    void bandEntriesComeInKeyThenDocumentOrder() {
+        // Large bands go through the per-block bins (band_entries.h): whatever the keys (hashed,
+        // reduced modulo a bucket count, one key for all, the largest keys), the thread count
+        // and the short documents left out, the entries are exactly the sorted gather.
+        std::mt19937_64 rng(11);
+        const int bands = 3;
+        struct Case {
+            std::size_t documents;
+            uint64_t modulus;  // 0: hashed 64-bit keys
+            bool oneKey;
+        };
+        const Case cases[] = {{0, 0, false},      {1000, 0, false},     {40000, 0, false},
+                              {150000, 0, false}, {150000, 977, false}, {150000, 70001, false},
+                              {100000, 0, true},  {70000, 3, false}};
+        for (const Case& c : cases) {
+            std::vector<uint64_t> keys(c.documents * bands);
+            for (uint64_t& k : keys) {
+                k = c.oneKey ? ~uint64_t{0} : rng();
+                if (c.modulus) k %= c.modulus;
+            }
+            if (!c.oneKey && c.modulus == 0 && c.documents > 0) keys[0] = ~uint64_t{0};
+            std::vector<uint8_t> eligible(c.documents, 1);
+            for (std::size_t i = 0; i < c.documents; i += 7)
+                eligible[i] = 0;
+            for (int band = 0; band < bands; ++band) {
+                std::vector<BucketEntry> expected;
+                for (std::size_t i = 0; i < c.documents; ++i)
+                    if (eligible[i])
+                        expected.emplace_back(keys[i * bands + static_cast<std::size_t>(band)],
+                                              static_cast<uint32_t>(i));
+                std::sort(expected.begin(), expected.end());
+                for (const int threads : {1, 2, 5}) {
+                    std::vector<BucketEntry> entries(3, {1, 2});  // reused scratch
+                    tbb::task_arena arena(threads);
+                    arena.execute([&] {
+                        gatherSortedBandEntries(keys.data(), c.documents, bands, band, eligible,
+                                                entries);
+                    });
+                    const std::string what = std::to_string(c.documents) + " documents, modulus " +
+                                             std::to_string(c.modulus) + ", band " +
+                                             std::to_string(band) + ", " + std::to_string(threads) +
+                                             " threads";
+                    QVERIFY2(entries == expected, what.c_str());
+                }
+            }
+        }
+    }
+
     void pairCollidingInSeveralBandsIsComparedOnce() {
         // Documents 0 and 1 agree everywhere but the last band; 2 differs everywhere.
         std::vector<std::vector<uint32_t>> rows{

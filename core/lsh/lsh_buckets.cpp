@@ -1,11 +1,12 @@
 #include "lsh_buckets.h"
 
-#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+
+#include "band_entries.h"
 
 namespace neardup {
 
@@ -112,14 +113,10 @@ void groupBuckets(const BucketEntry* entries, std::size_t count, BandStatsBuilde
 void buildBuckets(const uint64_t* keys, std::size_t documents, int bands, int band,
                   const std::vector<uint8_t>& eligible, int threads,
                   std::vector<BucketEntry>& entries, BucketBatch& batch, BandStats& stats) {
-    entries.clear();
-    for (std::size_t i = 0; i < documents; ++i)
-        if (eligible[i])
-            entries.emplace_back(keys[i * std::size_t(bands) + std::size_t(band)],
-                                 static_cast<uint32_t>(i));
     // Sorting by (key, document) makes buckets and their member order independent of threads.
     tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
-    arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+    arena.execute(
+        [&] { gatherSortedBandEntries(keys, documents, bands, band, eligible, entries); });
 
     batch.band = band;
     batch.members.clear();
