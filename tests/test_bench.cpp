@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 #include "benchmark.h"
 #include "clustering_benchmark.h"
 #include "parquet_file.h"
@@ -54,6 +56,25 @@ class TestBench : public QObject {
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(out.contains(QStringLiteral("Machine: ")));
         QVERIFY(out.contains(QStringLiteral("| web | ")));
+        // The cases' table has a column per phase timed, the store too, and every row fills it.
+        const QStringList lines = out.split(QLatin1Char('\n'));
+        const auto header = std::find_if(lines.begin(), lines.end(), [](const QString& l) {
+            return l.startsWith(QStringLiteral("| corpus |"));
+        });
+        QVERIFY(header != lines.end());
+        const QStringList columns = header->split(QStringLiteral(" | "));
+        const auto storeColumn = columns.indexOf(QStringLiteral("store s"));
+        QVERIFY2(storeColumn > columns.indexOf(QStringLiteral("export s")), qPrintable(*header));
+        int rows = 0;
+        for (const QString& l : lines) {
+            if (!l.startsWith(QStringLiteral("| web | "))) continue;
+            const QStringList cells = l.split(QStringLiteral(" | "));
+            QCOMPARE(cells.size(), columns.size());
+            bool number = false;
+            QVERIFY(cells[storeColumn].toDouble(&number) >= 0 && number);
+            ++rows;
+        }
+        QCOMPARE(rows, 2);
 
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -111,7 +132,7 @@ class TestBench : public QObject {
                         o.contains(QStringLiteral("items_per_s")));
             }
             for (const char* phase :
-                 {"read", "signatures", "buckets", "compare", "union", "export"})
+                 {"read", "signatures", "buckets", "compare", "union", "export", "store"})
                 QVERIFY2(names.contains(QLatin1String(phase)), phase);
         }
         // The corpus stays in the work directory for the next benchmark.

@@ -620,9 +620,10 @@ std::string toTable(const BenchmarkReport& r) {
     }
     if (!r.cases.empty()) {
         o << "| corpus | size | docs | threads | read MB/s | signatures MB/s | buckets s | "
-             "compare pairs/s | verify s | export s | end-to-end MB/s | docs/s | MB per CPU s | "
-             "cores busy | peak RSS MiB | spilled MiB |\n"
-          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+             "compare pairs/s | verify s | export s | store s | end-to-end MB/s | docs/s | "
+             "MB per CPU s | cores busy | peak RSS MiB | spilled MiB |\n"
+          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+             "\n";
         for (const BenchmarkCase& c : r.cases) {
             auto seconds = [&](const char* name) {
                 const BenchmarkPhase* p = phase(c, name);
@@ -635,8 +636,8 @@ std::string toTable(const BenchmarkReport& r) {
               << (read ? fixed(read->mbPerSecond, 1) : "-") << " | "
               << (sign ? fixed(sign->mbPerSecond, 1) : "-") << " | " << seconds("buckets") << " | "
               << fixed(c.comparisonsPerSecond, 0) << " | " << seconds("verify") << " | "
-              << seconds("export") << " | " << fixed(c.endToEndMBps, 1) << " | "
-              << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
+              << seconds("export") << " | " << seconds("store") << " | " << fixed(c.endToEndMBps, 1)
+              << " | " << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
               << fixed(c.coresBusy, 2) << " | "
               << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " | "
               << fixed(double(c.spillBytes) / double(uint64_t{1} << 20), 0) << " |\n";
