@@ -8,14 +8,17 @@
 #include <QTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli_process.h"
 #include "clustering.h"
+#include "decisions.h"
 #include "pair_runs.h"
 #include "pair_verifier.h"
 #include "project_store.h"
@@ -181,6 +184,124 @@ class TestPairsAside : public QObject {
         QCOMPARE(readFile(path("tight.ndw.clusters")), readFile(path("free.ndw.clusters")));
         const std::string stored = "\"stored_pairs\": " + std::to_string(all.size());
         QVERIFY(readFile(path("tight.ndw.json")).find(stored) != std::string::npos);
+    }
+
+    // Exporting a stored run loads only the pairs its outputs name: each removed document's
+    // witness pair (and for signature copies their leaders'), a small part of the stored pairs
+    // here. Every witness is the one the whole set gives, and `neardup export` writes the run's
+    // own outputs. A report loads the duplicate pairs only. A dataset with decisions, which
+    // cluster the run again, gets every pair either way.
+    void exportLoadsOnlyTheWitnessPairs() {
+        const int64_t runId = [&] {
+            ProjectStore store(path("free.ndw"), ProjectStore::Mode::ReadOnly);
+            return *store.latestRun();
+        }();
+        {
+            ProjectStore store(path("free.ndw"), ProjectStore::Mode::ReadOnly);
+            const RunResult all = store.loadRun(runId);
+            const RunResult some = store.loadRun(runId, ProjectStore::StoredPairs::Witnesses);
+            QVERIFY(all.counts.removed > 1000);
+            QVERIFY2(some.pairs.size() * 10 < all.pairs.size(),
+                     qPrintable(QString::number(some.pairs.size())));
+            QVERIFY(std::includes(all.pairs.begin(), all.pairs.end(), some.pairs.begin(),
+                                  some.pairs.end(), [](const ScoredPair& x, const ScoredPair& y) {
+                                      return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+                                  }));
+            QCOMPARE(some.removedFor, all.removedFor);
+            QCOMPARE(some.copyOf, all.copyOf);
+            bool copies = false;
+            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
+                copies = copies || (all.removed(d) && all.copyOf[d] != RunResult::kNoDocument);
+                const auto expected = witnessPair(all, all.pairs, d);
+                const auto got = witnessPair(some, some.pairs, d);
+                QCOMPARE(got.has_value(), expected.has_value());
+                if (!expected) continue;
+                QCOMPARE(got->a, expected->a);
+                QCOMPARE(got->b, expected->b);
+                QCOMPARE(got->matches, expected->matches);
+                QCOMPARE(got->exact, expected->exact);
+            }
+            QVERIFY(copies);
+            // What `neardup report` loads: the duplicate pairs at the run's threshold.
+            std::vector<ScoredPair> duplicates;
+            for (const ScoredPair& p : all.pairs)
+                if (isDuplicate(p, all.params.signature.hashes, all.params.compare.threshold))
+                    duplicates.push_back(p);
+            QVERIFY(duplicates.size() * 10 < all.pairs.size());
+            const RunResult reported = store.loadRun(runId, ProjectStore::StoredPairs::Duplicates);
+            testsupport::comparePairs(reported.pairs, duplicates);
+            // Its clusters CSV names the same witnesses.
+            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
+                const auto expected = witnessPair(all, all.pairs, d);
+                const auto got = witnessPair(reported, reported.pairs, d);
+                QCOMPARE(got.has_value(), expected.has_value());
+                if (expected) QCOMPARE(got->exact, expected->exact);
+            }
+        }
+        const auto r = testsupport::neardup(
+            {QStringLiteral("export"), QStringLiteral("-p"), q(path("free.ndw")),
+             QStringLiteral("--out-removed"), q(path("exported.removed")),
+             QStringLiteral("--out-clusters"), q(path("exported.clusters"))},
+            testsupport::CliOptions().withTimeout(240000));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readFile(path("exported.removed")), readFile(path("free.ndw.removed")));
+        QCOMPARE(readFile(path("exported.clusters")), readFile(path("free.ndw.clusters")));
+
+        // Signature copies: five copies each of two near-duplicate documents among unrelated
+        // ones. The copies of the second are removed for the first's leader, and only the two
+        // leaders' pair is stored: the leaders' pair is loaded for them.
+        {
+            std::ofstream out(path("copies.jsonl"), std::ios::binary);
+            std::mt19937 rng(3);
+            const std::string x =
+                "the quick brown fox jumps over the lazy dog near the river bank "
+                "while seven small birds sing in the tall green trees today";
+            std::string y = x;
+            y.replace(y.find("seven"), 5, "eight");
+            for (int i = 0; i < 300; ++i) {
+                std::string text;
+                for (int w = 0; w < 30; ++w)
+                    text += (w ? " w" : "w") + std::to_string(rng() % 100000);
+                if (i % 30 == 0) text = (i / 30) % 2 ? y : x;
+                out << "{\"id\":\"c" << i << "\",\"text\":\"" << text << "\"}\n";
+            }
+        }
+        auto made = testsupport::neardup(
+            {QStringLiteral("run"), q(path("copies.jsonl")), QStringLiteral("-p"),
+             q(path("copies.ndw")), QStringLiteral("--out-clusters"), q(path("copies.clusters"))});
+        QVERIFY2(made.code == 0, qPrintable(made.err));
+        {
+            ProjectStore store(path("copies.ndw"), ProjectStore::Mode::ReadOnly);
+            const RunResult all = store.loadRun(*store.latestRun());
+            const RunResult some =
+                store.loadRun(*store.latestRun(), ProjectStore::StoredPairs::Witnesses);
+            int throughLeaders = 0;
+            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
+                const auto expected = witnessPair(all, all.pairs, d);
+                const auto got = witnessPair(some, some.pairs, d);
+                QCOMPARE(got.has_value(), expected.has_value());
+                if (!expected) continue;
+                throughLeaders += findPair(all.pairs, d, all.removedFor[d]) == nullptr;
+                QCOMPARE(got->matches, expected->matches);
+                QCOMPARE(got->exact, expected->exact);
+            }
+            QVERIFY(throughLeaders > 0);
+        }
+        made = testsupport::neardup({QStringLiteral("export"), QStringLiteral("-p"),
+                                     q(path("copies.ndw")), QStringLiteral("--out-clusters"),
+                                     q(path("copies.exported"))});
+        QVERIFY2(made.code == 0, qPrintable(made.err));
+        QCOMPARE(readFile(path("copies.exported")), readFile(path("copies.clusters")));
+
+        std::filesystem::copy_file(path("free.ndw"), path("decided.ndw"));
+        ProjectStore decided(path("decided.ndw"));
+        const RunResult all = decided.loadRun(runId);
+        const ScoredPair cut = all.pairs.front();
+        decided.recordDecision(all.datasetId, DecisionKind::NotDuplicate, cut.a, cut.b);
+        QCOMPARE(decided.loadRun(runId, ProjectStore::StoredPairs::Witnesses).pairs.size(),
+                 all.pairs.size());
+        QCOMPARE(decided.loadRun(runId, ProjectStore::StoredPairs::Duplicates).pairs.size(),
+                 all.pairs.size());
     }
 
     // A run compared in memory whose stored pairs exceed its budget (16 hashes: the signatures

@@ -96,7 +96,9 @@ Command addExportCommand(CLI::App& app) {
             }
             runId = *latest;
         }
-        RunResult run = store.loadRun(runId);
+        // The outputs name only each removed document's witness pair: the run's other stored
+        // pairs (millions, for a run stored for low thresholds) are not loaded.
+        RunResult run = store.loadRun(runId, ProjectStore::StoredPairs::Witnesses);
         if (opt->outputs.any() && run.status != "ok") {
             fmt::print(stderr, "neardup export: run {} is {}, not exportable\n", runId, run.status);
             return kExitError;

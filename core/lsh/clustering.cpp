@@ -662,4 +662,25 @@ std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<Sc
     return std::nullopt;
 }
 
+std::vector<uint64_t> witnessPairKeys(const RunResult& run) {
+    std::vector<uint64_t> keys;
+    auto add = [&keys](uint32_t x, uint32_t y) {
+        if (x != y) keys.push_back(uint64_t{std::min(x, y)} << 32 | std::max(x, y));
+    };
+    auto leader = [&run](uint32_t d) {
+        return run.copyOf.empty() || run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
+    };
+    for (uint32_t doc = 0; doc < run.clusterOf.size(); ++doc) {
+        if (!run.removed(doc)) continue;
+        const uint32_t keptBy =
+            run.removedFor.empty() ? run.representative[run.clusterOf[doc]] : run.removedFor[doc];
+        if (keptBy == RunResult::kNoDocument) continue;
+        add(doc, keptBy);
+        add(leader(doc), leader(keptBy));
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+}
+
 }  // namespace neardup

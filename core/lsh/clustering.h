@@ -92,4 +92,9 @@ const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uin
 std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
                                       uint32_t doc);
 
+// Every stored pair witnessPair may look up for the run's removed documents, as a << 32 | b
+// (a < b), ascending and distinct: each removed document with the document it is removed for,
+// and for signature copies their leaders. A run's outputs need no other pair.
+std::vector<uint64_t> witnessPairKeys(const RunResult& run);
+
 }  // namespace neardup

@@ -169,7 +169,13 @@ class ProjectStore {
     RunRow runRow(int64_t runId) const;
     // Everything saved by finishRun, including pairs and clusters, with the dataset's audit
     // decisions applied to the clustering (core/project/decisions.h): what every export writes.
-    RunResult loadRun(int64_t runId) const;
+    // With StoredPairs::Witnesses, run.pairs holds only the pairs the outputs name (each removed
+    // document's witness pair: clustering.h, witnessPairKeys), so that exporting a run with
+    // millions of stored pairs does not hold them all; with StoredPairs::Duplicates, only the
+    // duplicate pairs at the run's threshold (what `neardup report` samples). Every pair when
+    // the dataset has decisions, which cluster the run again from its pairs.
+    enum class StoredPairs { All, Duplicates, Witnesses };
+    RunResult loadRun(int64_t runId, StoredPairs pairs = StoredPairs::All) const;
     // The run's row, phases and band statistics only: no pairs, clusters or decisions.
     RunResult loadRunOutline(int64_t runId) const;
     // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clustering.h"
 #include "dataset_rows.h"
 #include "decision_rows.h"
 #include "pair_verifier.h"
@@ -42,6 +43,21 @@ void checkPairs(const RunResult& run, uint64_t documents) {
         if (p.a >= p.b || p.b >= documents)
             throw StoreError("project store: run " + std::to_string(run.runId) +
                              " is damaged (pair out of range)");
+}
+
+// The run's stored pairs that its outputs name (clustering.h: witnessPairKeys), picked out of
+// the pairs as they are read in key order; the others are never held.
+void loadWitnessPairs(const sql::Database& db, RunResult& run) {
+    const std::vector<uint64_t> keys = witnessPairKeys(run);
+    run.pairs.clear();
+    run.pairs.reserve(keys.size());
+    std::size_t next = 0;
+    store_rows::forEachPair(db, run.runId, [&](const ScoredPair& p) {
+        const uint64_t key = uint64_t{p.a} << 32 | p.b;
+        while (next < keys.size() && keys[next] < key)
+            ++next;
+        if (next < keys.size() && keys[next] == key) run.pairs.push_back(p);
+    });
 }
 
 // The dataset's audit decisions (decisions.h) applied to the loaded clustering; only the keep
@@ -239,15 +255,29 @@ RunResult ProjectStore::loadRunOutline(int64_t runId) const {
     return run;
 }
 
-RunResult ProjectStore::loadRun(int64_t runId) const {
+RunResult ProjectStore::loadRun(int64_t runId, StoredPairs pairs) const {
     const auto& db = impl_->db;
     RunResult run = runRow(runId).run;
     run.phases = store_rows::loadPhases(db, runId);
     run.workerPhases = store_rows::loadWorkerPhases(db, runId);
     run.rejections = store_rows::loadRejections(db, run.datasetId);
     run.bands = store_rows::loadBands(db, runId);
-    run.pairs = store_rows::loadPairs(db, runId);
     const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
+    if (pairs != StoredPairs::All && store_rows::loadDecisions(db, run.datasetId).empty()) {
+        store_rows::loadClusters(db, runId, documents, run);
+        if (pairs == StoredPairs::Witnesses) {
+            loadWitnessPairs(db, run);
+        } else {
+            const int hashes = run.params.signature.hashes;
+            const double threshold = run.params.compare.threshold;
+            store_rows::forEachPair(db, runId, [&](const ScoredPair& p) {
+                if (isDuplicate(p, hashes, threshold)) run.pairs.push_back(p);
+            });
+        }
+        checkPairs(run, documents);
+        return run;
+    }
+    run.pairs = store_rows::loadPairs(db, runId);
     checkPairs(run, documents);
     store_rows::loadClusters(db, runId, documents, run);
     applyRecordedDecisions(db, run);

@@ -184,7 +184,8 @@ ReportData gatherReport(const ProjectStore& store, const std::string& projectNam
     const int64_t runId = chooseRun(store, options.runId);
     ReportData data;
     data.projectName = projectName;
-    data.run = store.loadRun(runId);
+    // The report samples duplicate pairs only: the run's other stored pairs are not loaded.
+    data.run = store.loadRun(runId, ProjectStore::StoredPairs::Duplicates);
     if (data.run.status != "ok")
         throw ReportError(fmt::format("run {} is {}, not reportable", runId, data.run.status));
     DocumentTable docs;
