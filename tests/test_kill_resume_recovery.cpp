@@ -14,6 +14,21 @@
 
 #include "kill_resume_fixture.h"
 
+namespace {
+
+// Appends document `line` of a checkpointed read: its row of the table, named `id`, and a
+// signature row of four values, line * 100 + k.
+void addCheckpointRow(neardup::DocumentTable& docs, neardup::SignatureMatrix& sigs, uint64_t line,
+                      const std::string& id) {
+    docs.append(0, line, line * 10, 9, 9, 0.5, id);
+    for (uint32_t k = 0; k < 4; ++k)
+        sigs.values.push_back(static_cast<uint32_t>(line * 100 + k));
+    sigs.digests.push_back(line);
+    sigs.eligible.push_back(1);
+}
+
+}  // namespace
+
 class TestKillResumeRecovery : public KillResumeFixture {
     Q_OBJECT
 
@@ -185,11 +200,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         sigs.resize(0, 4);
         neardup::DatasetRecord dataset;
         auto add = [&](uint64_t line) {
-            docs.append(0, line, line * 10, 9, 9, 0.5, "id-" + std::to_string(line));
-            for (uint32_t k = 0; k < 4; ++k)
-                sigs.values.push_back(static_cast<uint32_t>(line * 100 + k));
-            sigs.digests.push_back(line);
-            sigs.eligible.push_back(1);
+            addCheckpointRow(docs, sigs, line, "id-" + std::to_string(line));
         };
         neardup::LineChunk chunk;
         neardup::ParsedChunk parsed;
@@ -265,11 +276,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         {
             neardup::ReadCheckpoint writer(sidecar, files, reader, "key", 4);
             for (uint64_t line = 1; line <= 3; ++line) {
-                docs.append(0, line, line * 10, 9, 9, 0.5, std::string(line * 100, 'a'));
-                for (uint32_t k = 0; k < 4; ++k)
-                    sigs.values.push_back(static_cast<uint32_t>(line * 100 + k));
-                sigs.digests.push_back(line);
-                sigs.eligible.push_back(1);
+                addCheckpointRow(docs, sigs, line, std::string(line * 100, 'a'));
                 chunk.baseOffset = (line - 1) * 10;
                 chunk.firstLine = line;
                 chunk.data = std::string(10, 'x');

@@ -57,6 +57,21 @@ std::vector<ScoredPair> readBack(const PairRuns& runs) {
     return out;
 }
 
+// For every document, the witness pair that `some` (a run loaded with only some of its pairs)
+// gives is the one `all` (loaded with every pair) gives.
+void compareWitnesses(const RunResult& some, const RunResult& all) {
+    for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
+        const auto expected = witnessPair(all, all.pairs, d);
+        const auto got = witnessPair(some, some.pairs, d);
+        QCOMPARE(got.has_value(), expected.has_value());
+        if (!expected) continue;
+        QCOMPARE(got->a, expected->a);
+        QCOMPARE(got->b, expected->b);
+        QCOMPARE(got->matches, expected->matches);
+        QCOMPARE(got->exact, expected->exact);
+    }
+}
+
 // `count` documents of six words out of twelve: most pairs share enough shingles to be stored
 // (store floor 0.5), few are duplicates at 0.8, so most stored pairs cannot change the run.
 void writeCrowdedCorpus(const std::string& path, int count) {
@@ -209,18 +224,10 @@ class TestPairsAside : public QObject {
                                   }));
             QCOMPARE(some.removedFor, all.removedFor);
             QCOMPARE(some.copyOf, all.copyOf);
+            compareWitnesses(some, all);
             bool copies = false;
-            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
+            for (uint32_t d = 0; d < all.clusterOf.size(); ++d)
                 copies = copies || (all.removed(d) && all.copyOf[d] != RunResult::kNoDocument);
-                const auto expected = witnessPair(all, all.pairs, d);
-                const auto got = witnessPair(some, some.pairs, d);
-                QCOMPARE(got.has_value(), expected.has_value());
-                if (!expected) continue;
-                QCOMPARE(got->a, expected->a);
-                QCOMPARE(got->b, expected->b);
-                QCOMPARE(got->matches, expected->matches);
-                QCOMPARE(got->exact, expected->exact);
-            }
             QVERIFY(copies);
             // What `neardup report` loads: the duplicate pairs at the run's threshold.
             std::vector<ScoredPair> duplicates;
@@ -230,13 +237,7 @@ class TestPairsAside : public QObject {
             QVERIFY(duplicates.size() * 10 < all.pairs.size());
             const RunResult reported = store.loadRun(runId, ProjectStore::StoredPairs::Duplicates);
             testsupport::comparePairs(reported.pairs, duplicates);
-            // Its clusters CSV names the same witnesses.
-            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
-                const auto expected = witnessPair(all, all.pairs, d);
-                const auto got = witnessPair(reported, reported.pairs, d);
-                QCOMPARE(got.has_value(), expected.has_value());
-                if (expected) QCOMPARE(got->exact, expected->exact);
-            }
+            compareWitnesses(reported, all);  // its clusters CSV names the same witnesses
         }
         const auto r = testsupport::neardup(
             {QStringLiteral("export"), QStringLiteral("-p"), q(path("free.ndw")),
@@ -275,16 +276,11 @@ class TestPairsAside : public QObject {
             const RunResult all = store.loadRun(*store.latestRun());
             const RunResult some =
                 store.loadRun(*store.latestRun(), ProjectStore::StoredPairs::Witnesses);
+            compareWitnesses(some, all);
             int throughLeaders = 0;
-            for (uint32_t d = 0; d < all.clusterOf.size(); ++d) {
-                const auto expected = witnessPair(all, all.pairs, d);
-                const auto got = witnessPair(some, some.pairs, d);
-                QCOMPARE(got.has_value(), expected.has_value());
-                if (!expected) continue;
-                throughLeaders += findPair(all.pairs, d, all.removedFor[d]) == nullptr;
-                QCOMPARE(got->matches, expected->matches);
-                QCOMPARE(got->exact, expected->exact);
-            }
+            for (uint32_t d = 0; d < all.clusterOf.size(); ++d)
+                throughLeaders += witnessPair(all, all.pairs, d).has_value() &&
+                                  findPair(all.pairs, d, all.removedFor[d]) == nullptr;
             QVERIFY(throughLeaders > 0);
         }
         made = testsupport::neardup({QStringLiteral("export"), QStringLiteral("-p"),

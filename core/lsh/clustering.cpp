@@ -633,20 +633,32 @@ void countRemovals(RunResult& run) {
     run.counts.kept = n - removed;
 }
 
+namespace {
+
+// The kept document a removed `doc` is removed for.
+uint32_t keptByOf(const RunResult& run, uint32_t doc) {
+    return run.removedFor.empty() ? run.representative[run.clusterOf[doc]] : run.removedFor[doc];
+}
+
+// The leader of `d`'s group of signature copies (d itself when it has none): copies share their
+// leader's pairs.
+uint32_t copyLeader(const RunResult& run, uint32_t d) {
+    return run.copyOf.empty() || run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
+}
+
+}  // namespace
+
 std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
                                       uint32_t doc) {
     if (!run.removed(doc)) return std::nullopt;
     const uint32_t rep = run.representative[run.clusterOf[doc]];
-    const uint32_t keptBy = run.removedFor.empty() ? rep : run.removedFor[doc];
+    const uint32_t keptBy = keptByOf(run, doc);
     if (keptBy == rep && !run.chained.empty() && run.chained[doc]) return std::nullopt;
     const ScoredPair* p = findPair(pairs, doc, keptBy);
     if (!p && !run.copyOf.empty()) {
-        // Signature copies share their group leader's pairs: a witness in the same class is an
-        // identical signature, another one is judged by the two leaders' pair.
-        auto leader = [&run](uint32_t d) {
-            return run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
-        };
-        const uint32_t ld = leader(doc), lw = leader(keptBy);
+        // A witness in the same class of signature copies is an identical signature, another
+        // one is judged by the two leaders' pair.
+        const uint32_t ld = copyLeader(run, doc), lw = copyLeader(run, keptBy);
         const ScoredPair self{std::min(doc, keptBy), std::max(doc, keptBy),
                               static_cast<uint32_t>(run.params.signature.hashes), -1.0f};
         if (ld == lw) return self;
@@ -667,16 +679,11 @@ std::vector<uint64_t> witnessPairKeys(const RunResult& run) {
     auto add = [&keys](uint32_t x, uint32_t y) {
         if (x != y) keys.push_back(uint64_t{std::min(x, y)} << 32 | std::max(x, y));
     };
-    auto leader = [&run](uint32_t d) {
-        return run.copyOf.empty() || run.copyOf[d] == RunResult::kNoDocument ? d : run.copyOf[d];
-    };
     for (uint32_t doc = 0; doc < run.clusterOf.size(); ++doc) {
         if (!run.removed(doc)) continue;
-        const uint32_t keptBy =
-            run.removedFor.empty() ? run.representative[run.clusterOf[doc]] : run.removedFor[doc];
-        if (keptBy == RunResult::kNoDocument) continue;
+        const uint32_t keptBy = keptByOf(run, doc);
         add(doc, keptBy);
-        add(leader(doc), leader(keptBy));
+        add(copyLeader(run, doc), copyLeader(run, keptBy));
     }
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

@@ -60,6 +60,16 @@ void loadWitnessPairs(const sql::Database& db, RunResult& run) {
     });
 }
 
+// The run's duplicate pairs at its threshold, picked out of its pairs as they are read.
+void loadDuplicatePairs(const sql::Database& db, RunResult& run) {
+    const int hashes = run.params.signature.hashes;
+    const double threshold = run.params.compare.threshold;
+    run.pairs.clear();
+    store_rows::forEachPair(db, run.runId, [&](const ScoredPair& p) {
+        if (isDuplicate(p, hashes, threshold)) run.pairs.push_back(p);
+    });
+}
+
 // The dataset's audit decisions (decisions.h) applied to the loaded clustering; only the keep
 // policy reads the documents (their lengths or keep values).
 void applyRecordedDecisions(const sql::Database& db, RunResult& run) {
@@ -265,15 +275,10 @@ RunResult ProjectStore::loadRun(int64_t runId, StoredPairs pairs) const {
     const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
     if (pairs != StoredPairs::All && store_rows::loadDecisions(db, run.datasetId).empty()) {
         store_rows::loadClusters(db, runId, documents, run);
-        if (pairs == StoredPairs::Witnesses) {
+        if (pairs == StoredPairs::Witnesses)
             loadWitnessPairs(db, run);
-        } else {
-            const int hashes = run.params.signature.hashes;
-            const double threshold = run.params.compare.threshold;
-            store_rows::forEachPair(db, runId, [&](const ScoredPair& p) {
-                if (isDuplicate(p, hashes, threshold)) run.pairs.push_back(p);
-            });
-        }
+        else
+            loadDuplicatePairs(db, run);
         checkPairs(run, documents);
         return run;
     }

@@ -219,17 +219,11 @@ class ChunkStream {
         if (s_.report.cancelled()) return token;  // drain at once
         const LineChunk& c = token->chunk;
         token->fingerprint = fingerprintPart(c.data.data(), c.data.size(), c.baseOffset);
-        if (layout_.elsewhere > 0) {
-            s_.backend.processChunk(token->chunk, *token);
-            const auto t0 = SteadyClock::now();
-            digestRows(*token);
-            readNs_ += token->parseNs;
-            signNs_ += token->signNs + (SteadyClock::now() - t0).count();
-            return token;
-        }
-        ChunkProcessor& w = workers_.local();
-        if (layout_.signInParallel) {  // each document as it is normalized, on a CPU backend
-            w.process(token->chunk, *token, s_.backend, constants_);
+        if (layout_.signInParallel) {
+            if (layout_.elsewhere > 0)
+                s_.backend.processChunk(token->chunk, *token);
+            else  // each document as it is normalized, on a CPU backend
+                workers_.local().process(token->chunk, *token, s_.backend, constants_);
             const auto t0 = SteadyClock::now();
             digestRows(*token);
             readNs_ += token->parseNs;
@@ -237,7 +231,7 @@ class ChunkStream {
             return token;
         }
         const auto t0 = SteadyClock::now();
-        w.prepare(token->chunk, *token);
+        workers_.local().prepare(token->chunk, *token);
         readNs_ += (SteadyClock::now() - t0).count();
         return token;
     }
