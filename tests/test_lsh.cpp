@@ -162,7 +162,7 @@ class TestLsh : public QObject {
         QCOMPARE(batch.members, (std::vector<uint32_t>{3, 6, 10, 1, 7}));
     }
     void bandEntriesComeInKeyThenDocumentOrder() {
-        // Large bands go through the per-block bins (band_entries.h): whatever the keys (hashed,
+        // Large bands go through the radix passes (band_entries.h): whatever the keys (hashed,
         // reduced modulo a bucket count, one key for all, the largest keys), the thread count
         // and the short documents left out, the entries are exactly the sorted gather.
         std::mt19937_64 rng(11);
@@ -171,15 +171,19 @@ class TestLsh : public QObject {
             std::size_t documents;
             uint64_t modulus;  // 0: hashed 64-bit keys
             bool oneKey;
+            // 64-bit keys of only a few values in their top 33 bits, told apart below them: the
+            // radix passes leave them to the final sorting of runs.
+            bool sharedTop = false;
         };
         const Case cases[] = {{0, 0, false},      {1000, 0, false},     {40000, 0, false},
                               {150000, 0, false}, {150000, 977, false}, {150000, 70001, false},
-                              {100000, 0, true},  {70000, 3, false}};
+                              {100000, 0, true},  {70000, 3, false},    {90000, 0, false, true}};
         for (const Case& c : cases) {
             std::vector<uint64_t> keys(c.documents * bands);
             for (uint64_t& k : keys) {
                 k = c.oneKey ? ~uint64_t{0} : rng();
                 if (c.modulus) k %= c.modulus;
+                if (c.sharedTop) k = (uint64_t{1} << 63) | (k % 5) << 40 | (k >> 20) % 3000;
             }
             if (!c.oneKey && c.modulus == 0 && c.documents > 0) keys[0] = ~uint64_t{0};
             std::vector<uint8_t> eligible(c.documents, 1);
@@ -200,7 +204,8 @@ class TestLsh : public QObject {
                                                 entries);
                     });
                     const std::string what = std::to_string(c.documents) + " documents, modulus " +
-                                             std::to_string(c.modulus) + ", band " +
+                                             std::to_string(c.modulus) +
+                                             (c.sharedTop ? ", shared top bits" : "") + ", band " +
                                              std::to_string(band) + ", " + std::to_string(threads) +
                                              " threads";
                     QVERIFY2(entries == expected, what.c_str());

@@ -1,8 +1,7 @@
-// Gathering one band's entries in (key, document) order (band_entries.h): counted by the keys'
-// top bits per block of documents, placed into their bins, and each bin sorted.
+// Gathering one band's entries in (key, document) order (band_entries.h): gathered in document
+// order, then put in key order by a stable radix sort on the keys' top bits.
 #include "band_entries.h"
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
@@ -14,14 +13,14 @@ namespace neardup {
 
 namespace {
 
-constexpr int kBinBits = 16;
-constexpr std::size_t kBins = std::size_t{1} << kBinBits;
-// Below this many documents, the 64 Ki bins cost more than they save: the band is sorted whole.
-constexpr std::size_t kPartitionFrom = std::size_t{1} << 15;
-// A block has at least this many documents, so that its 256 KiB of counts pay for themselves.
-constexpr std::size_t kDocumentsPerBlock = std::size_t{1} << 15;
-// A bin this large (many documents with one key: copies, crowded corpora) is sorted in parallel.
-constexpr std::size_t kLargeBin = std::size_t{1} << 14;
+// Below this many documents a comparison sort of the band is as fast: it is sorted whole.
+constexpr std::size_t kRadixFrom = std::size_t{1} << 15;
+// A block (one thread's share of each pass) has at least this many entries.
+constexpr std::size_t kEntriesPerBlock = std::size_t{1} << 15;
+// Three passes of 11 bits: 33 of the keys' top bits, with 2 Ki counts a block (L1-sized).
+constexpr int kDigitBits = 11;
+constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
+constexpr int kPasses = 3;
 
 void gatherAndSortWhole(const uint64_t* keys, std::size_t documents, int bands, int band,
                         const std::vector<uint8_t>& eligible, std::vector<BucketEntry>& entries) {
@@ -33,83 +32,109 @@ void gatherAndSortWhole(const uint64_t* keys, std::size_t documents, int bands, 
     tbb::parallel_sort(entries.begin(), entries.end());
 }
 
+// Entries [begin, end) of `count`, split into `blocks` equal blocks.
+struct Blocks {
+    std::size_t count;
+    std::size_t blocks;
+    std::size_t begin(std::size_t b) const { return count * b / blocks; }
+};
+
+// Puts entries whose keys agree on the bits the radix passes sorted (all but the lowest `low`)
+// in (key, document) order: each run of such entries is sorted. On hashed keys these runs are
+// single entries but for equal keys, which the stable passes left in document order already.
+void sortRunsBelow(BucketEntry* entries, std::size_t n, int low) {
+    if (low == 0) return;
+    for (std::size_t i = 0; i < n;) {
+        const uint64_t top = entries[i].first >> low;
+        std::size_t j = i + 1;
+        bool ordered = true;
+        for (; j < n && (entries[j].first >> low) == top; ++j)
+            ordered = ordered && !(entries[j] < entries[j - 1]);
+        if (!ordered) std::sort(entries + i, entries + j);
+        i = j;
+    }
+}
+
 }  // namespace
 
 void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int bands, int band,
                              const std::vector<uint8_t>& eligible,
                              std::vector<BucketEntry>& entries) {
-    if (documents < kPartitionFrom)
+    if (documents < kRadixFrom)
         return gatherAndSortWhole(keys, documents, bands, band, eligible, entries);
     const uint64_t* column = keys + band;
     const auto stride = static_cast<std::size_t>(bands);
-    const std::size_t blocks = std::clamp<std::size_t>(
-        documents / kDocumentsPerBlock, 1,
-        static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())));
-    auto blockBegin = [&](std::size_t b) { return documents * b / blocks; };
-
-    // Per block and bin, how many keys; the block's largest key.
-    std::vector<uint32_t> counts(blocks * kBins);
-    std::vector<uint64_t> largest(blocks);
-    auto count = [&](int shift) {
-        tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-            uint32_t* c = counts.data() + b * kBins;
-            std::fill(c, c + kBins, 0u);
-            uint64_t top = 0;
-            for (std::size_t i = blockBegin(b), end = blockBegin(b + 1); i < end; ++i) {
-                if (!eligible[i]) continue;
-                const uint64_t key = column[i * stride];
-                ++c[key >> shift];
-                top = std::max(top, key);
-            }
-            largest[b] = top;
-        });
+    const auto threads =
+        static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    auto blocksOf = [&](std::size_t count) {
+        return Blocks{count, std::clamp<std::size_t>(count / kEntriesPerBlock, 1, threads)};
     };
-    // Hashed keys fill all 64 bits; keys reduced modulo a bucket count (K) only the low ones,
-    // and are counted again by their own top bits.
-    int shift = 64 - kBinBits;
-    count(shift);
-    const int width = std::bit_width(*std::max_element(largest.begin(), largest.end()));
-    if (width < 64 - 2) {
-        shift = std::max(0, width - kBinBits);
-        count(shift);
-    }
 
-    // Where each block's entries of each bin go: bins in key order, blocks in document order.
-    std::vector<std::size_t> binBegin(kBins + 1);
-    std::size_t total = 0;
-    for (std::size_t bin = 0; bin < kBins; ++bin) {
-        binBegin[bin] = total;
-        for (std::size_t b = 0; b < blocks; ++b) {
-            uint32_t& c = counts[b * kBins + bin];
-            const auto n = c;
-            c = static_cast<uint32_t>(total);
-            total += n;
-        }
-    }
-    binBegin[kBins] = total;
-
-    entries.resize(total);
-    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
-        uint32_t* next = counts.data() + b * kBins;
-        for (std::size_t i = blockBegin(b), end = blockBegin(b + 1); i < end; ++i) {
+    // Each block of documents takes its eligible ones, in document order, into its place in
+    // the second half of `entries` (the passes' other buffer, kept with the entries' capacity
+    // from band to band).
+    const Blocks docs = blocksOf(documents);
+    std::vector<std::size_t> firstOf(docs.blocks + 1, 0);
+    std::vector<uint64_t> bitsOf(docs.blocks, 0);
+    tbb::parallel_for(std::size_t{0}, docs.blocks, [&](std::size_t b) {
+        std::size_t taken = 0;
+        for (std::size_t i = docs.begin(b), end = docs.begin(b + 1); i < end; ++i)
+            taken += eligible[i] != 0 ? 1 : 0;
+        firstOf[b + 1] = taken;
+    });
+    for (std::size_t b = 0; b < docs.blocks; ++b)
+        firstOf[b + 1] += firstOf[b];
+    const std::size_t n = firstOf[docs.blocks];
+    entries.resize(2 * n);
+    BucketEntry* src = entries.data() + n;
+    BucketEntry* dst = entries.data();
+    tbb::parallel_for(std::size_t{0}, docs.blocks, [&](std::size_t b) {
+        BucketEntry* out = src + firstOf[b];
+        uint64_t bits = 0;
+        for (std::size_t i = docs.begin(b), end = docs.begin(b + 1); i < end; ++i) {
             if (!eligible[i]) continue;
             const uint64_t key = column[i * stride];
-            entries[next[key >> shift]++] = {key, static_cast<uint32_t>(i)};
+            bits |= key;
+            *out++ = {key, static_cast<uint32_t>(i)};
         }
+        bitsOf[b] = bits;
     });
-    // Within a bin the documents already ascend; the keys are put in order.
-    tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(0, kBins, 512),
-        [&](const tbb::blocked_range<std::size_t>& range) {
-            for (std::size_t bin = range.begin(); bin < range.end(); ++bin) {
-                const auto first = entries.begin() + static_cast<std::ptrdiff_t>(binBegin[bin]);
-                const auto last = entries.begin() + static_cast<std::ptrdiff_t>(binBegin[bin + 1]);
-                if (last - first > static_cast<std::ptrdiff_t>(kLargeBin))
-                    tbb::parallel_sort(first, last);
-                else if (last - first > 1)
-                    std::sort(first, last);
-            }
+
+    // Stable least-significant-digit passes over the keys' top 33 bits. Hashed keys fill all
+    // 64; keys reduced modulo a bucket count (K) only the low ones, all of which are sorted.
+    uint64_t bits = 0;
+    for (const uint64_t b : bitsOf)
+        bits |= b;
+    const int width = std::bit_width(bits);
+    const int low = std::max(0, width - kPasses * kDigitBits);
+    const Blocks parts = blocksOf(n);
+    std::vector<uint32_t> counts(parts.blocks * kDigits);
+    for (int shift = low; shift < width; shift += kDigitBits) {
+        tbb::parallel_for(std::size_t{0}, parts.blocks, [&](std::size_t b) {
+            uint32_t* c = counts.data() + b * kDigits;
+            std::fill(c, c + kDigits, 0u);
+            for (std::size_t i = parts.begin(b), end = parts.begin(b + 1); i < end; ++i)
+                ++c[(src[i].first >> shift) & (kDigits - 1)];
         });
+        // Digits in order, blocks in order within a digit: each entry's place, stably.
+        uint32_t total = 0;
+        for (std::size_t d = 0; d < kDigits; ++d)
+            for (std::size_t b = 0; b < parts.blocks; ++b) {
+                uint32_t& c = counts[b * kDigits + d];
+                const uint32_t k = c;
+                c = total;
+                total += k;
+            }
+        tbb::parallel_for(std::size_t{0}, parts.blocks, [&](std::size_t b) {
+            uint32_t* next = counts.data() + b * kDigits;
+            for (std::size_t i = parts.begin(b), end = parts.begin(b + 1); i < end; ++i)
+                dst[next[(src[i].first >> shift) & (kDigits - 1)]++] = src[i];
+        });
+        std::swap(src, dst);
+    }
+    if (src != entries.data()) std::copy(src, src + n, entries.data());
+    entries.resize(n);
+    sortRunsBelow(entries.data(), n, low);
 }
 
 }  // namespace neardup

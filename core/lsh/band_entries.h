@@ -14,13 +14,16 @@ namespace neardup {
 // sorted by key, then document: exactly what sorting the gathered entries would give, for any
 // thread count.
 //
-// How: the documents are split into one block per thread. Each block counts its keys by their
-// top 16 bits; a prefix over (bin, block) gives every block its place in every bin, so the
-// blocks write their entries straight into their bins, in document order. Only the bins (a
-// handful of entries each, on hashed keys) are then sorted. A full sort of the band costs
-// about 75 ns an entry on one core (the largest part of the buckets phase); this costs two
-// strided reads of the keys and a few ns an entry. Bands too small for it to pay are sorted
-// whole. Runs on the threads of the caller's task arena.
+// How: each block of documents (one per thread) writes its eligible entries, in document
+// order, into the second half of `entries` (which keeps twice the band's entries as capacity
+// from band to band: the passes' other buffer). Three stable radix passes of 11 bits over the
+// keys' top 33 bits then order them by key, documents staying in order within a key; entries
+// whose keys agree on those bits but not below them (rare on hashed keys) are sorted among
+// themselves at the end. Each pass counts per block, then scatters per block. Measured on
+// 408,267 documents and 18 bands (Zen 3, one thread), 57 ns an entry for the earlier top-16-bit
+// bins, each sorted, against 32 ns: the strided read of the band's keys out of the document-
+// major key matrix is most of what is left. Bands too small for it to pay are sorted whole.
+// Runs on the threads of the caller's task arena.
 void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int bands, int band,
                              const std::vector<uint8_t>& eligible,
                              std::vector<BucketEntry>& entries);

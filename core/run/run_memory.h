@@ -13,9 +13,10 @@
 namespace neardup {
 
 // Bytes per document that the in-memory bucket and compare phases add to the signature matrix:
-// band keys, one band's bucket entry and member index, and room for stored pairs.
+// band keys, one band's bucket entries (twice: the radix sort's two buffers, band_entries.h) and
+// member index, and room for stored pairs.
 inline uint64_t inMemoryBytesPerDocument(const RunParams& params) {
-    return 8 * static_cast<uint64_t>(params.lsh.bands) + sizeof(BucketEntry) + 4 + 8;
+    return 8 * static_cast<uint64_t>(params.lsh.bands) + 2 * sizeof(BucketEntry) + 4 + 8;
 }
 
 // Bytes of one signature row.
