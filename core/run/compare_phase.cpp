@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "lsh_buckets.h"
@@ -102,8 +103,6 @@ void BucketComparePhase::spilled() {
     const int threads = s_.run.threads;
     const SignatureMatrix& sigs = s_.sigs;
     std::vector<ScoredPair>& pairs = s_.pairs;
-    SpilledComparison spilled(s_.backend, s_.work, s_.memory.spill(), sigs.digests, sigs.eligible,
-                              lsh, s_.run.resolvedBuckets, minMatches(), threads);
     std::vector<ScoredPair>().swap(pairs);
     // The pairs found go to a file a buffer at a time and come back into a vector of exactly
     // their size once every band is done: a vector growing by doubling would hold up to twice
@@ -113,34 +112,44 @@ void BucketComparePhase::spilled() {
         static_cast<std::size_t>(working / 8 / sizeof(ScoredPair)), 4096, std::size_t{1} << 20);
     const uint64_t bufferBytes = bufferPairs * sizeof(ScoredPair);
     SpillFile pairFile(s_.work, "pairs.bin");
+    // The comparison's working memory (its passes' rows, the components, its buffers) is all
+    // given back before the pairs are loaded, which the budget counts beside the documents only.
+    auto spilled = std::make_unique<SpilledComparison>(
+        s_.backend, s_.work, s_.memory.spill(), sigs.digests, sigs.eligible, lsh,
+        s_.run.resolvedBuckets, minMatches(), threads);
     std::vector<ScoredPair> found;
     found.reserve(bufferPairs);
-    spilled.spillPairsTo(pairFile, bufferPairs);
+    spilled->spillPairsTo(pairFile, bufferPairs);
     s_.report.started("buckets");
     s_.report.started("compare");
-    const uint64_t decided = spilled.run(
+    const uint64_t decided = spilled->run(
         working > bufferBytes ? working - bufferBytes : 0, s_.run.bands, found,
         [this](uint64_t done, uint64_t total) {
             releaseFreedMemory();
             s_.report.progress("compare", done, total);
         },
         [this] { s_.report.checkCancel(); });
-    spilled.flushPairs(found);
+    spilled->flushPairs(found);
     std::vector<ScoredPair>().swap(found);
+    const std::string summary =
+        "out-of-core comparison: up to " + std::to_string(spilled->maxPartitions()) +
+        " partition(s) per band, at least " + std::to_string(spilled->minPassRows()) +
+        " rows per pass; " + std::to_string(spilled->components()) +
+        " components of documents sharing buckets, compared whole in " +
+        std::to_string(spilled->passes()) + " pass(es), " +
+        std::to_string(spilled->largeComponentDocuments()) +
+        " documents in components larger than a pass compared band by band; " +
+        std::to_string(s_.memory.spill().rowsRead()) + " signature rows read";
+    const PhaseTiming buckets{"buckets", spilled->bucketSeconds(), spilled->entries(), 0, false};
+    const double compareSeconds = spilled->compareSeconds();
+    spilled.reset();
+    releaseFreedMemory();
     const double sortSeconds =
         loadPairsWithinBudget(s_, pairFile.size() / sizeof(ScoredPair), pairsOfFile(pairFile));
-    s_.report.info("out-of-core comparison: up to " + std::to_string(spilled.maxPartitions()) +
-                   " partition(s) per band, at least " + std::to_string(spilled.minPassRows()) +
-                   " rows per pass; " + std::to_string(spilled.components()) +
-                   " components of documents sharing buckets, compared whole in " +
-                   std::to_string(spilled.passes()) + " pass(es), " +
-                   std::to_string(spilled.largeComponentDocuments()) +
-                   " documents in components larger than a pass compared band by band; " +
-                   std::to_string(s_.memory.spill().rowsRead()) + " signature rows read");
+    s_.report.info(summary);
     s_.run.counts.candidatePairs = decided;
-    s_.report.finished(s_.run, {"buckets", spilled.bucketSeconds(), spilled.entries(), 0, false});
-    s_.report.finished(s_.run,
-                       {"compare", spilled.compareSeconds() + sortSeconds, decided, 0, false});
+    s_.report.finished(s_.run, buckets);
+    s_.report.finished(s_.run, {"compare", compareSeconds + sortSeconds, decided, 0, false});
 }
 
 }  // namespace neardup
