@@ -17,10 +17,16 @@ namespace {
 constexpr std::size_t kFileBlockPairs = std::size_t{1} << 16;
 constexpr uint64_t kLargestAsideBuffer = uint64_t{256} << 20;
 
+// What the budget holds beside the pairs: the documents' floor, the signatures of a run that
+// keeps them in memory (the project is still being given them), and the project's page cache.
+uint64_t besidePairs(const RunState& s) {
+    return s.memory.floorBytes(s.docs) + capacityBytes(s.sigs.values) + s.memory.storeCacheBytes();
+}
+
 // Memory for the runs' buffer: half of what the budget leaves beside the documents and the
 // pairs kept, at least half the smallest working set.
 uint64_t asideBufferBytes(const RunState& s, uint64_t keptBytes) {
-    const uint64_t used = s.memory.floorBytes(s.docs) + keptBytes;
+    const uint64_t used = besidePairs(s) + keptBytes;
     const uint64_t left = s.memory.budget() > used ? s.memory.budget() - used : 0;
     return std::clamp(left / 2, kSmallestWorkingBytes / 2, kLargestAsideBuffer);
 }
@@ -35,8 +41,8 @@ void warnOfPairsBeyondBudget(RunState& s) {
                   (s.pairsAside ? " stored pairs that can change this run's result take "
                                 : " stored pairs take ") +
                   formatBytes(bytes) + ", more than the memory budget of " +
-                  formatBytes(s.memory.budget()) + " leaves beside the documents (" +
-                  formatBytes(s.memory.floorBytes(s.docs)) + "); they stay in memory until stored" +
+                  formatBytes(s.memory.budget()) + " leaves beside the documents and signatures (" +
+                  formatBytes(besidePairs(s)) + "); they stay in memory until stored" +
                   (s.pairsAside ? "" : " (a higher --store-floor stores fewer)"));
 }
 
@@ -54,7 +60,7 @@ void reportAside(RunState& s) {
 }  // namespace
 
 bool pairsFitBudget(const RunState& s, uint64_t pairBytes) {
-    return s.memory.floorBytes(s.docs) + pairBytes <= s.memory.budget();
+    return besidePairs(s) + pairBytes <= s.memory.budget();
 }
 
 namespace {

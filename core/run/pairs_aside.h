@@ -14,7 +14,8 @@
 
 namespace neardup {
 
-// Whether `pairBytes` of pairs fit in the budget beside the documents' floor.
+// Whether `pairBytes` of pairs fit in the budget beside the documents' floor, the signatures a run
+// holds in memory and the project's page cache.
 bool pairsFitBudget(const RunState& s, uint64_t pairBytes);
 
 // The in-memory comparison's s.pairs (sorted), when they do not fit: those that cannot change
