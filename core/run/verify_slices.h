@@ -17,11 +17,21 @@ namespace neardup {
 // one pair, however long its documents).
 inline constexpr uint64_t kMinVerifyBytes = uint64_t{2} << 20;
 
+// What verifyWithinBudget did: the pairs whose exact Jaccard it computed, the documents it read
+// (and shingled) to do so, counting each time a document was read, and the slices it took.
+struct VerifyCounts {
+    std::size_t pairs = 0;
+    std::size_t documentsRead = 0;
+    std::size_t slices = 0;
+};
+
 // verifyPairs holds every involved document's line and shingle set at once; where that would
-// exceed the budget, the pairs are verified in consecutive slices that each fit (a document
-// shared by two slices is read twice). Each pair's result does not depend on the slicing.
-std::size_t verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
-                               const DocumentTable& docs, const RunParams& params, int threads,
-                               uint64_t allowance, const std::function<void()>& checkCancel);
+// exceed the allowance, the pairs are verified in slices that each fit, made of whole connected
+// components of the pairs' graph, so that each document is read once. Only a component that
+// alone exceeds the allowance is cut, in the order of its pairs (a document of two of its
+// slices is read twice). Each pair's result does not depend on the slicing.
+VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
+                                const DocumentTable& docs, const RunParams& params, int threads,
+                                uint64_t allowance, const std::function<void()>& checkCancel);
 
 }  // namespace neardup
