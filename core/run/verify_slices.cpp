@@ -1,6 +1,7 @@
 #include "verify_slices.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "pair_verifier.h"
@@ -23,9 +24,9 @@ uint64_t documentCost(const DocumentTable& docs, uint32_t d) {
 }
 // And for a pair of a slice: its copy, its place and its documents' (verifySlice, verifyPairs).
 constexpr uint64_t kPairCost = sizeof(ScoredPair) + 4 * sizeof(std::size_t);
-// The slicing's own bookkeeping, for the whole verification: a pair's place and component, a
-// document's component and cost.
-constexpr uint64_t kPairBookkeeping = sizeof(std::size_t) + 2 * sizeof(std::size_t);
+// The slicing's own bookkeeping, for the whole verification: a pair's component and place, a
+// document's index, component and cost.
+constexpr uint64_t kPairBookkeeping = sizeof(uint64_t);
 constexpr uint64_t kDocumentBookkeeping = 2 * sizeof(uint32_t) + sizeof(uint64_t);
 
 // Union-find over the involved documents (dense indices), by halving paths.
@@ -75,62 +76,77 @@ void verifySlice(std::vector<ScoredPair>& pairs, const std::vector<std::size_t>&
 VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
                                 const DocumentTable& docs, const RunParams& params, int threads,
                                 uint64_t allowance, const std::function<void()>& checkCancel) {
-    // The pairs to verify; the others get what verifyPairs gives them (no exact Jaccard when
-    // the mode does not verify them, theirs kept when they have one).
-    std::vector<std::size_t> todo;
-    std::vector<uint32_t> involved;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-        ScoredPair& p = pairs[i];
+    // The pairs to verify and their documents (marked, so they come out in order, once); the
+    // others get what verifyPairs gives them (no exact Jaccard when the mode does not verify
+    // them, theirs kept when they have one).
+    std::vector<uint8_t> marked(docs.size(), 0);
+    std::size_t wanted = 0;
+    for (ScoredPair& p : pairs) {
         if (!modeVerifies(p, params)) {
             p.exact = -1.0f;
         } else if (p.exact < 0.0f) {
-            todo.push_back(i);
-            involved.push_back(p.a);
-            involved.push_back(p.b);
+            ++wanted;
+            marked[p.a] = marked[p.b] = 1;
         }
     }
     VerifyCounts counts;
-    if (todo.empty()) return counts;
-    std::sort(involved.begin(), involved.end());
-    involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
-    auto indexOf = [&](uint32_t d) {
-        return static_cast<uint32_t>(std::lower_bound(involved.begin(), involved.end(), d) -
-                                     involved.begin());
-    };
-    uint64_t total = todo.size() * kPairCost;
-    for (const uint32_t d : involved)
-        total += documentCost(docs, d);
+    if (wanted == 0) return counts;
+    auto isWanted = [&](const ScoredPair& p) { return p.exact < 0.0f && modeVerifies(p, params); };
+    std::vector<uint32_t> involved;
+    uint64_t total = wanted * kPairCost;
+    for (uint32_t d = 0; d < static_cast<uint32_t>(marked.size()); ++d)
+        if (marked[d]) {
+            involved.push_back(d);
+            total += documentCost(docs, d);
+        }
+    std::vector<uint8_t>().swap(marked);
     if (total <= allowance) {
-        verifySlice(pairs, todo, files, docs, params, threads, checkCancel, counts);
+        std::vector<std::size_t> all;
+        all.reserve(wanted);
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+            if (isWanted(pairs[i])) all.push_back(i);
+        verifySlice(pairs, all, files, docs, params, threads, checkCancel, counts);
         return counts;
     }
 
     // Beyond the allowance, slices of whole components of the pairs' graph, so that every
     // document is read and shingled once (slicing the pairs in their order read a document
     // again in every slice with one of its pairs: 1.5 times each on a 5.4 GB corpus under
-    // 512M). A component is taken whole while slices fill in the order of their first
-    // documents; one larger than the allowance alone is cut in the order of its pairs.
-    // The bookkeeping comes out of the allowance (where it would take more than half, half is
-    // left: slices of a pair at least go on).
-    const uint64_t bookkeeping =
-        todo.size() * kPairBookkeeping + involved.size() * kDocumentBookkeeping;
-    allowance = allowance > 2 * bookkeeping ? allowance - bookkeeping : allowance / 2;
+    // 512M). Components are taken whole while slices fill, in the order of their first
+    // documents; those larger than the allowance alone are then cut in the order of their
+    // pairs (a crowded corpus is often one such component). The bookkeeping comes out of the
+    // allowance (where it would take more than half, half is left: slices go on).
+    auto after = [](uint64_t room, uint64_t used) {
+        return room > 2 * used ? room - used : room / 2;
+    };
+    const uint64_t fullAllowance = allowance;
+    allowance = after(allowance, involved.size() * kDocumentBookkeeping);
+    auto indexOf = [&](uint32_t d) {
+        return static_cast<uint32_t>(std::lower_bound(involved.begin(), involved.end(), d) -
+                                     involved.begin());
+    };
     Components components(involved.size());
-    for (const std::size_t i : todo)
-        components.join(indexOf(pairs[i].a), indexOf(pairs[i].b));
+    for (const ScoredPair& p : pairs)
+        if (isWanted(p)) components.join(indexOf(p.a), indexOf(p.b));
     std::vector<uint64_t> componentCost(involved.size(), 0);
     for (uint32_t x = 0; x < static_cast<uint32_t>(involved.size()); ++x)
         componentCost[components.root(x)] += documentCost(docs, involved[x]);
-    // The pairs by component (their roots: first documents, in file order), then in order.
-    std::vector<std::pair<std::size_t, std::size_t>> byComponent;
-    byComponent.reserve(todo.size());
-    for (const std::size_t i : todo) {
-        const uint32_t root = components.root(indexOf(pairs[i].a));
-        componentCost[root] += kPairCost;
-        byComponent.emplace_back(root, i);
+    auto rootOfPair = [&](const ScoredPair& p) { return components.root(indexOf(p.a)); };
+    for (const ScoredPair& p : pairs)
+        if (isWanted(p)) componentCost[rootOfPair(p)] += kPairCost;
+    auto whole = [&](uint32_t root) { return componentCost[root] <= allowance; };
+
+    // The pairs of the components taken whole, by component then in order, each as
+    // (root << 32 | pair index); beyond 2^32 pairs, every component is cut instead.
+    const bool packable = pairs.size() <= std::numeric_limits<uint32_t>::max();
+    std::vector<uint64_t> byComponent;
+    if (packable) {
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+            if (isWanted(pairs[i]) && whole(rootOfPair(pairs[i])))
+                byComponent.push_back(uint64_t{rootOfPair(pairs[i])} << 32 | i);
+        std::sort(byComponent.begin(), byComponent.end());
     }
-    std::vector<std::size_t>().swap(todo);
-    std::sort(byComponent.begin(), byComponent.end());
+    uint64_t room = after(allowance, byComponent.size() * kPairBookkeeping);
 
     std::vector<std::size_t> slice;
     uint64_t sliceCost = 0;
@@ -140,33 +156,43 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
         slice.clear();
         sliceCost = 0;
     };
+    // Adds one pair of a component being cut, counted with both its documents.
+    auto addCut = [&](std::size_t i) {
+        const ScoredPair& p = pairs[i];
+        const uint64_t cost = documentCost(docs, p.a) + documentCost(docs, p.b) + kPairCost;
+        if (!slice.empty() && sliceCost + cost > room) flush();
+        slice.push_back(i);
+        sliceCost += cost;
+    };
     for (std::size_t k = 0; k < byComponent.size();) {
-        const std::size_t root = byComponent[k].first;
+        const uint64_t root = byComponent[k] >> 32;
         std::size_t end = k;
-        while (end < byComponent.size() && byComponent[end].first == root)
+        while (end < byComponent.size() && byComponent[end] >> 32 == root)
             ++end;
         const uint64_t cost = componentCost[root];
-        if (cost <= allowance) {
-            if (sliceCost + cost > allowance) flush();
+        if (cost <= room) {
+            if (sliceCost + cost > room) flush();
             for (std::size_t j = k; j < end; ++j)
-                slice.push_back(byComponent[j].second);
+                slice.push_back(static_cast<std::size_t>(byComponent[j] & 0xFFFFFFFFu));
             sliceCost += cost;
         } else {
-            // Too large to hold whole: its pairs in order, as many as fit at a time (each
-            // counted with both its documents).
-            flush();
-            for (std::size_t j = k; j < end; ++j) {
-                const ScoredPair& p = pairs[byComponent[j].second];
-                const uint64_t pairCost =
-                    documentCost(docs, p.a) + documentCost(docs, p.b) + kPairCost;
-                if (!slice.empty() && sliceCost + pairCost > allowance) flush();
-                slice.push_back(byComponent[j].second);
-                sliceCost += pairCost;
-            }
+            flush();  // whole within the allowance, not within what the bookkeeping leaves
+            for (std::size_t j = k; j < end; ++j)
+                addCut(static_cast<std::size_t>(byComponent[j] & 0xFFFFFFFFu));
             flush();
         }
         k = end;
     }
+    flush();
+    // What is left to verify is the components too large to take whole: the bookkeeping goes,
+    // and their pairs are cut in order within the whole allowance.
+    std::vector<uint64_t>().swap(byComponent);
+    std::vector<uint64_t>().swap(componentCost);
+    std::vector<uint32_t>().swap(components.parent);
+    std::vector<uint32_t>().swap(involved);
+    room = fullAllowance;
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (isWanted(pairs[i])) addCut(i);
     flush();
     return counts;
 }
