@@ -15,6 +15,8 @@ void SaveDatasetPhase::run() {
     // project writes stay in sequence. A run that spilled saves its documents only (its
     // signatures are in the spill files, which the comparison reads) and compares meanwhile
     // too: the project's page cache is within the budget already (StoreMemoryLimit).
+    // The "save dataset" phase is the time the run spends on it in sequence: all of it on one
+    // thread, and what is left to wait for once the pairs are verified on two or more.
     std::future<void> saving;
     try {
         if (plan_.compareWhileSaving) {
@@ -24,9 +26,17 @@ void SaveDatasetPhase::run() {
             if (plan_.verify) VerifyPhase(s_, capacityBytes(s_.sigs.values)).run();
             s_.report.checkCancel();
             s_.pairsReady = true;
+            s_.report.started("save dataset");
+            const auto t0 = SteadyClock::now();
             saving.get();
+            s_.report.finished(s_.run,
+                               {"save dataset", secondsSince(t0), s_.docs.size(), 0, false});
         } else {
+            s_.report.started("save dataset");
+            const auto t0 = SteadyClock::now();
             save();
+            s_.report.finished(s_.run,
+                               {"save dataset", secondsSince(t0), s_.docs.size(), 0, false});
         }
     } catch (...) {
         if (saving.valid()) saving.wait();  // its own failure, if any, is the lesser one

@@ -199,8 +199,9 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         << "removed " << run.counts.removed << "\n"
         << "threads " << run.threads << "\n"
         << "spill " << run.spillBytes << "\n";
+    // The name last: it may hold spaces ("save dataset").
     for (const PhaseTiming& p : run.phases)
-        out << "phase " << p.name << " " << p.seconds << " " << p.items << " " << p.bytes << "\n";
+        out << "phase " << p.seconds << " " << p.items << " " << p.bytes << " " << p.name << "\n";
     return out.str();
 }
 
@@ -210,7 +211,8 @@ BenchmarkCase parseCase(const std::string& text) {
     for (std::string key; in >> key;) {
         if (key == "phase") {
             BenchmarkPhase p;
-            in >> p.name >> p.seconds >> p.items >> p.bytes;
+            in >> p.seconds >> p.items >> p.bytes >> std::ws;
+            std::getline(in, p.name);
             if (p.seconds > 0) {
                 p.mbPerSecond = double(p.bytes) / 1e6 / p.seconds;
                 p.itemsPerSecond = double(p.items) / p.seconds;
