@@ -29,14 +29,14 @@ void ProgressPrinter::progress(const std::string& phase, uint64_t done, uint64_t
     if (total > 0 && rate > 0 && done <= total)
         eta = fmt::format(", ETA {:.0f} s", static_cast<double>(total - done) / rate);
     if (bytes && total)
-        fmt::print(stderr, "\r{:<10} {:9.1f} / {:.1f} MB ({:5.1f}%)  {:7.1f} MB/s{}   ", phase,
+        fmt::print(stderr, "\r{:<12} {:9.1f} / {:.1f} MB ({:5.1f}%)  {:7.1f} MB/s{}   ", phase,
                    static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6,
                    100.0 * static_cast<double>(done) / static_cast<double>(total), rate / 1e6, eta);
     else if (bytes)
-        fmt::print(stderr, "\r{:<10} {:9.1f} MB  {:7.1f} MB/s   ", phase,
+        fmt::print(stderr, "\r{:<12} {:9.1f} MB  {:7.1f} MB/s   ", phase,
                    static_cast<double>(done) / 1e6, rate / 1e6);
     else
-        fmt::print(stderr, "\r{:<10} {}/{}{}   ", phase, done, total, eta);
+        fmt::print(stderr, "\r{:<12} {}/{}{}   ", phase, done, total, eta);
     lineOpen_ = true;
 }
 
@@ -45,10 +45,10 @@ void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
     if (lineOpen_) std::fputs("\r\033[K", stderr);
     lineOpen_ = false;
     if (t.reused) {
-        fmt::print(stderr, "{:<10} reused from the project\n", t.name);
+        fmt::print(stderr, "{:<12} reused from the project\n", t.name);
         return;
     }
-    fmt::print(stderr, "{:<10} {:8.3f} s", t.name, t.seconds);
+    fmt::print(stderr, "{:<12} {:8.3f} s", t.name, t.seconds);
     if (t.bytes && t.seconds > 0)
         fmt::print(stderr, "  {:8.1f} MB/s", static_cast<double>(t.bytes) / 1e6 / t.seconds);
     if (t.items && t.seconds > 0)
