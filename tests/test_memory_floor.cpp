@@ -222,7 +222,9 @@ class TestMemoryFloor : public QObject {
     // must be given back first, since the pairs are counted beside the documents only. It was
     // not: 269 MiB under 160.
     void staysWithinTheBudgetWhilePairsAreLoadedAfterASpilledComparison() {
-        if (kUnderAddressSanitizer) QSKIP("peak memory is measured in release builds only");
+        // Not under AddressSanitizer: the bound speaks of release builds, and a QSKIP would mark
+        // this whole file's test skipped there, the refusal and the outputs' cases with it.
+        if (kUnderAddressSanitizer) return;
         const auto r = runCrowded("spilled", 160);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("out-of-core comparison")), qPrintable(r.err));
@@ -233,7 +235,9 @@ class TestMemoryFloor : public QObject {
     // either (after the spilled run: the children's peak is the larger budget's). They
     // did, in a vector that doubled (and held both copies while it grew): 429 MiB under 300.
     void staysWithinTheBudgetWhileAnInMemoryComparisonFindsManyPairs() {
-        if (kUnderAddressSanitizer) QSKIP("peak memory is measured in release builds only");
+        // Not under AddressSanitizer: the bound speaks of release builds, and a QSKIP would mark
+        // this whole file's test skipped there, the refusal and the outputs' cases with it.
+        if (kUnderAddressSanitizer) return;
         const auto r = runCrowded("in-memory", 300);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(!r.err.contains(QStringLiteral("spilling signatures")), qPrintable(r.err));
