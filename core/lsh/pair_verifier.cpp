@@ -28,6 +28,13 @@ bool isBorderline(uint32_t matches, int hashes, double threshold) {
            borderlineMargin(threshold, hashes) + 1e-12;
 }
 
+bool modeVerifies(const ScoredPair& p, const RunParams& params) {
+    const VerifyMode mode = params.compare.verify;
+    return mode == VerifyMode::Exact ||
+           (mode == VerifyMode::Borderline &&
+            isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
+}
+
 double lowestDecisiveEstimate(const RunParams& params) {
     const double threshold = params.compare.threshold;
     switch (params.compare.verify) {
@@ -57,14 +64,10 @@ double highestServingStoreFloor(const RunParams& params) {
 }
 
 bool canChangeRun(const ScoredPair& p, const RunParams& params) {
-    const VerifyMode mode = params.compare.verify;
-    const int hashes = params.signature.hashes;
-    const double threshold = params.compare.threshold;
-    if (mode == VerifyMode::Exact) return true;
-    if (mode == VerifyMode::Borderline && isBorderline(p.matches, hashes, threshold)) return true;
+    if (modeVerifies(p, params)) return true;
     ScoredPair estimateOnly = p;
     estimateOnly.exact = -1.0f;
-    return isDuplicate(estimateOnly, hashes, threshold);
+    return isDuplicate(estimateOnly, params.signature.hashes, params.compare.threshold);
 }
 
 int storeMinMatches(const RunParams& params) {
@@ -109,15 +112,10 @@ std::size_t hintAhead(RangeReader& reader, const std::vector<InputFile>& files,
 std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputFile>& files,
                         const DocumentTable& docs, const RunParams& params, int threads,
                         const std::function<void()>& checkCancel) {
-    const VerifyMode mode = params.compare.verify;
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         ScoredPair& p = pairs[i];
-        const bool wanted =
-            mode == VerifyMode::Exact ||
-            (mode == VerifyMode::Borderline &&
-             isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
-        if (!wanted)
+        if (!modeVerifies(p, params))
             p.exact = -1.0f;
         else if (p.exact < 0.0f)
             todo.push_back(i);

@@ -15,6 +15,10 @@ namespace neardup {
 // three binomial standard deviations of the threshold, where the estimate alone is unreliable.
 bool isBorderline(uint32_t matches, int hashes, double threshold);
 
+// Whether verification mode params.compare.verify verifies pair `p` at all: every pair under
+// exact verification, borderline ones under borderline verification.
+bool modeVerifies(const ScoredPair& p, const RunParams& params);
+
 // Three binomial standard deviations of an estimate at the threshold: the half-width of the
 // borderline band.
 double borderlineMargin(double threshold, int hashes);

@@ -10,14 +10,6 @@ namespace neardup {
 
 namespace {
 
-// Whether verification mode `params` verifies pair `p` at all (verifyPairs' own rule).
-bool modeVerifies(const ScoredPair& p, const RunParams& params) {
-    const VerifyMode mode = params.compare.verify;
-    return mode == VerifyMode::Exact ||
-           (mode == VerifyMode::Borderline &&
-            isBorderline(p.matches, params.signature.hashes, params.compare.threshold));
-}
-
 // What verifying holds for a document: its line, its parsed copy and 8 bytes a shingle.
 uint64_t documentCost(const DocumentTable& docs, uint32_t d) {
     return 2 * uint64_t{docs.length[d]} + 8 * uint64_t{docs.chars[d]} + 96;
@@ -141,9 +133,11 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     const bool packable = pairs.size() <= std::numeric_limits<uint32_t>::max();
     std::vector<uint64_t> byComponent;
     if (packable) {
-        for (std::size_t i = 0; i < pairs.size(); ++i)
-            if (isWanted(pairs[i]) && whole(rootOfPair(pairs[i])))
-                byComponent.push_back(uint64_t{rootOfPair(pairs[i])} << 32 | i);
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            if (!isWanted(pairs[i])) continue;
+            const uint32_t root = rootOfPair(pairs[i]);
+            if (whole(root)) byComponent.push_back(uint64_t{root} << 32 | i);
+        }
         std::sort(byComponent.begin(), byComponent.end());
     }
     uint64_t room = after(allowance, byComponent.size() * kPairBookkeeping);
@@ -169,23 +163,21 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
         std::size_t end = k;
         while (end < byComponent.size() && byComponent[end] >> 32 == root)
             ++end;
+        // A component whole within the allowance but not within what the bookkeeping leaves
+        // is left to the cutting below, like those beyond the allowance.
         const uint64_t cost = componentCost[root];
         if (cost <= room) {
             if (sliceCost + cost > room) flush();
             for (std::size_t j = k; j < end; ++j)
                 slice.push_back(static_cast<std::size_t>(byComponent[j] & 0xFFFFFFFFu));
             sliceCost += cost;
-        } else {
-            flush();  // whole within the allowance, not within what the bookkeeping leaves
-            for (std::size_t j = k; j < end; ++j)
-                addCut(static_cast<std::size_t>(byComponent[j] & 0xFFFFFFFFu));
-            flush();
         }
         k = end;
     }
     flush();
-    // What is left to verify is the components too large to take whole: the bookkeeping goes,
-    // and their pairs are cut in order within the whole allowance.
+    // What is left to verify is the components too large to take whole (the pairs verified
+    // above are no longer wanted): the bookkeeping goes, and their pairs are cut in order within
+    // the whole allowance.
     std::vector<uint64_t>().swap(byComponent);
     std::vector<uint64_t>().swap(componentCost);
     std::vector<uint32_t>().swap(components.parent);
