@@ -3,12 +3,48 @@
 // back to the CPU; with a GPU, that "cuda" and "auto" pick it.
 #include <QtTest>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "backend_factory.h"
 #include "cuda_support.h"
 
 using namespace neardup;
+
+namespace {
+
+// Stand-in devices with these indices for the factory's seam; their backends are CPU backends.
+// `started` records each device started; those for which `fails(device, threads)` holds fail to
+// start.
+DeviceBackends standInDevices(const std::vector<int>& indices, std::vector<int>& started,
+                              std::function<bool(int, int)> fails = {}) {
+    DeviceBackends fake;
+    fake.compiledIn = true;
+    fake.query = [indices] {
+        GpuInventory inv;
+        inv.compiledIn = true;
+        inv.status =
+            std::to_string(indices.size()) + (indices.size() == 1 ? " device" : " devices");
+        for (const int index : indices) {
+            GpuDevice d;
+            d.index = index;
+            d.name = "stand-in " + std::to_string(index);
+            d.computeMajor = 9;
+            inv.devices.push_back(d);
+        }
+        return inv;
+    };
+    fake.make = [&started, fails](int device, int threads) -> std::unique_ptr<Backend> {
+        if (fails && fails(device, threads))
+            throw BackendError("stand-in " + std::to_string(device) + " failed to start");
+        started.push_back(device);
+        return makeCpuBackend(threads);
+    };
+    return fake;
+}
+
+}  // namespace
 
 class TestBackendFactory : public QObject {
     Q_OBJECT
@@ -22,6 +58,7 @@ class TestBackendFactory : public QObject {
     void unknownNameIsRejected();
     void withoutDeviceBackendsOnlyCpu();
     void deviceSelectionThroughTheSeam();
+    void autoKeepsManyThreadsOnTheCpu();
     void cleanupTestCase() { installCudaBackends(); }
 };
 
@@ -127,27 +164,8 @@ void TestBackendFactory::withoutDeviceBackendsOnlyCpu() {
 // device, and a device that fails to start (auto falls back, cuda is refused).
 void TestBackendFactory::deviceSelectionThroughTheSeam() {
     std::vector<int> started;
-    DeviceBackends fake;
-    fake.compiledIn = true;
-    fake.query = [] {
-        GpuInventory inv;
-        inv.compiledIn = true;
-        inv.status = "2 devices";
-        for (const int index : {0, 2}) {
-            GpuDevice d;
-            d.index = index;
-            d.name = "stand-in " + std::to_string(index);
-            d.computeMajor = 9;
-            inv.devices.push_back(d);
-        }
-        return inv;
-    };
-    fake.make = [&started](int device, int threads) -> std::unique_ptr<Backend> {
-        if (device == 2 && threads == 7) throw BackendError("stand-in 2 failed to start");
-        started.push_back(device);
-        return makeCpuBackend(threads);
-    };
-    installDeviceBackends(fake);
+    installDeviceBackends(standInDevices(
+        {0, 2}, started, [](int device, int threads) { return device == 2 && threads == 7; }));
 
     BackendOptions o;
     o.name = "cuda";
@@ -193,6 +211,67 @@ void TestBackendFactory::deviceSelectionThroughTheSeam() {
     QCOMPARE(makeBackend(o, &reason)->description(), std::string("cpu (7 threads)"));
     QVERIFY2(reason.rfind("cpu: the CUDA backend failed to start (stand-in 2", 0) == 0,
              reason.c_str());
+    installCudaBackends();
+}
+
+// "auto" keeps a run of the default kind (oph, hash band keys) on the CPU from
+// kCpuOutrunsGpuThreads threads on, where the CPU finished it sooner than the GPU: the stand-in
+// device is not even started. Fewer threads, another sketch or band keys, named devices and
+// --backend cuda still get the device.
+void TestBackendFactory::autoKeepsManyThreadsOnTheCpu() {
+    std::vector<int> started;
+    installDeviceBackends(standInDevices({0}, started));
+
+    RunParams params;
+    params.threads = kCpuOutrunsGpuThreads;
+    BackendOptions o = backendOptions(params);
+    QCOMPARE(o.name, std::string("auto"));
+    QCOMPARE(o.cpuOutrunsGpuFrom, kCpuOutrunsGpuThreads);
+    QVERIFY(autoKeepsToCpu(o));
+    std::string reason;
+    QCOMPARE(makeBackend(o, &reason)->description(),
+             "cpu (" + std::to_string(kCpuOutrunsGpuThreads) + " threads)");
+    QVERIFY(started.empty());
+    QVERIFY2(reason.rfind("cpu: auto: " + std::to_string(kCpuOutrunsGpuThreads) +
+                              " CPU threads finish a run",
+                          0) == 0,
+             reason.c_str());
+    QVERIFY2(
+        reason.find("sooner than the GPU (1 device; --backend cuda uses it)") != std::string::npos,
+        reason.c_str());
+
+    // One thread fewer: the device.
+    params.threads = kCpuOutrunsGpuThreads - 1;
+    o = backendOptions(params);
+    QVERIFY(!autoKeepsToCpu(o));
+    makeBackend(o, &reason);
+    QCOMPARE(started, std::vector<int>{0});
+    QVERIFY2(reason.find("(device 0; auto: 1 device)") != std::string::npos, reason.c_str());
+
+    // Work the GPU speeds up: the classic sketch, or sum keys (dense buckets).
+    params.threads = 16;
+    params.signature.sketch = SketchKind::Classic;
+    QCOMPARE(backendOptions(params).cpuOutrunsGpuFrom, 0);
+    started.clear();
+    makeBackend(backendOptions(params), &reason);
+    QCOMPARE(started, std::vector<int>{0});
+    params.signature.sketch = SketchKind::Oph;
+    params.lsh.scheme = BandKeyScheme::Sum;
+    QCOMPARE(backendOptions(params).cpuOutrunsGpuFrom, 0);
+    params.lsh.scheme = BandKeyScheme::Hash;
+
+    // Asked for: a named device, or --backend cuda.
+    params.devices = "0";
+    started.clear();
+    QVERIFY(!autoKeepsToCpu(backendOptions(params)));
+    makeBackend(backendOptions(params), &reason);
+    QCOMPARE(started, std::vector<int>{0});
+    params.devices.clear();
+    params.backend = "cuda";
+    started.clear();
+    makeBackend(backendOptions(params), &reason);
+    QCOMPARE(started, std::vector<int>{0});
+    QVERIFY2(reason.find("(device 0; requested)") != std::string::npos, reason.c_str());
     installCudaBackends();
 }
 

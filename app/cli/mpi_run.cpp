@@ -14,7 +14,7 @@ namespace {
 
 // The GPU of the rank with this local rank, when the backend may use one and none was named.
 void assignDevice(BackendOptions& choice, int localRank) {
-    if (choice.name == "cpu" || !choice.devices.empty()) return;
+    if (choice.name == "cpu" || !choice.devices.empty() || autoKeepsToCpu(choice)) return;
     const GpuInventory inv = queryGpus();
     if (inv.devices.empty()) return;
     const auto n = static_cast<int>(inv.devices.size());

@@ -71,6 +71,11 @@ std::string deviceList(const std::vector<const GpuDevice*>& devices) {
 
 }  // namespace
 
+bool autoKeepsToCpu(const BackendOptions& o) {
+    return o.name == "auto" && o.devices.empty() && o.cpuOutrunsGpuFrom > 0 &&
+           resolveThreads(o.threads) >= o.cpuOutrunsGpuFrom;
+}
+
 std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chosenReason) {
     const auto choose = [&](std::unique_ptr<Backend> backend, const std::string& why) {
         if (chosenReason) *chosenReason = why;
@@ -105,6 +110,17 @@ std::unique_ptr<Backend> makeBackend(const BackendOptions& o, std::string* chose
         if (required) throw BackendError(BackendOption::Backend, "backend cuda: " + why);
         return choose(makeCpuWorkers(o.threads, o.workers),
                       "cpu: " + why + workers + (o.devices.empty() ? "" : "; devices ignored"));
+    }
+    // Named devices are asked for; otherwise a run of the default kind stays on enough CPU
+    // threads, which finish it sooner (kCpuOutrunsGpuThreads).
+    if (autoKeepsToCpu(o)) {
+        const int threads = resolveThreads(o.threads);
+        return choose(makeCpuWorkers(o.threads, o.workers),
+                      "cpu: auto: " + std::to_string(threads) +
+                          " CPU threads finish a run with the one-permutation sketch and hash "
+                          "band keys sooner than " +
+                          (inv.devices.size() == 1 ? "the GPU" : "a GPU") + " (" + inv.status +
+                          "; --backend cuda uses it)" + workers);
     }
     std::vector<const GpuDevice*> chosen;
     if (o.devices.empty()) {
@@ -173,6 +189,8 @@ BackendOptions backendOptions(const RunParams& params) {
     o.threads = params.threads;
     o.workers = params.workers;
     o.devices = params.devices;
+    if (params.signature.sketch == SketchKind::Oph && params.lsh.scheme == BandKeyScheme::Hash)
+        o.cpuOutrunsGpuFrom = kCpuOutrunsGpuThreads;
     return o;
 }
 

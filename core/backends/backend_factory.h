@@ -69,15 +69,35 @@ struct BackendOptions {
     int workers = 1;
     // GPUs: "" = the first usable one, "all", or a list such as "0,1,3" (`workers` each).
     std::string devices;
+    // "auto" with no devices named keeps to the CPU from this many CPU threads on (0: never):
+    // backendOptions sets it for runs that so many cores finish sooner than a GPU does
+    // (kCpuOutrunsGpuThreads).
+    int cpuOutrunsGpuFrom = 0;
 };
 
-// name: "cpu", "cuda" or "auto" (CUDA when a usable GPU exists, else CPU). `chosenReason`
+// The CPU threads from which a run of the default kind (the one-permutation sketch, hash band
+// keys) is faster on the CPU alone than with a GPU. On the 16-core H100 host (docs/
+// performance.md, 2026-11-27), 1.08 GB took 2.26-2.59 s on 16 threads and 2.98-3.42 s on 8,
+// against 3.63-3.75 s with the GPU; 4 threads took 4.34-4.86 s. Such a run signs cheaply and
+// its buckets are sparse, so the GPU's share is small and its transfers and per-band passes
+// cost more than they save. The classic sketch (2.7x faster to sign on the GPU) and sum keys
+// (dense buckets, compared 4.2x faster) keep the GPU.
+inline constexpr int kCpuOutrunsGpuThreads = 8;
+
+// Whether "auto" with these options keeps to the CPU whatever GPUs there are: no devices are
+// named and the run has at least cpuOutrunsGpuFrom threads. Front ends that name a device per
+// process (MPI ranks) ask this first.
+bool autoKeepsToCpu(const BackendOptions& options);
+
+// name: "cpu", "cuda" or "auto" (CUDA when a usable GPU exists and the run is not one that its
+// CPU threads finish sooner, see cpuOutrunsGpuFrom; else CPU). `chosenReason`
 // receives one sentence saying which backend was chosen and why. Throws BackendError when
 // "cuda" is requested and cannot be used, when `devices` names a GPU that is not usable (the
 // message lists those that are) or is given with "cpu", and for workers outside 1..64.
 std::unique_ptr<Backend> makeBackend(const BackendOptions& options,
                                      std::string* chosenReason = nullptr);
-// The execution options of a run's parameters (backend, threads, workers, devices).
+// The execution options of a run's parameters (backend, threads, workers, devices), and
+// whether "auto" keeps to many CPU threads (the default sketch and band keys).
 BackendOptions backendOptions(const RunParams& params);
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, int threads,
