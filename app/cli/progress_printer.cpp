@@ -49,10 +49,16 @@ void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
         return;
     }
     fmt::print(stderr, "{:<12} {:8.3f} s", t.name, t.seconds);
-    if (t.bytes && t.seconds > 0)
+    // A phase that took less than the millisecond shown has no meaningful rate (the save a
+    // second thread finished during the comparison: 277581452271 items/s).
+    constexpr double kShortestTimed = 0.0005;
+    if (t.seconds < kShortestTimed) {
+        std::fputc('\n', stderr);
+        return;
+    }
+    if (t.bytes)
         fmt::print(stderr, "  {:8.1f} MB/s", static_cast<double>(t.bytes) / 1e6 / t.seconds);
-    if (t.items && t.seconds > 0)
-        fmt::print(stderr, "  {:10.0f} items/s", static_cast<double>(t.items) / t.seconds);
+    if (t.items) fmt::print(stderr, "  {:10.0f} items/s", static_cast<double>(t.items) / t.seconds);
     std::fputc('\n', stderr);
 }
 
