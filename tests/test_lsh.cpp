@@ -214,6 +214,57 @@ class TestLsh : public QObject {
         }
     }
 
+    void radixSortOfEntriesGatheredElsewhere() {
+        // The spilled comparison reads its entries back from files and sorts them with
+        // radixSortBandEntries: given in document order (as it reads them) or in any other,
+        // whatever the keys, the entries come out exactly as a comparison sort puts them, in
+        // whichever buffer the function returns.
+        std::mt19937_64 rng(12);
+        struct Case {
+            std::size_t entries;
+            uint64_t modulus;  // 0: hashed 64-bit keys
+            bool oneKey;
+            bool sharedTop;
+            bool shuffled;  // not in document order
+        };
+        const Case cases[] = {{0, 0, false, false, false},        {1000, 0, false, false, true},
+                              {100000, 0, false, false, false},   {100000, 0, false, false, true},
+                              {100000, 977, false, false, false}, {100000, 977, false, false, true},
+                              {60000, 0, true, false, true},      {90000, 0, false, true, false},
+                              {90000, 0, false, true, true}};
+        for (const Case& c : cases) {
+            std::vector<BucketEntry> given;
+            uint64_t keyBits = 0;
+            for (std::size_t i = 0; i < c.entries; ++i) {
+                uint64_t k = c.oneKey ? ~uint64_t{0} : rng();
+                if (c.modulus) k %= c.modulus;
+                if (c.sharedTop) k = (uint64_t{1} << 63) | (k % 5) << 40 | (k >> 20) % 3000;
+                keyBits |= k;
+                // Every third document left out, as short documents are.
+                given.emplace_back(k, static_cast<uint32_t>(i + i / 2));
+            }
+            if (c.shuffled) std::shuffle(given.begin(), given.end(), rng);
+            std::vector<BucketEntry> expected = given;
+            std::sort(expected.begin(), expected.end());
+            for (const int threads : {1, 3}) {
+                std::vector<BucketEntry> both = given;
+                both.resize(2 * c.entries);
+                const BucketEntry* sorted = nullptr;
+                tbb::task_arena arena(threads);
+                arena.execute([&] {
+                    sorted = radixSortBandEntries(both.data(), both.data() + c.entries, c.entries,
+                                                  keyBits);
+                });
+                const std::string what =
+                    std::to_string(c.entries) + " entries, modulus " + std::to_string(c.modulus) +
+                    (c.oneKey ? ", one key" : "") + (c.sharedTop ? ", shared top bits" : "") +
+                    (c.shuffled ? ", shuffled" : "") + ", " + std::to_string(threads) + " threads";
+                QVERIFY2(sorted == both.data() || sorted == both.data() + c.entries, what.c_str());
+                QVERIFY2(std::equal(expected.begin(), expected.end(), sorted), what.c_str());
+            }
+        }
+    }
+
     void pairCollidingInSeveralBandsIsComparedOnce() {
         // Documents 0 and 1 agree everywhere but the last band; 2 differs everywhere.
         std::vector<std::vector<uint32_t>> rows{

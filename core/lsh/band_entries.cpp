@@ -39,11 +39,19 @@ struct Blocks {
     std::size_t begin(std::size_t b) const { return count * b / blocks; }
 };
 
+// `count` entries in blocks of at least kEntriesPerBlock, at most one per thread of the arena.
+Blocks blocksOf(std::size_t count) {
+    const auto threads =
+        static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    return Blocks{count, std::clamp<std::size_t>(count / kEntriesPerBlock, 1, threads)};
+}
+
 // Puts entries whose keys agree on the bits the radix passes sorted (all but the lowest `low`)
 // in (key, document) order: each run of such entries is sorted. On hashed keys these runs are
 // single entries but for equal keys, which the stable passes left in document order already.
+// With low == 0 the runs are equal keys, which entries given in document order have in order
+// already (one pass finds that).
 void sortRunsBelow(BucketEntry* entries, std::size_t n, int low) {
-    if (low == 0) return;
     for (std::size_t i = 0; i < n;) {
         const uint64_t top = entries[i].first >> low;
         std::size_t j = i + 1;
@@ -64,12 +72,6 @@ void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int ba
         return gatherAndSortWhole(keys, documents, bands, band, eligible, entries);
     const uint64_t* column = keys + band;
     const auto stride = static_cast<std::size_t>(bands);
-    const auto threads =
-        static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
-    auto blocksOf = [&](std::size_t count) {
-        return Blocks{count, std::clamp<std::size_t>(count / kEntriesPerBlock, 1, threads)};
-    };
-
     // Each block of documents takes its eligible ones, in document order, into its place in
     // the second half of `entries` (the passes' other buffer, kept with the entries' capacity
     // from band to band).
@@ -100,12 +102,25 @@ void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int ba
         bitsOf[b] = bits;
     });
 
-    // Stable least-significant-digit passes over the keys' top 33 bits. Hashed keys fill all
-    // 64; keys reduced modulo a bucket count (K) only the low ones, all of which are sorted.
     uint64_t bits = 0;
     for (const uint64_t b : bitsOf)
         bits |= b;
-    const int width = std::bit_width(bits);
+    const BucketEntry* sorted = radixSortBandEntries(src, dst, n, bits);
+    if (sorted != entries.data()) std::copy(sorted, sorted + n, entries.data());
+    entries.resize(n);
+}
+
+BucketEntry* radixSortBandEntries(BucketEntry* entries, BucketEntry* buffer, std::size_t n,
+                                  uint64_t keyBits) {
+    if (n < kRadixFrom) {
+        std::sort(entries, entries + n);
+        return entries;
+    }
+    BucketEntry* src = entries;
+    BucketEntry* dst = buffer;
+    // Stable least-significant-digit passes over the keys' top 33 bits. Hashed keys fill all
+    // 64; keys reduced modulo a bucket count (K) only the low ones, all of which are sorted.
+    const int width = std::bit_width(keyBits);
     const int low = std::max(0, width - kPasses * kDigitBits);
     const Blocks parts = blocksOf(n);
     std::vector<uint32_t> counts(parts.blocks * kDigits);
@@ -132,9 +147,8 @@ void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int ba
         });
         std::swap(src, dst);
     }
-    if (src != entries.data()) std::copy(src, src + n, entries.data());
-    entries.resize(n);
-    sortRunsBelow(entries.data(), n, low);
+    sortRunsBelow(src, n, low);
+    return src;
 }
 
 }  // namespace neardup

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "band_entries.h"
 #include "bucket_compare.h"
 #include "elapsed.h"
 #include "hash_math.h"
@@ -160,13 +161,16 @@ CandidateComponents::Grouped SpilledComparison::groupBands(uint64_t workingBytes
     for (int band = 0; band < lsh_.bands; ++band) {
         check();
         BandStatsBuilder builder(band);
-        forEachBandPart(band, eligible_, eligibleCount_, joining, entries, check, [&] {
-            forEachBucket(entries.data(), entries.size(),
-                          [&](const BucketEntry* members, std::size_t size) {
-                              builder.add(members->first, size);
-                              if (size >= 2) components.joinBucket(members, size);
-                          });
-        });
+        // The joining holds nothing but the forest beside the entries: the other half of its
+        // memory is the radix passes' second buffer.
+        forEachBandPart(band, eligible_, eligibleCount_, joining, true, entries, check,
+                        [&](const BucketEntry* sorted, std::size_t count) {
+                            forEachBucket(sorted, count,
+                                          [&](const BucketEntry* members, std::size_t size) {
+                                              builder.add(members->first, size);
+                                              if (size >= 2) components.joinBucket(members, size);
+                                          });
+                        });
         stats.push_back(builder.finish());
         entries_ += eligibleCount_;
         progress(static_cast<uint64_t>(band + 1), 2 * static_cast<uint64_t>(lsh_.bands));
@@ -180,7 +184,7 @@ CandidateComponents::Grouped SpilledComparison::groupBands(uint64_t workingBytes
 template <typename Sorted>
 void SpilledComparison::forEachBandPart(int band, const std::vector<uint8_t>& take,
                                         uint64_t takeCount, uint64_t workingBytes,
-                                        std::vector<BucketEntry>& entries,
+                                        bool otherHalfFree, std::vector<BucketEntry>& entries,
                                         const std::function<void()>& checkCancel, Sorted&& sorted) {
     // Half of the working memory holds the band's entries, or one partition of them.
     const uint64_t entryBytes = takeCount * sizeof(BucketEntry);
@@ -190,24 +194,52 @@ void SpilledComparison::forEachBandPart(int band, const std::vector<uint8_t>& ta
         partitions = std::min<std::size_t>(
             kMaxPartitions, static_cast<std::size_t>((entryBytes + entryShare - 1) / entryShare));
     maxPartitions_ = std::max(maxPartitions_, partitions);
+    // Radix passes need a second buffer as large as the entries: the other half, where it is
+    // free and holds them. The entries' vector gets room for both before it is filled, so that
+    // it never grows by copying (which would hold three times the entries at once).
+    auto radix = [&](uint64_t count) {
+        return otherHalfFree && 2 * count * sizeof(BucketEntry) <= workingBytes;
+    };
+    auto makeRoom = [&](uint64_t count) {
+        const auto want = static_cast<std::size_t>(radix(count) ? 2 * count : count);
+        if (entries.capacity() >= want) return;
+        std::vector<BucketEntry>().swap(entries);
+        entries.reserve(want);
+    };
     auto sortEntries = [&] {
-        arena_->arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+        const std::size_t n = entries.size();
+        if (!radix(n)) {
+            arena_->arena.execute([&] { tbb::parallel_sort(entries.begin(), entries.end()); });
+            sorted(static_cast<const BucketEntry*>(entries.data()), n);
+            return;
+        }
+        uint64_t keyBits = 0;
+        for (const BucketEntry& e : entries)
+            keyBits |= e.first;
+        entries.resize(2 * n);
+        const BucketEntry* inOrder = nullptr;
+        arena_->arena.execute([&] {
+            inOrder = radixSortBandEntries(entries.data(), entries.data() + n, n, keyBits);
+        });
+        sorted(inOrder, n);
     };
     if (partitions == 1) {
+        makeRoom(takeCount);
         loadEntries(band, take, takeCount, entries);
         sortEntries();
-        sorted();
         return;
     }
     loadPartitions(band, take, partitions, workingBytes, checkCancel);
     for (std::size_t p = 0; p < partitions; ++p) {
         checkCancel();
         SpillFile& file = *partitions_[p];
-        entries.resize(static_cast<std::size_t>(file.size() / sizeof(BucketEntry)));
+        const uint64_t count = file.size() / sizeof(BucketEntry);
+        entries.clear();
+        makeRoom(count);
+        entries.resize(static_cast<std::size_t>(count));
         if (!entries.empty()) file.readAt(0, entries.data(), entries.size() * sizeof(BucketEntry));
         partitions_[p].reset();  // its disk space is returned at once
         sortEntries();
-        sorted();
     }
     partitions_.clear();
 }
@@ -358,12 +390,15 @@ void SpilledComparison::compareLargeComponents(const std::vector<uint8_t>& large
     std::vector<BucketEntry> entries;
     for (int band = 0; band < lsh_.bands; ++band) {
         checkCancel();
-        forEachBandPart(band, large, largeCount, workingBytes, entries, checkCancel,
-                        [&] { processEntries(band, entries, passRows, pairs, checkCancel); });
+        // The other half of the memory is the pass's rows.
+        forEachBandPart(band, large, largeCount, workingBytes, false, entries, checkCancel,
+                        [&](const BucketEntry* sorted, std::size_t count) {
+                            processEntries(band, sorted, count, passRows, pairs, checkCancel);
+                        });
     }
 }
 
-void SpilledComparison::processEntries(int band, const std::vector<BucketEntry>& entries,
+void SpilledComparison::processEntries(int band, const BucketEntry* entries, std::size_t count,
                                        std::size_t passRows, std::vector<ScoredPair>& pairs,
                                        const std::function<void()>& checkCancel) {
     const auto start = SteadyClock::now();
@@ -372,26 +407,25 @@ void SpilledComparison::processEntries(int band, const std::vector<BucketEntry>&
     pass_.members.clear();
     pass_.bucketBegin.clear();
     std::vector<uint32_t> large;
-    forEachBucket(entries.data(), entries.size(),
-                  [&](const BucketEntry* members, std::size_t size) {
-                      if (size < 2) return;
-                      if (size > passRows) {
-                          large.clear();
-                          for (std::size_t m = 0; m < size; ++m)
-                              large.push_back(members[m].second);
-                          checkCancel();
-                          compareLarge(large.data(), size, band, passRows, pairs, checkCancel);
-                          return;
-                      }
-                      if (pass_.members.size() + size > passRows) {
-                          checkCancel();
-                          flushPass(band, pairs);
-                      }
-                      if (pass_.bucketBegin.empty()) pass_.bucketBegin.push_back(0);
-                      for (std::size_t m = 0; m < size; ++m)
-                          pass_.members.push_back(members[m].second);
-                      pass_.bucketBegin.push_back(pass_.members.size());
-                  });
+    forEachBucket(entries, count, [&](const BucketEntry* members, std::size_t size) {
+        if (size < 2) return;
+        if (size > passRows) {
+            large.clear();
+            for (std::size_t m = 0; m < size; ++m)
+                large.push_back(members[m].second);
+            checkCancel();
+            compareLarge(large.data(), size, band, passRows, pairs, checkCancel);
+            return;
+        }
+        if (pass_.members.size() + size > passRows) {
+            checkCancel();
+            flushPass(band, pairs);
+        }
+        if (pass_.bucketBegin.empty()) pass_.bucketBegin.push_back(0);
+        for (std::size_t m = 0; m < size; ++m)
+            pass_.members.push_back(members[m].second);
+        pass_.bucketBegin.push_back(pass_.members.size());
+    });
     checkCancel();
     flushPass(band, pairs);
     // Time outside the passes (grouping the entries) counts as bucketing.

@@ -91,11 +91,15 @@ class SpilledComparison {
                                             const Progress& progress,
                                             const std::function<void()>& checkCancel);
     std::size_t passRowsFor(uint64_t workingBytes, uint64_t heldBytes) const;
-    // Loads band `band`'s entries of the documents with take[d] set, sorted, and calls sorted()
-    // with them in `entries`: once, or once per partition when they exceed half the memory.
+    // Loads band `band`'s entries of the documents with take[d] set, sorted, and calls
+    // sorted(data, count) with them (they lie in `entries`): once, or once per partition when
+    // they exceed half the memory. With `otherHalfFree` (nothing else holds the other half of
+    // `workingBytes` meanwhile), they are sorted by radix passes with it as their second buffer;
+    // else by a comparison sort in place.
     template <typename Sorted>
     void forEachBandPart(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
-                         uint64_t workingBytes, std::vector<BucketEntry>& entries,
+                         uint64_t workingBytes, bool otherHalfFree,
+                         std::vector<BucketEntry>& entries,
                          const std::function<void()>& checkCancel, Sorted&& sorted);
     void loadEntries(int band, const std::vector<uint8_t>& take, uint64_t takeCount,
                      std::vector<BucketEntry>& entries);
@@ -106,8 +110,9 @@ class SpilledComparison {
     void compareLargeComponents(const std::vector<uint8_t>& large, uint64_t largeCount,
                                 uint64_t workingBytes, std::vector<ScoredPair>& pairs,
                                 const std::function<void()>& checkCancel);
-    void processEntries(int band, const std::vector<BucketEntry>& entries, std::size_t passRows,
-                        std::vector<ScoredPair>& pairs, const std::function<void()>& checkCancel);
+    void processEntries(int band, const BucketEntry* entries, std::size_t count,
+                        std::size_t passRows, std::vector<ScoredPair>& pairs,
+                        const std::function<void()>& checkCancel);
     void reservePass(std::size_t rows);
     void load(const uint32_t* docs, std::size_t count, int keyBands, Loaded& out);
     void flushPass(int band, std::vector<ScoredPair>& pairs);
