@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "backend_factory.h"
 #include "jobqueue.h"
 #include "lsh_tuning.h"
 #include "pair_verifier.h"
@@ -112,6 +113,11 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     threads_ = spin(0, 1024, 0);
     threads_->setSpecialValueText(tr("all cores"));
     backend_ = combo({"auto", "cpu", "cuda"});
+    backend_->setToolTip(
+        tr("auto: a GPU when one is usable, except for a run with the oph sketch and hash band "
+           "keys on %1 or more CPU threads, which the CPU finishes sooner; cpu: the CPU only; "
+           "cuda: the GPU, or an error saying why it cannot be used")
+            .arg(kCpuOutrunsGpuThreads));
     gpus_ = new QLabel(tr("GPUs: querying\u2026"));
     gpus_->setWordWrap(true);
 
