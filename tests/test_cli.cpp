@@ -252,15 +252,11 @@ class TestCli : public QObject {
                         inDir());
             QVERIFY2(r.code == 0, qPrintable(r.err));
             QVERIFY2(r.err.contains(QStringLiteral("\nsave dataset ")), qPrintable(r.err));
-            // A phase shown as 0.000 s (on 1,500 documents, at least the union) has no rate:
-            // over less than a millisecond it is noise.
-            int instant = 0;
-            for (const QString& line : r.err.split(QLatin1Char('\n'))) {
-                if (!line.contains(QStringLiteral(" 0.000 s"))) continue;
-                ++instant;
-                QVERIFY2(!line.contains(QStringLiteral("/s")), qPrintable(line));
-            }
-            QVERIFY2(instant > 0, qPrintable(r.err));
+            // A phase shown as 0.000 s (on 1,500 documents, often the union) has no rate: over
+            // less than a millisecond it is noise (the rule itself: test_pipeline).
+            for (const QString& line : r.err.split(QLatin1Char('\n')))
+                if (line.contains(QStringLiteral(" 0.000 s")))
+                    QVERIFY2(!line.contains(QStringLiteral("/s")), qPrintable(line));
             const QJsonObject phases = QJsonDocument::fromJson(readFile(summary))
                                            .object()
                                            .value(QStringLiteral("phases"))

@@ -80,6 +80,17 @@ class TestPipeline : public QObject {
               << "{\"id\": \"m4\", \"text\": \"last line without newline\"}";
     }
 
+    void phasesUnderHalfAMillisecondShowNoRates() {
+        // The CLI prints phase times to the millisecond: a phase printed as 0.000 s shows no
+        // MB/s or items/s (the save dataset a second thread had finished printed 277581452271
+        // items/s), in the CLI and the workbench alike.
+        QVERIFY(!showsRates(0.0));
+        QVERIFY(!showsRates(0.0004));
+        QVERIFY(showsRates(0.0005));
+        QVERIFY(showsRates(0.001));
+        QVERIFY(showsRates(12.5));
+    }
+
     void sameResultForOneAndTwoThreads() {
         RunParams params;
         ExportOptions out1, out2;

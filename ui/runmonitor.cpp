@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "elidedlabel.h"
+#include "run_result.h"
 #include "runcontroller.h"
 
 namespace neardup::ui {
@@ -155,9 +156,7 @@ void RunMonitor::onPhaseFinished(const QString& phase, double seconds, quint64 i
     r.bar->setFormat(reused ? tr("reused from the project") : tr("done"));
     r.elapsed->setText(formatSeconds(seconds));
     r.eta->clear();
-    // No rate for a phase shorter than the millisecond shown: it would be noise (a save that
-    // a second thread finished during the comparison).
-    if (seconds >= 0.0005) {
+    if (showsRates(seconds)) {
         const double per = double(countsBytes(phase) ? bytes : items) / seconds;
         r.rate->setText(countsBytes(phase) ? formatRate(phase, per)
                                            : tr("%1 items/s").arg(per, 0, 'f', 0));

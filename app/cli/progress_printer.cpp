@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include "run_result.h"
+
 namespace neardup::cli {
 
 using Clock = std::chrono::steady_clock;
@@ -49,10 +51,7 @@ void ProgressPrinter::phaseFinished(const PhaseTiming& t) {
         return;
     }
     fmt::print(stderr, "{:<12} {:8.3f} s", t.name, t.seconds);
-    // A phase that took less than the millisecond shown has no meaningful rate (the save a
-    // second thread finished during the comparison: 277581452271 items/s).
-    constexpr double kShortestTimed = 0.0005;
-    if (t.seconds < kShortestTimed) {
+    if (!showsRates(t.seconds)) {
         std::fputc('\n', stderr);
         return;
     }

@@ -42,6 +42,15 @@ struct PhaseTiming {
     bool reused = false;  // taken from the project instead of computed
 };
 
+// Whether a phase of `seconds` shows its rates (MB/s, items/s): not below half a millisecond,
+// where the time printed is 0.000 s and a rate is noise (a save that a second thread had
+// finished during the comparison showed 277581452271 items/s). The CLI and the workbench's run
+// monitor both ask this.
+inline bool showsRates(double seconds) {
+    constexpr double kShortestRated = 0.0005;
+    return seconds >= kShortestRated;
+}
+
 struct RejectionCount {
     std::string reason;
     uint64_t count = 0;
