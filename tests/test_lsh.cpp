@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <random>
 
 #include "backend.h"
@@ -246,21 +247,28 @@ class TestLsh : public QObject {
             if (c.shuffled) std::shuffle(given.begin(), given.end(), rng);
             std::vector<BucketEntry> expected = given;
             std::sort(expected.begin(), expected.end());
+            // The keys' OR, or any wider value (the spilled comparison gives the OR of the whole
+            // band's keys for each of its partitions).
             for (const int threads : {1, 3}) {
-                std::vector<BucketEntry> both = given;
-                both.resize(2 * c.entries);
-                const BucketEntry* sorted = nullptr;
-                tbb::task_arena arena(threads);
-                arena.execute([&] {
-                    sorted = radixSortBandEntries(both.data(), both.data() + c.entries, c.entries,
-                                                  keyBits);
-                });
-                const std::string what =
-                    std::to_string(c.entries) + " entries, modulus " + std::to_string(c.modulus) +
-                    (c.oneKey ? ", one key" : "") + (c.sharedTop ? ", shared top bits" : "") +
-                    (c.shuffled ? ", shuffled" : "") + ", " + std::to_string(threads) + " threads";
-                QVERIFY2(sorted == both.data() || sorted == both.data() + c.entries, what.c_str());
-                QVERIFY2(std::equal(expected.begin(), expected.end(), sorted), what.c_str());
+                for (const uint64_t bits : {keyBits, ~uint64_t{0}}) {
+                    std::vector<BucketEntry> both = given;
+                    both.resize(2 * c.entries);
+                    const BucketEntry* sorted = nullptr;
+                    tbb::task_arena arena(threads);
+                    arena.execute([&] {
+                        sorted = radixSortBandEntries(both.data(), both.data() + c.entries,
+                                                      c.entries, bits);
+                    });
+                    const std::string what =
+                        std::to_string(c.entries) + " entries, modulus " +
+                        std::to_string(c.modulus) + (c.oneKey ? ", one key" : "") +
+                        (c.sharedTop ? ", shared top bits" : "") +
+                        (c.shuffled ? ", shuffled" : "") + ", " + std::to_string(threads) +
+                        " threads, key bits " + std::to_string(std::bit_width(bits));
+                    QVERIFY2(sorted == both.data() || sorted == both.data() + c.entries,
+                             what.c_str());
+                    QVERIFY2(std::equal(expected.begin(), expected.end(), sorted), what.c_str());
+                }
             }
         }
     }

@@ -31,11 +31,11 @@ void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int ba
 // The sort of gatherSortedBandEntries on its own, for entries gathered elsewhere (the spilled
 // comparison's, read back from its spill files): puts the `n` entries at `entries` in (key,
 // document) order, as a comparison sort would, with `buffer` (room for n) as the passes' other
-// buffer. `keyBits` is the OR of all their keys (its width is what the passes sort). Both
-// buffers are overwritten; returns the one that holds the sorted entries. The passes are
-// stable, so entries given in document order need no more sorting within a key (any other
-// order is sorted within its keys afterwards). Fewer than 32 Ki entries are sorted in place by
-// a comparison sort. Runs on the threads of the caller's task
+// buffer. `keyBits` is at least as wide as the widest key (their OR, or that of a larger set):
+// its width is what the passes sort. Both buffers are overwritten; returns the one that holds
+// the sorted entries. The passes are stable, so entries given in document order need no more
+// sorting within a key (any other order is sorted within its keys afterwards). Fewer than 32 Ki
+// entries are sorted in place by a comparison sort. Runs on the threads of the caller's task
 // arena.
 BucketEntry* radixSortBandEntries(BucketEntry* entries, BucketEntry* buffer, std::size_t n,
                                   uint64_t keyBits);

@@ -213,13 +213,10 @@ void SpilledComparison::forEachBandPart(int band, const std::vector<uint8_t>& ta
             sorted(static_cast<const BucketEntry*>(entries.data()), n);
             return;
         }
-        uint64_t keyBits = 0;
-        for (const BucketEntry& e : entries)
-            keyBits |= e.first;
         entries.resize(2 * n);
         const BucketEntry* inOrder = nullptr;
         arena_->arena.execute([&] {
-            inOrder = radixSortBandEntries(entries.data(), entries.data() + n, n, keyBits);
+            inOrder = radixSortBandEntries(entries.data(), entries.data() + n, n, loadedKeyBits_);
         });
         sorted(inOrder, n);
     };
@@ -248,15 +245,18 @@ void SpilledComparison::loadEntries(int band, const std::vector<uint8_t>& take, 
                                     std::vector<BucketEntry>& entries) {
     entries.clear();
     entries.reserve(static_cast<std::size_t>(takeCount));
+    loadedKeyBits_ = 0;
     std::vector<uint64_t> keys(kKeyBlock);
     const std::size_t n = spill_.size();
     for (std::size_t first = 0; first < n; first += kKeyBlock) {
         const std::size_t count = std::min(kKeyBlock, n - first);
         spill_.readBandKeys(band, first, count, keys.data());
         for (std::size_t i = 0; i < count; ++i)
-            if (take[first + i])
-                entries.emplace_back(modulus_ ? keys[i] % modulus_ : keys[i],
-                                     static_cast<uint32_t>(first + i));
+            if (take[first + i]) {
+                const uint64_t key = modulus_ ? keys[i] % modulus_ : keys[i];
+                loadedKeyBits_ |= key;
+                entries.emplace_back(key, static_cast<uint32_t>(first + i));
+            }
     }
 }
 
@@ -274,6 +274,7 @@ void SpilledComparison::loadPartitions(int band, const std::vector<uint8_t>& tak
     std::vector<std::vector<BucketEntry>> buffers(partitions);
     for (auto& b : buffers)
         b.reserve(perBuffer);
+    loadedKeyBits_ = 0;
     std::vector<uint64_t> keys(kKeyBlock);
     const std::size_t n = spill_.size();
     for (std::size_t first = 0; first < n; first += kKeyBlock) {
@@ -283,6 +284,7 @@ void SpilledComparison::loadPartitions(int band, const std::vector<uint8_t>& tak
         for (std::size_t i = 0; i < count; ++i) {
             if (!take[first + i]) continue;
             const uint64_t key = modulus_ ? keys[i] % modulus_ : keys[i];
+            loadedKeyBits_ |= key;
             const std::size_t p = partitionOf(key, partitions);
             buffers[p].emplace_back(key, static_cast<uint32_t>(first + i));
             if (buffers[p].size() == perBuffer) {

@@ -129,6 +129,9 @@ class SpilledComparison {
     const std::vector<uint8_t>& eligible_;
     LshParams lsh_;
     uint64_t modulus_;
+    // The OR of the keys the last loadEntries or loadPartitions took: as wide as any of the
+    // band's entries, which is what their radix passes sort.
+    uint64_t loadedKeyBits_ = 0;
     int minMatches_;
     int threads_;
     uint64_t eligibleCount_ = 0;
