@@ -27,6 +27,7 @@
 #include "jsonl_reader.h"
 #include "parquet_file.h"
 #include "pipeline.h"
+#include "run_result.h"
 #include "shingles.h"
 #include "signatures.h"
 #include "simd.h"
@@ -213,7 +214,7 @@ BenchmarkCase parseCase(const std::string& text) {
             BenchmarkPhase p;
             in >> p.seconds >> p.items >> p.bytes >> std::ws;
             std::getline(in, p.name);
-            if (p.seconds > 0) {
+            if (showsRates(p.seconds)) {  // as the CLI and the workbench show them
                 p.mbPerSecond = double(p.bytes) / 1e6 / p.seconds;
                 p.itemsPerSecond = double(p.items) / p.seconds;
             }
