@@ -18,6 +18,12 @@ void SaveDatasetPhase::run() {
     // The "save dataset" phase is the time the run spends on it in sequence: all of it on one
     // thread, and what is left to wait for once the pairs are verified on two or more.
     std::future<void> saving;
+    auto asPhase = [this](auto&& work) {
+        s_.report.started("save dataset");
+        const auto t0 = SteadyClock::now();
+        work();
+        s_.report.finished(s_.run, {"save dataset", secondsSince(t0), s_.docs.size(), 0, false});
+    };
     try {
         if (plan_.compareWhileSaving) {
             saving = std::async(std::launch::async, [this] { save(); });
@@ -26,17 +32,9 @@ void SaveDatasetPhase::run() {
             if (plan_.verify) VerifyPhase(s_, capacityBytes(s_.sigs.values)).run();
             s_.report.checkCancel();
             s_.pairsReady = true;
-            s_.report.started("save dataset");
-            const auto t0 = SteadyClock::now();
-            saving.get();
-            s_.report.finished(s_.run,
-                               {"save dataset", secondsSince(t0), s_.docs.size(), 0, false});
+            asPhase([&] { saving.get(); });
         } else {
-            s_.report.started("save dataset");
-            const auto t0 = SteadyClock::now();
-            save();
-            s_.report.finished(s_.run,
-                               {"save dataset", secondsSince(t0), s_.docs.size(), 0, false});
+            asPhase([this] { save(); });
         }
     } catch (...) {
         if (saving.valid()) saving.wait();  // its own failure, if any, is the lesser one
