@@ -4,6 +4,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -116,6 +118,14 @@ class TestSpill : public QObject {
 
     ExportOptions outputs(const std::string& prefix) const {
         return testsupport::documentOutputs(dir_.path().toStdString(), prefix);
+    }
+
+    // The signature cache file of `project`'s only cache.
+    std::string cacheFileOf(const std::string& project) {
+        const ProjectStore store(path(project), ProjectStore::Mode::ReadOnly);
+        const std::vector<std::string> names = store.signatureCacheFiles();
+        if (names.size() != 1) return {};
+        return testsupport::readFile(path(project) + ".d/" + names[0]);
     }
 
   private slots:
@@ -238,34 +248,57 @@ class TestSpill : public QObject {
         QCOMPARE(third.clusterOf, second.clusterOf);
     }
 
-    // A run that spills caches its signatures in the project from its rows' spill file: the
-    // very bytes a run in memory caches, which a later run that fits them reuses, with the same
-    // results.
+    // A run that spills caches its signatures in the project: its rows' spill file, laid out as
+    // the cache, becomes the cache without a copy. The very bytes a run in memory caches, which
+    // a later run that fits them reuses, with the same results.
     void spilledRunCachesItsSignatures() {
-        namespace fs = std::filesystem;
         RunParams params;
         params.threads = 2;
         params.memoryBudget = kUnlimited;
         const RunResult inMemory = runOnce(path("cached-mem.ndw"), params);
         QVERIFY(!inMemory.spilled);
         params.memoryBudget = uint64_t{1} << 20;
-        const RunResult spilled = runOnce(path("cached-spill.ndw"), params);
+        Watcher watcher;
+        const RunResult spilled = runOnce(path("cached-spill.ndw"), params, {}, &watcher);
         QVERIFY(spilled.spilled);
-        std::vector<std::string> files;
-        for (const std::string project : {"cached-mem.ndw", "cached-spill.ndw"}) {
-            const ProjectStore store(path(project), ProjectStore::Mode::ReadOnly);
-            const std::vector<std::string> names = store.signatureCacheFiles();
-            QCOMPARE(names.size(), std::size_t{1});
-            files.push_back(testsupport::readFile(path(project) + ".d/" + names[0]));
-        }
-        QVERIFY(files[0].size() > 3450 * 128 * 4);
-        QVERIFY(files[0] == files[1]);
+        QVERIFY(watcher.said("the rows' spill file became the cache, without a copy"));
+        const std::string memoryCache = cacheFileOf("cached-mem.ndw");
+        QVERIFY(memoryCache.size() > 3450 * 128 * 4);
+        QVERIFY(memoryCache == cacheFileOf("cached-spill.ndw"));
+        // Nothing but the cache and the run's lock was left beside the project.
+        for (const auto& name : listDir(path("cached-spill.ndw.d")))
+            QVERIFY2(name.rfind("signatures-", 0) == 0 || name == "sweep.lock", name.c_str());
 
         params.memoryBudget = kUnlimited;
         const RunResult again = runOnce(path("cached-spill.ndw"), params);
         QVERIFY(again.signaturesReused);
         QCOMPARE(again.clusterOf, spilled.clusterOf);
         QCOMPARE(again.removedFor, inMemory.removedFor);
+    }
+
+    // Spill files on another file system than the project's cannot be named as its cache:
+    // the rows are copied into it, the same bytes.
+    void spilledRowsCopiedAcrossFileSystems() {
+        const std::string shm = "/dev/shm";
+        struct stat a {
+        }, b{};
+        if (::stat(shm.c_str(), &a) != 0 || ::stat(dir_.path().toStdString().c_str(), &b) != 0 ||
+            a.st_dev == b.st_dev)
+            QSKIP("no second file system beside the test's directory");
+        const QTemporaryDir work(QString::fromStdString(shm + "/neardup-test-XXXXXX"));
+        QVERIFY(work.isValid());
+        RunParams params;
+        params.threads = 2;
+        params.memoryBudget = kUnlimited;
+        runOnce(path("across-mem.ndw"), params);
+        params.memoryBudget = uint64_t{1} << 20;
+        params.workDir = work.path().toStdString();
+        Watcher watcher;
+        QVERIFY(runOnce(path("across-spill.ndw"), params, {}, &watcher).spilled);
+        QVERIFY(!watcher.said("without a copy"));
+        QVERIFY(!cacheFileOf("across-mem.ndw").empty());
+        QVERIFY(cacheFileOf("across-mem.ndw") == cacheFileOf("across-spill.ndw"));
+        QVERIFY(listDir(params.workDir).empty());
     }
 
     void spillFilesRemovedAfterSuccess() {

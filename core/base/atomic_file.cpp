@@ -23,6 +23,23 @@ constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 constexpr uint64_t kWindowBytes = uint64_t{8} << 20;
 constexpr uint64_t kLagWindows = 4;
 
+// Hidden and unique per process, in the target directory so that rename() stays atomic.
+std::string temporaryNameFor(const std::string& path) {
+    const std::filesystem::path target(path);
+    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+    std::string name = ".";
+    name += target.filename().string();
+    name += ".tmp-";
+    name += std::to_string(::getpid());
+    return (dir / name).string();
+}
+
+void syncDirectoryOf(const std::string& path) {
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    const UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.valid()) ::fsync(fd.get());
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
@@ -41,14 +58,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
         open(path_.c_str(), false);
         return;
     }
-    const std::filesystem::path target(path_);
-    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-    // Hidden and unique per process, in the target directory so that rename() stays atomic.
-    std::string name = ".";
-    name += target.filename().string();
-    name += ".tmp-";
-    name += std::to_string(::getpid());
-    temp_ = (dir / name).string();
+    temp_ = temporaryNameFor(path_);
     open(temp_.c_str(), true);
 }
 
@@ -157,10 +167,25 @@ void AtomicFile::commit() {
 
 void AtomicFile::commitDurably() {
     commit();
-    if (temp_.empty()) return;
-    const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
-    const UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (fd.valid()) ::fsync(fd.get());
+    if (!temp_.empty()) syncDirectoryOf(path_);
+}
+
+bool linkDurably(int fd, const std::string& path) {
+    // An anonymous file is named through its /proc link; linkat() cannot replace a name, so it
+    // gets the temporary's first (which the sweep of dead processes' files recognises), is
+    // synced once it is known to be linkable, and is then renamed over `path`.
+    const std::string temp = temporaryNameFor(path);
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    ::unlink(temp.c_str());  // left by an earlier attempt of this process
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) != 0)
+        return false;
+    if (::fdatasync(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(temp.c_str());
+        throw std::runtime_error("cannot write '" + path + "': " + why);
+    }
+    syncDirectoryOf(path);
+    return true;
 }
 
 long tempFileOwner(std::string_view fileName) {

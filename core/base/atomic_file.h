@@ -63,6 +63,13 @@ class AtomicFile {
     bool committed_ = false;
 };
 
+// Gives the anonymous file open as `fd` (created with O_TMPFILE) the name `path`, replacing
+// what had it, synced as AtomicFile::commitDurably() leaves a temporary. False, with nothing
+// synced or left behind, where the system cannot name it: another file system, no /proc, a
+// file that was not created anonymous. Throws std::runtime_error naming `path` when the sync or
+// the rename fails.
+bool linkDurably(int fd, const std::string& path);
+
 // The process id in the name of an AtomicFile's temporary (".<name>.tmp-<pid>"), else 0; for
 // removing what dead processes left.
 long tempFileOwner(std::string_view fileName);

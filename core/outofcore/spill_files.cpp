@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "atomic_file.h"
+
 namespace neardup {
 
 namespace {
@@ -51,8 +53,14 @@ void WorkDir::remove() noexcept {
     path_.clear();
 }
 
-SpillFile::SpillFile(WorkDir& dir, const std::string& name) : dir_(dir) {
+SpillFile::SpillFile(WorkDir& dir, const std::string& name, Kind kind) : dir_(dir) {
     name_ = dir.path() + "/" + name;
+    if (kind == Kind::Keepable) {
+        // Readable by whoever can read the project once it becomes the project's file.
+        fd_ = ::open(dir.path().c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, 0644);
+        anonymous_ = fd_ >= 0;
+        if (anonymous_) return;
+    }
     fd_ = ::open(name_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd_ < 0) throw std::runtime_error(errnoText("cannot create the spill file", name_));
     // From here on the file exists only through fd_: it disappears when closed, whatever
@@ -65,20 +73,7 @@ SpillFile::~SpillFile() {
 }
 
 void SpillFile::append(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const char*>(data);
-    std::size_t left = bytes;
-    uint64_t at = size_;
-    while (left > 0) {
-        const std::size_t chunk = std::min<std::size_t>(left, std::size_t{1} << 30);
-        const ssize_t n = ::pwrite(fd_, p, chunk, static_cast<off_t>(at));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw std::runtime_error(errnoText("cannot write the spill file", name_));
-        }
-        p += n;
-        at += static_cast<uint64_t>(n);
-        left -= static_cast<std::size_t>(n);
-    }
+    writeAt(size_, data, bytes);
     size_ += bytes;
     dir_.addWritten(bytes);
 }
@@ -95,6 +90,25 @@ void SpillFile::readAt(uint64_t offset, void* out, std::size_t bytes) const {
         offset += static_cast<uint64_t>(n);
         bytes -= static_cast<std::size_t>(n);
     }
+}
+
+void SpillFile::writeAt(uint64_t offset, const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const char*>(data);
+    while (bytes > 0) {
+        const ssize_t n = ::pwrite(fd_, p, std::min<std::size_t>(bytes, std::size_t{1} << 30),
+                                   static_cast<off_t>(offset));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw std::runtime_error(errnoText("cannot write the spill file", name_));
+        }
+        p += n;
+        offset += static_cast<uint64_t>(n);
+        bytes -= static_cast<std::size_t>(n);
+    }
+}
+
+bool SpillFile::linkAs(const std::string& path) {
+    return anonymous_ && linkDurably(fd_, path);
 }
 
 void SpillFile::truncate() {

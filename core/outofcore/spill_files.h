@@ -41,8 +41,14 @@ class WorkDir {
 
 class SpillFile {
   public:
-    // Creates `name` in the work directory (and unlinks it at once). Throws std::runtime_error.
-    SpillFile(WorkDir& dir, const std::string& name);
+    // A scratch file is gone once closed. A keepable one may instead be given a name that
+    // outlives the run (linkAs): the rows of a spilled run become the project's signature
+    // cache that way instead of being copied into it.
+    enum class Kind { Scratch, Keepable };
+    // Creates `name` in the work directory (and unlinks it at once), or for a keepable file an
+    // anonymous file there (O_TMPFILE; a scratch file where the file system has none). Throws
+    // std::runtime_error.
+    SpillFile(WorkDir& dir, const std::string& name, Kind kind = Kind::Scratch);
     ~SpillFile();
     SpillFile(const SpillFile&) = delete;
     SpillFile& operator=(const SpillFile&) = delete;
@@ -55,10 +61,19 @@ class SpillFile {
     // Drops the contents (the space is returned to the file system).
     void truncate();
 
+    // Writes `bytes` at `offset` (over what append wrote, or past its end) without counting
+    // them as appended: a header or trailer that turns the file into another format. Throws
+    // std::runtime_error.
+    void writeAt(uint64_t offset, const void* data, std::size_t bytes);
+    // Names a keepable file `path`, synced (replacing what had that name, durably:
+    // linkDurably). False where it cannot be: a scratch file, or `path` on another file system.
+    bool linkAs(const std::string& path);
+
   private:
     WorkDir& dir_;
     std::string name_;
     int fd_ = -1;
+    bool anonymous_ = false;  // created with O_TMPFILE, so it can be linked
     uint64_t size_ = 0;
 };
 

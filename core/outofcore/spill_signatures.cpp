@@ -5,9 +5,13 @@
 
 namespace neardup {
 
-SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands)
-    : hashes_(hashes), bands_(bands) {
-    rows_ = std::make_unique<SpillFile>(dir, "signatures.bin");
+SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt)
+    : hashes_(hashes), bands_(bands), rowsAt_(rowsAt) {
+    rows_ = std::make_unique<SpillFile>(dir, "signatures.bin", SpillFile::Kind::Keepable);
+    if (rowsAt > 0) {
+        const std::vector<char> room(static_cast<std::size_t>(rowsAt), '\0');
+        rows_->append(room.data(), room.size());
+    }
     for (int t = 0; t < bands; ++t)
         bandKeys_.push_back(std::make_unique<SpillFile>(dir, "keys-" + std::to_string(t) + ".bin"));
 }
@@ -46,10 +50,12 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
             ++j;
         const uint64_t rows = uint64_t{docs[j - 1]} - docs[i] + 1;
         if (rows == j - i) {  // consecutive: straight into place
-            rows_->readAt(docs[i] * bytes, out + i * h, static_cast<std::size_t>(rows * bytes));
+            rows_->readAt(rowsAt_ + docs[i] * bytes, out + i * h,
+                          static_cast<std::size_t>(rows * bytes));
         } else {
             span.resize(static_cast<std::size_t>(rows) * h);
-            rows_->readAt(docs[i] * bytes, span.data(), static_cast<std::size_t>(rows * bytes));
+            rows_->readAt(rowsAt_ + docs[i] * bytes, span.data(),
+                          static_cast<std::size_t>(rows * bytes));
             for (std::size_t k = i; k < j; ++k)
                 std::copy_n(span.data() + (docs[k] - docs[i]) * h, h, out + k * h);
         }
@@ -58,7 +64,7 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
 }
 
 void SignatureSpill::readRange(uint64_t first, std::size_t count, uint32_t* out) const {
-    rows_->readAt(first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
+    rows_->readAt(rowsAt_ + first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
 }
 
 void SignatureSpill::dropBandKeys() {

@@ -19,7 +19,9 @@ namespace neardup {
 
 class SignatureSpill {
   public:
-    SignatureSpill(WorkDir& dir, int hashes, int bands);
+    // The rows start `rowsAt` bytes into their file (zeros until then): room for the header
+    // of the signature cache the file may become (rowsFile).
+    SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt = 0);
     ~SignatureSpill();
     SignatureSpill(const SignatureSpill&) = delete;
     SignatureSpill& operator=(const SignatureSpill&) = delete;
@@ -45,9 +47,16 @@ class SignatureSpill {
     // Closes the band keys' files (their disk space goes back); the rows stay readable.
     void dropBandKeys();
 
+    // The rows' file, keepable (SpillFile::Kind): the rows of document d at rowsAt() +
+    // d * rowBytes(). Once every row is appended it may be completed into another format
+    // around them (SpillFile::writeAt) and kept (SpillFile::linkAs), and stays readable here.
+    SpillFile& rowsFile() { return *rows_; }
+    uint64_t rowsAt() const { return rowsAt_; }
+
   private:
     int hashes_;
     int bands_;
+    uint64_t rowsAt_;
     std::size_t size_ = 0;
     std::unique_ptr<SpillFile> rows_;
     std::vector<std::unique_ptr<SpillFile>> bandKeys_;

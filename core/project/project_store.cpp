@@ -252,6 +252,18 @@ bool ProjectStore::saveSignatureRows(
     return true;
 }
 
+bool ProjectStore::adoptSignatureFile(int64_t datasetId, const std::string& cacheKey,
+                                      const SignatureMatrix& shape,
+                                      const std::function<bool(const std::string&)>& link) {
+    auto& db = impl_->db;
+    const uint64_t documents = checkedDocuments(db, datasetId, shape);
+    if (inMemory(impl_->path)) return false;
+    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
+    if (!link(impl_->sidecarDir() + "/" + fileName)) return false;
+    recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
+    return true;
+}
+
 std::vector<std::string> ProjectStore::signatureCacheFiles() const {
     auto st = impl_->db.prepare("SELECT path FROM signature_caches WHERE path IS NOT NULL");
     std::vector<std::string> out;

@@ -115,6 +115,13 @@ class ProjectStore {
     bool saveSignatureRows(int64_t datasetId, const std::string& cacheKey,
                            const SignatureMatrix& shape,
                            const std::function<void(uint64_t, std::size_t, uint32_t*)>& rows);
+    // The same for a cache file the caller has written whole elsewhere (a spilled run's rows'
+    // file, completed by sigfile::completeInPlace): `link(path)` gives it the cache's name
+    // in the sidecar directory, and the cache is recorded when it did. False, with nothing
+    // recorded, when `link` could not or the project is in memory.
+    bool adoptSignatureFile(int64_t datasetId, const std::string& cacheKey,
+                            const SignatureMatrix& shape,
+                            const std::function<bool(const std::string& path)>& link);
 
     // A finished run on this dataset whose stored pairs can serve `params` (same signature
     // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the

@@ -55,11 +55,11 @@ uint64_t get64(const unsigned char* p) {
     return v;
 }
 
-std::string header(const std::string& cacheKey, const SignatureMatrix& sig) {
+std::string header(const std::string& cacheKey, const SignatureMatrix& shape) {
     std::string h(kMagic, sizeof kMagic);
     put32(h, kFormatVersion);
-    put32(h, static_cast<uint32_t>(sig.hashes));
-    put64(h, sig.size());
+    put32(h, static_cast<uint32_t>(shape.hashes));
+    put64(h, shape.size());
     put32(h, static_cast<uint32_t>(cacheKey.size()));
     h += cacheKey;
     return h;
@@ -131,6 +131,21 @@ UniqueFd openChecked(const std::string& path, const std::string& cacheKey, uint6
 }
 
 }  // namespace
+
+uint64_t valuesOffset(const std::string& cacheKey) {
+    return kFixedHeader + cacheKey.size();
+}
+
+void completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
+                     const WriteAt& writeAt) {
+    if (shape.hashes <= 0 || shape.eligible.size() != shape.size())
+        throw StoreError("project store: signature matrix has inconsistent shape");
+    const std::string h = header(cacheKey, shape);
+    writeAt(0, h.data(), h.size());
+    const uint64_t digestsAt = h.size() + valueBytes(shape.size(), shape.hashes);
+    writeAt(digestsAt, shape.digests.data(), digestBytes(shape.size()));
+    writeAt(digestsAt + digestBytes(shape.size()), shape.eligible.data(), shape.size());
+}
 
 std::string fileName(int64_t datasetId, const std::string& cacheKey) {
     // A digest that is stable across builds and platforms, unlike std::hash.

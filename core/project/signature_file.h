@@ -42,6 +42,15 @@ inline constexpr std::size_t kRowBlock = 8192;  // rows copied at a time: 4 MiB 
 void writeFromRows(const std::string& path, const std::string& cacheKey,
                    const SignatureMatrix& shape, const RowBlocks& rows);
 
+// Where the values of a file with `cacheKey` begin: a file that holds them from there on (a
+// spilled run's rows' file) becomes the whole cache file once completeInPlace wrote the rest.
+uint64_t valuesOffset(const std::string& cacheKey);
+// Writes the header before the values and the digests and eligibility flags after them through
+// `writeAt(offset, data, bytes)`, straight from `shape` (as for writeFromRows).
+using WriteAt = std::function<void(uint64_t offset, const void* data, std::size_t bytes)>;
+void completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
+                     const WriteAt& writeAt);
+
 // The whole encoding in memory (for BLOB storage).
 std::string encode(const std::string& cacheKey, const SignatureMatrix& sig);
 

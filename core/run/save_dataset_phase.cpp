@@ -5,6 +5,7 @@
 #include "memory_budget.h"
 #include "run_failures.h"
 #include "run_phases.h"
+#include "signature_file.h"
 
 namespace neardup {
 
@@ -56,6 +57,10 @@ void SaveDatasetPhase::save() {
     try {
         if (!s_.memory.spilled()) {
             s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
+        } else if (keepSpilledRowsAsCache()) {
+            s_.report.info(
+                "signatures cached in the project: the rows' spill file became the "
+                "cache, without a copy");
         } else {
             // Copied from the rows' spill file a block at a time: the same cache file as a run
             // in memory writes, without the matrix in memory. A later run loads it when it
@@ -81,6 +86,28 @@ void SaveDatasetPhase::save() {
                        "); a later run on these inputs reads them again");
     }
     s_.report.checkCancel();
+}
+
+// The rows' spill file holds the values of the cache file in place (SignatureMemory::
+// startSpill left room for its header): completed (sigfile::completeInPlace), it is named
+// as the cache, which spares writing (and reading back) the whole matrix once more. False
+// where it cannot be named (the work directory on another file system, no anonymous files):
+// the caller copies it then. The file stays the run's rows' file, read by the later phases,
+// which never write to it again.
+bool SaveDatasetPhase::keepSpilledRowsAsCache() {
+    SignatureSpill& spill = s_.memory.spill();
+    if (spill.rowsAt() != sigfile::valuesOffset(s_.cacheKey) || spill.size() != s_.sigs.size())
+        return false;
+    SpillFile& file = spill.rowsFile();
+    return s_.store.adoptSignatureFile(
+        *s_.datasetId, s_.cacheKey, s_.sigs, [&](const std::string& path) {
+            s_.report.checkCancel();
+            sigfile::completeInPlace(s_.cacheKey, s_.sigs,
+                                     [&file](uint64_t at, const void* data, std::size_t bytes) {
+                                         file.writeAt(at, data, bytes);
+                                     });
+            return file.linkAs(path);
+        });
 }
 
 }  // namespace neardup
