@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "kill_resume_fixture.h"
+#include "signature_file.h"
 
 namespace {
 
@@ -26,6 +27,28 @@ void addCheckpointRow(neardup::DocumentTable& docs, neardup::SignatureMatrix& si
     sigs.digests.push_back(line);
     sigs.eligible.push_back(1);
 }
+
+// A read that checkpoints after every chunk, into `sidecar`, of one input file whose
+// modification time is `mtime` (another time is another input), four hashes, cache key "key".
+struct CheckpointedRead {
+    CheckpointedRead(std::string dir, const std::string& input, int64_t mtime)
+        : sidecar(std::move(dir)), files{{input, 100, mtime, {}}} {
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "1");
+        std::filesystem::create_directories(sidecar);
+        sigs.resize(0, 4);
+    }
+    ~CheckpointedRead() { qputenv("NEARDUP_CHECKPOINT_BYTES", ""); }
+    CheckpointedRead(const CheckpointedRead&) = delete;
+    CheckpointedRead& operator=(const CheckpointedRead&) = delete;
+    neardup::ReadCheckpoint checkpoint() const {
+        return neardup::ReadCheckpoint(sidecar, files, reader, "key", 4);
+    }
+    std::string sidecar;
+    std::vector<neardup::InputFile> files;
+    neardup::ReaderOptions reader;
+    neardup::DocumentTable docs;
+    neardup::SignatureMatrix sigs;
+};
 
 }  // namespace
 
@@ -190,14 +213,10 @@ class TestKillResumeRecovery : public KillResumeFixture {
     void checkpointSurvivesATornRecord() {
         // Two records, the second cut short as by a kill while appending it: the first is
         // restored whole, with its position, counts and rejections.
-        qputenv("NEARDUP_CHECKPOINT_BYTES", "1");
-        const std::string sidecar = path("torn.ndw.d");
-        fs::create_directories(sidecar);
-        const std::vector<neardup::InputFile> files{{path("big.jsonl"), 100, 7, {}}};
-        neardup::ReaderOptions reader;
-        neardup::DocumentTable docs;
-        neardup::SignatureMatrix sigs;
-        sigs.resize(0, 4);
+        CheckpointedRead read(path("torn.ndw.d"), path("big.jsonl"), 7);
+        const std::string& sidecar = read.sidecar;
+        neardup::DocumentTable& docs = read.docs;
+        neardup::SignatureMatrix& sigs = read.sigs;
         neardup::DatasetRecord dataset;
         auto add = [&](uint64_t line) {
             addCheckpointRow(docs, sigs, line, "id-" + std::to_string(line));
@@ -205,7 +224,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         neardup::LineChunk chunk;
         neardup::ParsedChunk parsed;
         {
-            neardup::ReadCheckpoint writer(sidecar, files, reader, "key", 4);
+            neardup::ReadCheckpoint writer = read.checkpoint();
             add(1);
             add(2);
             chunk.data = std::string(20, 'x');
@@ -233,7 +252,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         QCOMPARE(written.size(), 1);
         const std::string file = sidecar + "/" + written[0].toStdString();
         fs::resize_file(file, fs::file_size(file) - 5);
-        neardup::ReadCheckpoint reader2(sidecar, files, reader, "key", 4);
+        neardup::ReadCheckpoint reader2 = read.checkpoint();
         neardup::DocumentTable back;
         neardup::SignatureMatrix backSigs;
         neardup::RejectionLog log;
@@ -254,7 +273,7 @@ class TestKillResumeRecovery : public KillResumeFixture {
         QCOMPARE(log.samples.at(0).detail, std::string("no text"));
         // Another key (a touched input) does not see it.
         const std::vector<neardup::InputFile> touched{{path("big.jsonl"), 100, 8, {}}};
-        neardup::ReadCheckpoint other(sidecar, touched, reader, "key", 4);
+        neardup::ReadCheckpoint other(sidecar, touched, read.reader, "key", 4);
         QVERIFY(!other.restore(back, backSigs, log, counts, bytes).has_value());
     }
 
@@ -262,19 +281,15 @@ class TestKillResumeRecovery : public KillResumeFixture {
         // Three records from one writer (its record buffer reused for each): all are restored,
         // each with only its own rows. A changed byte in the last one ends the usable records
         // before it; a file of an older version (its magic) is not restored at all.
-        qputenv("NEARDUP_CHECKPOINT_BYTES", "1");
-        const std::string sidecar = path("checked.ndw.d");
-        fs::create_directories(sidecar);
-        const std::vector<neardup::InputFile> files{{path("big.jsonl"), 100, 9, {}}};
-        neardup::ReaderOptions reader;
-        neardup::DocumentTable docs;
-        neardup::SignatureMatrix sigs;
-        sigs.resize(0, 4);
+        CheckpointedRead read(path("checked.ndw.d"), path("big.jsonl"), 9);
+        const std::string& sidecar = read.sidecar;
+        neardup::DocumentTable& docs = read.docs;
+        neardup::SignatureMatrix& sigs = read.sigs;
         neardup::DatasetRecord dataset;
         neardup::LineChunk chunk;
         neardup::ParsedChunk parsed;
         {
-            neardup::ReadCheckpoint writer(sidecar, files, reader, "key", 4);
+            neardup::ReadCheckpoint writer = read.checkpoint();
             for (uint64_t line = 1; line <= 3; ++line) {
                 addCheckpointRow(docs, sigs, line, std::string(line * 100, 'a'));
                 chunk.baseOffset = (line - 1) * 10;
@@ -289,49 +304,85 @@ class TestKillResumeRecovery : public KillResumeFixture {
         const QStringList written = matching(sidecar, R"(checkpoint-.*\.bin)");
         QCOMPARE(written.size(), 1);
         const std::string file = sidecar + "/" + written[0].toStdString();
-        auto restore = [&](neardup::DocumentTable& back, neardup::SignatureMatrix& backSigs) {
-            neardup::ReadCheckpoint checkpoint(sidecar, files, reader, "key", 4);
+        // What a new read restores from the checkpoint as it is now.
+        struct Restored {
+            std::optional<neardup::ReadPosition> at;
+            neardup::DocumentTable docs;
+            neardup::SignatureMatrix sigs;
+        };
+        auto restore = [&] {
+            Restored r;
+            neardup::ReadCheckpoint checkpoint = read.checkpoint();
             neardup::RejectionLog log;
             neardup::DatasetRecord counts;
             uint64_t bytes = 0;
-            return checkpoint.restore(back, backSigs, log, counts, bytes);
+            r.at = checkpoint.restore(r.docs, r.sigs, log, counts, bytes);
+            return r;
         };
-        auto patch = [&](uint64_t at, char byte) {
-            std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        auto patch = [](const std::string& name, uint64_t at, char byte) {
+            std::fstream f(name, std::ios::in | std::ios::out | std::ios::binary);
             f.seekp(static_cast<std::streamoff>(at));
             f.put(byte);
         };
-        {
-            neardup::DocumentTable back;
-            neardup::SignatureMatrix backSigs;
-            const auto at = restore(back, backSigs);
-            QVERIFY(at.has_value());
-            QCOMPARE(at->offset, uint64_t{30});
-            QCOMPARE(back.size(), std::size_t{3});
-            QCOMPARE(std::string(back.id(2)), std::string(300, 'a'));
-            QCOMPARE(backSigs.values, (std::vector<uint32_t>{100, 101, 102, 103, 200, 201, 202, 203,
-                                                             300, 301, 302, 303}));
-        }
-        // The last record ends with the last id, then its signature rows, digests, flags, no
-        // rejections and the checksum: change a byte of its last row.
-        const uint64_t size = fs::file_size(file);
-        patch(size - 8 - 8 - 1 - 8 - 4, '\x7f');
-        {
-            neardup::DocumentTable back;
-            neardup::SignatureMatrix backSigs;
-            const auto at = restore(back, backSigs);
-            QVERIFY(at.has_value());
-            QCOMPARE(at->offset, uint64_t{20});
-            QCOMPARE(back.size(), std::size_t{2});
-        }
-        patch(7, '1');  // "NDWCKP01": records checked with FNV-1a
-        {
-            neardup::DocumentTable back;
-            neardup::SignatureMatrix backSigs;
-            QVERIFY(!restore(back, backSigs).has_value());
-            QCOMPARE(back.size(), std::size_t{0});
-        }
+        Restored r = restore();
+        QVERIFY(r.at.has_value());
+        QCOMPARE(r.at->offset, uint64_t{30});
+        QCOMPARE(r.docs.size(), std::size_t{3});
+        QCOMPARE(std::string(r.docs.id(2)), std::string(300, 'a'));
+        QCOMPARE(r.sigs.values, (std::vector<uint32_t>{100, 101, 102, 103, 200, 201, 202, 203, 300,
+                                                       301, 302, 303}));
+        // The last record ends with the last id, then its digests, flags, no rejections and
+        // the checksum: change a byte of its last id.
+        patch(file, fs::file_size(file) - 8 - 8 - 1 - 8 - 4, '\x7f');
+        r = restore();
+        QVERIFY(r.at.has_value());
+        QCOMPARE(r.at->offset, uint64_t{20});
+        QCOMPARE(r.docs.size(), std::size_t{2});
+        // The values are in a file of their own, each row where the signature cache has it
+        // (after a 28-byte header and the cache key), checked by their record: a changed value
+        // of the second row leaves the first record only.
+        const QStringList values = matching(sidecar, R"(checkpoint-.*\.sig)");
+        QCOMPARE(values.size(), 1);
+        patch(sidecar + "/" + values[0].toStdString(), 28 + 3 + 4 * 4, '\x7f');
+        r = restore();
+        QVERIFY(r.at.has_value());
+        QCOMPARE(r.at->offset, uint64_t{10});
+        QCOMPARE(r.docs.size(), std::size_t{1});
+        QCOMPARE(r.sigs.values, (std::vector<uint32_t>{100, 101, 102, 103}));
+        patch(file, 7, '2');  // "NDWCKP02": values inside the records
+        r = restore();
+        QVERIFY(!r.at.has_value());
+        QCOMPARE(r.docs.size(), std::size_t{0});
         qputenv("NEARDUP_CHECKPOINT_BYTES", "");
+    }
+
+    void checkpointValuesBecomeTheCache() {
+        // Two records, then a row read after the last one: the values' file, completed with that
+        // row, the header, digests and flags, is the very cache file sigfile::write makes of the
+        // same signatures, under the cache's name; no checkpoint file is left.
+        CheckpointedRead read(path("kept.ndw.d"), path("big.jsonl"), 11);
+        neardup::LineChunk chunk;
+        chunk.data = std::string(10, 'x');
+        neardup::ParsedChunk parsed;
+        parsed.lines = 1;
+        neardup::ReadCheckpoint checkpoint = read.checkpoint();
+        for (uint64_t line = 1; line <= 2; ++line) {
+            addCheckpointRow(read.docs, read.sigs, line, "id");
+            chunk.baseOffset = (line - 1) * 10;
+            checkpoint.afterChunk(chunk, parsed, read.docs, read.sigs, neardup::DatasetRecord{},
+                                  line * 10);
+            QCOMPARE(checkpoint.records(), static_cast<int>(line));
+        }
+        addCheckpointRow(read.docs, read.sigs, 3, "id");
+        QVERIFY(!checkpoint.keepValuesAs("another key", read.sigs, read.sidecar + "/other.bin"));
+        const std::string cache = read.sidecar + "/cache.bin";
+        QVERIFY(checkpoint.keepValuesAs("key", read.sigs, cache));
+        qputenv("NEARDUP_CHECKPOINT_BYTES", "");
+        QVERIFY(readFile(cache) == neardup::sigfile::encode("key", read.sigs));
+        QCOMPARE(matching(read.sidecar, R"(checkpoint-.*)"), QStringList{});
+        neardup::SignatureMatrix back;
+        QVERIFY(neardup::sigfile::read(cache, "key", 3, 4, back));
+        QCOMPARE(back.values, read.sigs.values);
     }
 
     void lockRecordsParameters() {

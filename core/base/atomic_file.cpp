@@ -34,13 +34,13 @@ std::string temporaryNameFor(const std::string& path) {
     return (dir / name).string();
 }
 
+}  // namespace
+
 void syncDirectoryOf(const std::string& path) {
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     const UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.valid()) ::fsync(fd.get());
 }
-
-}  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     // A device or pipe (/dev/stdout, /dev/full) is written in place: renaming a file over it

@@ -63,6 +63,10 @@ class AtomicFile {
     bool committed_ = false;
 };
 
+// Syncs the directory that holds `path`, so that a name just given there survives a power loss.
+// A failed sync is ignored: it loses nothing already visible.
+void syncDirectoryOf(const std::string& path);
+
 // Gives the anonymous file open as `fd` (created with O_TMPFILE) the name `path`, replacing
 // what had it, synced as AtomicFile::commitDurably() leaves a temporary. False, with nothing
 // synced or left behind, where the system cannot name it: another file system, no /proc, a

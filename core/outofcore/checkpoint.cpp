@@ -17,7 +17,9 @@
 #include <filesystem>
 #include <future>
 
+#include "atomic_file.h"
 #include "digest.h"
+#include "signature_file.h"
 
 namespace neardup {
 
@@ -26,8 +28,9 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
-// 02: records are checked with CRC-32 (01 used FNV-1a, four times slower on the read's path).
-constexpr char kMagic[8] = {'N', 'D', 'W', 'C', 'K', 'P', '0', '2'};
+// 03: signature values in a file of their own, laid out as the signature cache (02 held them
+// in the records; 01 checked records with FNV-1a, four times slower than CRC-32).
+constexpr char kMagic[8] = {'N', 'D', 'W', 'C', 'K', 'P', '0', '3'};
 constexpr uint64_t kDefaultEvery = uint64_t{256} << 20;
 constexpr uint64_t kMaxPayload = uint64_t{1} << 40;
 
@@ -84,15 +87,15 @@ class Reader {
 
 // The checksum of a record's payload: zlib's CRC-32, which checks a record of tens of MB in a few
 // milliseconds.
-uint64_t recordChecksum(const char* payload, std::size_t size) {
-    return crc32_z(crc32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(payload), size);
+uint64_t recordChecksum(const void* payload, std::size_t size) {
+    return crc32_z(crc32_z(0, nullptr, 0), static_cast<const Bytef*>(payload), size);
 }
 
-bool writeAll(int fd, const std::string& s, off_t at) {
+bool writeAll(int fd, const void* data, std::size_t size, off_t at) {
+    const auto* p = static_cast<const char*>(data);
     std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n =
-            ::pwrite(fd, s.data() + done, s.size() - done, at + static_cast<off_t>(done));
+    while (done < size) {
+        const ssize_t n = ::pwrite(fd, p + done, size - done, at + static_cast<off_t>(done));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return false;
         done += static_cast<std::size_t>(n);
@@ -100,16 +103,25 @@ bool writeAll(int fd, const std::string& s, off_t at) {
     return true;
 }
 
-bool readAll(int fd, std::string& s, std::size_t n, off_t at) {
-    s.resize(n);
+bool writeAll(int fd, const std::string& s, off_t at) {
+    return writeAll(fd, s.data(), s.size(), at);
+}
+
+bool readAll(int fd, void* out, std::size_t n, off_t at) {
+    auto* p = static_cast<char*>(out);
     std::size_t done = 0;
     while (done < n) {
-        const ssize_t r = ::pread(fd, s.data() + done, n - done, at + static_cast<off_t>(done));
+        const ssize_t r = ::pread(fd, p + done, n - done, at + static_cast<off_t>(done));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) return false;
         done += static_cast<std::size_t>(r);
     }
     return true;
+}
+
+bool readAll(int fd, std::string& s, std::size_t n, off_t at) {
+    s.resize(n);
+    return readAll(fd, s.data(), n, at);
 }
 
 // Whether the file at `fd` opens with the magic and exactly `key`.
@@ -151,9 +163,16 @@ struct RestoredRead {
 
 enum class RecordOutcome { Taken, End, Malformed };
 
-// Appends the rows of one record's payload (the layout at the top of checkpoint.h) to `into`.
-// End: the payload is too short for its columns (treated like a torn record).
-RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, RestoredRead& into) {
+// Where the values of row `row` are in the values' file.
+off_t valuesAt(uint64_t valuesOffset, uint64_t row, int hashes) {
+    return static_cast<off_t>(valuesOffset + row * static_cast<uint64_t>(hashes) * 4);
+}
+
+// Appends the rows of one record's payload (the layout at the top of checkpoint.h) to `into`,
+// with their values from the values' file `valuesFd`. End: the payload is too short for its
+// columns, or the values' file for its rows or their checksum (treated like a torn record).
+RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, int valuesFd,
+                         uint64_t valuesOffset, RestoredRead& into) {
     const auto h = static_cast<std::size_t>(hashes);
     Reader r(payload, static_cast<std::size_t>(length));
     ReadPosition p;
@@ -163,10 +182,11 @@ RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, Resto
     const uint64_t recLines = r.get<uint64_t>(), recBlank = r.get<uint64_t>(),
                    recBytes = r.get<uint64_t>();
     const uint64_t first = r.get<uint64_t>(), n = r.get<uint64_t>();
+    const uint64_t valuesSum = r.get<uint64_t>();
     DocumentTable& d = into.docs;
     SignatureMatrix& s = into.sigs;
-    // Every row takes at least 41 bytes (columns and id length) plus its signature.
-    if (!r.ok() || first != d.size() || n > length / (41 + 4 * h)) return RecordOutcome::Malformed;
+    // Every row takes at least 49 bytes: its columns, id length, digest and flag.
+    if (!r.ok() || first != d.size() || n > length / 49) return RecordOutcome::Malformed;
     const auto count = static_cast<std::size_t>(n);
     std::vector<uint32_t> file(count), length32(count), chars(count);
     std::vector<uint64_t> line(count), offset(count);
@@ -179,15 +199,22 @@ RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, Resto
     r.array(keep.data(), count);
     if (!r.ok()) return RecordOutcome::End;
     const std::size_t before = d.size();
+    s.values.resize((before + count) * h);
+    const std::size_t valueBytes = count * h * sizeof(uint32_t);
+    if (valuesFd < 0 ||
+        !readAll(valuesFd, s.values.data() + before * h, valueBytes,
+                 valuesAt(valuesOffset, first, hashes)) ||
+        recordChecksum(s.values.data() + before * h, valueBytes) != valuesSum) {
+        s.values.resize(before * h);
+        return RecordOutcome::End;
+    }
     for (std::size_t i = 0; i < count && r.ok(); ++i) {
         const auto idLength = r.get<uint32_t>();
         const std::string_view id = r.bytes(idLength);
         d.append(file[i], line[i], offset[i], length32[i], chars[i], keep[i], id);
     }
-    s.values.resize((before + count) * h);
     s.digests.resize(before + count);
     s.eligible.resize(before + count);
-    r.array(s.values.data() + before * h, count * h);
     r.array(s.digests.data() + before, count);
     r.array(s.eligible.data() + before, count);
     const uint64_t rejected = r.get<uint64_t>();
@@ -211,7 +238,7 @@ RecordOutcome takeRecord(const char* payload, uint64_t length, int hashes, Resto
 }
 
 // Every usable record after the header, in order, until the first torn or malformed one.
-RestoredRead readRecords(int fd, off_t headerEnd, int hashes) {
+RestoredRead readRecords(int fd, off_t headerEnd, int hashes, int valuesFd, uint64_t valuesOffset) {
     RestoredRead read;
     read.sigs.hashes = hashes;
     read.validEnd = headerEnd;
@@ -219,7 +246,8 @@ RestoredRead readRecords(int fd, off_t headerEnd, int hashes) {
     std::string payload;
     uint64_t length = 0;
     while (readRecord(fd, at, payload, length)) {
-        const RecordOutcome outcome = takeRecord(payload.data(), length, hashes, read);
+        const RecordOutcome outcome =
+            takeRecord(payload.data(), length, hashes, valuesFd, valuesOffset, read);
         if (outcome == RecordOutcome::Malformed) read.malformed = true;
         if (outcome != RecordOutcome::Taken) break;
         at += static_cast<off_t>(8 + length + 8);
@@ -255,13 +283,23 @@ ReadCheckpoint::ReadCheckpoint(std::string sidecarDir, const std::vector<InputFi
     }
     key_ += reader.textField + '\0' + reader.idField + '\0' + reader.keepField + '\0';
     key_ += cacheKey + '\0' + std::to_string(hashes);
-    path_ = sidecarDir + "/" + fmt::format("checkpoint-{:016x}.bin", fnv1a(key_));
+    const std::string name = fmt::format("checkpoint-{:016x}", fnv1a(key_));
+    path_ = sidecarDir + "/" + name + ".bin";
+    valuesPath_ = sidecarDir + "/" + name + ".sig";
+    cacheKey_ = cacheKey;
+    valuesOffset_ = sigfile::valuesOffset(cacheKey);
     enabled_ = true;
 }
 
 ReadCheckpoint::~ReadCheckpoint() {
     settle();
+    closeFiles();
+}
+
+void ReadCheckpoint::closeFiles() {
     if (fd_ >= 0) ::close(fd_);
+    if (valuesFd_ >= 0) ::close(valuesFd_);
+    fd_ = valuesFd_ = -1;
 }
 
 void ReadCheckpoint::settle() {
@@ -284,9 +322,9 @@ bool ReadCheckpoint::left() const {
 }
 
 void ReadCheckpoint::discardFile() {
-    ::close(fd_);
-    fd_ = -1;
+    closeFiles();
     ::unlink(path_.c_str());
+    ::unlink(valuesPath_.c_str());
 }
 
 std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, SignatureMatrix& sigs,
@@ -296,13 +334,16 @@ std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, Signatu
     const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     fd_ = fd;
+    // Missing values leave no usable record: the records are dropped below.
+    valuesFd_ = ::open(valuesPath_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     const std::size_t headerBytes = sizeof kMagic + 4 + key_.size();
     if (!headerMatches(fd_,
                        key_)) {  // another shape under a colliding name, or damaged: start afresh
         discardFile();
         return std::nullopt;
     }
-    RestoredRead read = readRecords(fd_, static_cast<off_t>(headerBytes), hashes_);
+    RestoredRead read =
+        readRecords(fd_, static_cast<off_t>(headerBytes), hashes_, valuesFd_, valuesOffset_);
     if (read.malformed) {  // written by something else: start afresh
         discardFile();
         records_ = 0;
@@ -365,13 +406,15 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
             std::error_code ec;
             std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
             fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (fd_ < 0) return disable();
+            valuesFd_ = ::open(valuesPath_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd_ < 0 || valuesFd_ < 0) return disable();
             std::string header(kMagic, sizeof kMagic);
             put(header, static_cast<uint32_t>(key_.size()));
             header += key_;
             if (!writeAll(fd_, header, 0)) return disable();
             recordedRows_ = 0;
         }
+        if (valuesFd_ < 0) return disable();
         struct stat st {};
         if (::fstat(fd_, &st) != 0) return disable();
         at = st.st_size;
@@ -390,8 +433,13 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         put(p, dataset.linesRead);
         put(p, dataset.blankLines);
         put(p, bytesRead_);
+        // The rows' values go to the values' file (at their place in the cache's layout), the
+        // record keeps their checksum.
+        values_.assign(sigs.values.begin() + static_cast<std::ptrdiff_t>(first * h),
+                       sigs.values.begin() + static_cast<std::ptrdiff_t>((first + n) * h));
         put(p, static_cast<uint64_t>(first));
         put(p, static_cast<uint64_t>(n));
+        put(p, recordChecksum(values_.data(), values_.size() * sizeof(uint32_t)));
         putArray(p, docs.file.data() + first, n);
         putArray(p, docs.line.data() + first, n);
         putArray(p, docs.offset.data() + first, n);
@@ -403,7 +451,6 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
             put(p, static_cast<uint32_t>(id.size()));
             p.append(id);
         }
-        putArray(p, sigs.values.data() + first * h, n * h);
         putArray(p, sigs.digests.data() + first, n);
         putArray(p, sigs.eligible.data() + first, n);
         put(p, static_cast<uint64_t>(pending_.size()));
@@ -423,10 +470,15 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         pending_.clear();
         recordedRows_ = docs.size();
         writingAt_ = at;
-        writing_ = std::async(std::launch::async, [fd = fd_, &record = record_, at] {
-            put(record, recordChecksum(record.data() + 8, record.size() - 8));
-            return writeAll(fd, record, at) && ::fdatasync(fd) == 0;
-        });
+        // The values are on the disk before the record that vouches for them.
+        writing_ = std::async(
+            std::launch::async, [this, at, valuesAt = valuesAt(valuesOffset_, first, hashes_)] {
+                put(record_, recordChecksum(record_.data() + 8, record_.size() - 8));
+                return writeAll(valuesFd_, values_.data(), values_.size() * sizeof(uint32_t),
+                                valuesAt) &&
+                       ::fdatasync(valuesFd_) == 0 && writeAll(fd_, record_, at) &&
+                       ::fdatasync(fd_) == 0;
+            });
     } catch (const std::exception&) {
         disable();  // out of memory for the record: go on without checkpoints
     }
@@ -439,9 +491,34 @@ void ReadCheckpoint::disable() {
     if (!enabled_) return;
     enabled_ = false;
     pending_.clear();
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    closeFiles();
     ::unlink(path_.c_str());
+    ::unlink(valuesPath_.c_str());
+}
+
+bool ReadCheckpoint::keepValuesAs(const std::string& cacheKey, const SignatureMatrix& sigs,
+                                  const std::string& cachePath) {
+    settle();
+    if (!enabled_ || valuesFd_ < 0 || cacheKey != cacheKey_ || recordedRows_ > sigs.size())
+        return false;
+    const auto h = static_cast<std::size_t>(hashes_);
+    const auto first = static_cast<std::size_t>(recordedRows_);
+    const uint64_t end = valuesOffset_ + uint64_t{sigs.size()} * h * 4;
+    bool ok = writeAll(valuesFd_, sigs.values.data() + first * h,
+                       (sigs.size() - first) * h * sizeof(uint32_t),
+                       valuesAt(valuesOffset_, first, hashes_));
+    sigfile::completeInPlace(cacheKey, sigs, [&](uint64_t at, const void* data, std::size_t n) {
+        ok = ok && writeAll(valuesFd_, data, n, static_cast<off_t>(at));
+    });
+    // A resumed read may have left bytes of a torn record past the cache's end.
+    ok = ok && ::ftruncate(valuesFd_, static_cast<off_t>(end + 9 * uint64_t{sigs.size()})) == 0 &&
+         ::fdatasync(valuesFd_) == 0;
+    if (!ok || std::rename(valuesPath_.c_str(), cachePath.c_str()) != 0)
+        throw std::runtime_error("cannot write '" + cachePath + "': " + std::strerror(errno));
+    syncDirectoryOf(cachePath);
+    // The records without their values serve nothing any more.
+    disable();
+    return true;
 }
 
 void ReadCheckpoint::remove() {

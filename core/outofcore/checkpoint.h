@@ -11,18 +11,25 @@
 // signatures, digests, eligibility, every rejection replayed into its RejectionLog, lines and
 // blank lines, bytes read) and reads on from the position: the dataset, signatures,
 // rejections and outputs are identical to an uninterrupted run's
-// (tests/test_kill_resume.cpp). The file is removed once the dataset and its signatures are
-// saved. Records are appended whole with a checksum; a torn last record (killed while writing
-// it) is ignored and overwritten. Runs that spill signatures to disk do not checkpoint.
-// Records are written and synced on a thread of their own; while one is still being written,
-// the next waits for a later chunk, so the reading pipeline never waits for the disk.
+// (tests/test_kill_resume.cpp). Records are appended whole with a checksum; a torn last record
+// (killed while writing it) is ignored and overwritten. Runs that spill signatures to disk do
+// not checkpoint. Records are written and synced on a thread of their own; while one is still
+// being written, the next waits for a later chunk, so the reading pipeline never waits for the
+// disk.
 //
-// Layout, little-endian: "NDWCKP01", uint32 key length, key; then records, each
-//   uint64 payload length, payload, uint64 FNV-1a of the payload
+// The signature values go to "checkpoint-<same digits>.sig", each row where the project's
+// signature cache file (signature_file.h) has it, synced before the record that holds their
+// checksum. Once the dataset is saved, that file is completed into the cache and renamed
+// (keepValuesAs): the values are written once, not once here and again into the cache. The
+// checkpoint is removed then, or once the dataset and its signatures are saved otherwise.
+//
+// Layout, little-endian: "NDWCKP03", uint32 key length, key; then records, each
+//   uint64 payload length, payload, uint64 CRC-32 of the payload
 // payload: uint32 file, uint64 offset, uint64 line (the position after the record's rows);
-//   uint64 lines read, blank lines, bytes read (all totals); uint64 first row, rows (n);
-//   the n rows' file (u32), line (u64), offset (u64), length (u32), chars (u32), keep (f64),
-//   id length (u32) and bytes; signature values (n x H u32), digests (n u64), eligible (n u8);
+//   uint64 lines read, blank lines, bytes read (all totals); uint64 first row, rows (n),
+//   CRC-32 of the rows' values (n x H u32 in the values' file); the n rows' file (u32), line
+//   (u64), offset (u64), length (u32), chars (u32), keep (f64), id length (u32) and bytes;
+//   digests (n u64), eligible (n u8);
 //   uint64 rejections, each: reason (u8), file (u32), line (u64), detail length (u32), detail.
 #pragma once
 
@@ -77,6 +84,14 @@ class ReadCheckpoint {
     void disable();
     // The dataset and signatures are saved: the checkpoint is not needed any more.
     void remove();
+    // Makes the values' file, which already holds the recorded rows, the signature cache
+    // `cachePath` of `sigs` (their signatures under `cacheKey`): the rows read since the last
+    // record written, the rest of the cache's layout around them, synced and renamed. The
+    // checkpoint is removed then. False, with nothing written, when there is no values' file
+    // (no record was written) or it is another cache key's. Throws std::runtime_error naming
+    // `cachePath` when the disk refuses.
+    bool keepValuesAs(const std::string& cacheKey, const SignatureMatrix& sigs,
+                      const std::string& cachePath);
     // Records in the checkpoint file (restored or appended), once the one being written is.
     int records() {
         settle();
@@ -86,12 +101,16 @@ class ReadCheckpoint {
   private:
     // Closes and deletes a checkpoint file that is not this read's (or is damaged).
     void discardFile();
+    void closeFiles();
     void append(const DocumentTable& docs, const SignatureMatrix& sigs,
                 const DatasetRecord& dataset);
     // Waits for the record being written; a write that failed is cut off, and its rows go into
     // the next record instead.
     void settle();
     std::string path_, key_;
+    std::string valuesPath_, cacheKey_;  // the values' file, laid out as the cache of cacheKey_
+    uint64_t valuesOffset_ = 0;          // where its values begin
+    int valuesFd_ = -1;
     int hashes_ = 0;
     uint64_t everyBytes_ = 0;
     int fd_ = -1;
@@ -106,6 +125,7 @@ class ReadCheckpoint {
     // serial stage never waits for the disk (fdatasync of ~70 MB per 256 MiB of input).
     std::future<bool> writing_;
     std::string record_;                     // that record, then the next one: one buffer, reused
+    std::vector<uint32_t> values_;           // its rows' values: one buffer, reused
     off_t writingAt_ = 0;                    // where that record starts in the file
     uint64_t writingFirstRow_ = 0;           // its first row
     std::vector<Rejection> writingPending_;  // its rejections

@@ -56,7 +56,20 @@ void SaveDatasetPhase::save() {
     }
     try {
         if (!s_.memory.spilled()) {
-            s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
+            // A read that left checkpoints has most values on disk already, laid out as the
+            // cache: the checkpoint's values' file becomes the cache.
+            const bool kept =
+                s_.checkpoint &&
+                s_.store.adoptSignatureFile(
+                    *s_.datasetId, s_.cacheKey, s_.sigs, [this](const std::string& path) {
+                        return s_.checkpoint->keepValuesAs(s_.cacheKey, s_.sigs, path);
+                    });
+            if (kept)
+                s_.report.info(
+                    "signatures cached in the project: the read checkpoint's values became the "
+                    "cache, without a copy");
+            else
+                s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
         } else if (keepSpilledRowsAsCache()) {
             s_.report.info(
                 "signatures cached in the project: the rows' spill file became the "
