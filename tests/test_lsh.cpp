@@ -176,9 +176,10 @@ class TestLsh : public QObject {
             // radix passes leave them to the final sorting of runs.
             bool sharedTop = false;
         };
-        const Case cases[] = {{0, 0, false},      {1000, 0, false},     {40000, 0, false},
-                              {150000, 0, false}, {150000, 977, false}, {150000, 70001, false},
-                              {100000, 0, true},  {70000, 3, false},    {90000, 0, false, true}};
+        const Case cases[] = {{0, 0, false},          {1000, 0, false},   {6000, 977, false},
+                              {40000, 0, false},      {150000, 0, false}, {150000, 977, false},
+                              {150000, 70001, false}, {100000, 0, true},  {70000, 3, false},
+                              {90000, 0, false, true}};
         for (const Case& c : cases) {
             std::vector<uint64_t> keys(c.documents * bands);
             for (uint64_t& k : keys) {
