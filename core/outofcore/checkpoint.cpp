@@ -434,12 +434,13 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         put(p, dataset.blankLines);
         put(p, bytesRead_);
         // The rows' values go to the values' file (at their place in the cache's layout), the
-        // record keeps their checksum.
+        // record keeps their checksum, taken by the writer into its place here.
         values_.assign(sigs.values.begin() + static_cast<std::ptrdiff_t>(first * h),
                        sigs.values.begin() + static_cast<std::ptrdiff_t>((first + n) * h));
         put(p, static_cast<uint64_t>(first));
         put(p, static_cast<uint64_t>(n));
-        put(p, recordChecksum(values_.data(), values_.size() * sizeof(uint32_t)));
+        const std::size_t valuesSumAt = p.size();
+        put(p, uint64_t{0});
         putArray(p, docs.file.data() + first, n);
         putArray(p, docs.line.data() + first, n);
         putArray(p, docs.offset.data() + first, n);
@@ -470,18 +471,22 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         pending_.clear();
         recordedRows_ = docs.size();
         writingAt_ = at;
-        // The values are on the disk before the record that vouches for them.
-        writing_ = std::async(
-            std::launch::async, [this, at, valuesAt = valuesAt(valuesOffset_, first, hashes_)] {
-                put(record_, recordChecksum(record_.data() + 8, record_.size() - 8));
-                return writeAll(valuesFd_, values_.data(), values_.size() * sizeof(uint32_t),
-                                valuesAt) &&
-                       ::fdatasync(valuesFd_) == 0 && writeAll(fd_, record_, at) &&
-                       ::fdatasync(fd_) == 0;
-            });
+        const off_t firstValueAt = valuesAt(valuesOffset_, first, hashes_);
+        writing_ = std::async(std::launch::async, [this, at, valuesSumAt, firstValueAt] {
+            return writeRecord(at, valuesSumAt, firstValueAt);
+        });
     } catch (const std::exception&) {
         disable();  // out of memory for the record: go on without checkpoints
     }
+}
+
+bool ReadCheckpoint::writeRecord(off_t at, std::size_t valuesSumAt, off_t valuesAt) {
+    const uint64_t valuesSum = recordChecksum(values_.data(), values_.size() * sizeof(uint32_t));
+    std::memcpy(record_.data() + valuesSumAt, &valuesSum, sizeof valuesSum);
+    put(record_, recordChecksum(record_.data() + 8, record_.size() - 8));
+    // The values are on the disk before the record that vouches for them.
+    return writeAll(valuesFd_, values_.data(), values_.size() * sizeof(uint32_t), valuesAt) &&
+           ::fdatasync(valuesFd_) == 0 && writeAll(fd_, record_, at) && ::fdatasync(fd_) == 0;
 }
 
 void ReadCheckpoint::disable() {

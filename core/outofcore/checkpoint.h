@@ -104,6 +104,10 @@ class ReadCheckpoint {
     void closeFiles();
     void append(const DocumentTable& docs, const SignatureMatrix& sigs,
                 const DatasetRecord& dataset);
+    // On the writing thread: takes the checksums of values_ (into record_ at `valuesSumAt`) and
+    // of record_, writes values_ at `valuesAt` of the values' file and record_ at `at`, each
+    // synced. False when the disk refused.
+    bool writeRecord(off_t at, std::size_t valuesSumAt, off_t valuesAt);
     // Waits for the record being written; a write that failed is cut off, and its rows go into
     // the next record instead.
     void settle();
