@@ -286,7 +286,7 @@ class TestSpill : public QObject {
             a.st_dev == b.st_dev)
             QSKIP("no second file system beside the test's directory");
         const QTemporaryDir work(QString::fromStdString(shm + "/neardup-test-XXXXXX"));
-        QVERIFY(work.isValid());
+        if (!work.isValid()) QSKIP("no second file system writable beside the test's directory");
         RunParams params;
         params.threads = 2;
         params.memoryBudget = kUnlimited;
