@@ -34,7 +34,7 @@ void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int ba
 // buffer. `keyBits` is at least as wide as the widest key (their OR, or that of a larger set):
 // its width is what the passes sort. Both buffers are overwritten; returns the one that holds
 // the sorted entries. The passes are stable, so entries given in document order need no more
-// sorting within a key (any other order is sorted within its keys afterwards). Fewer than 32 Ki
+// sorting within a key (any other order is sorted within its keys afterwards). Fewer than 4 Ki
 // entries are sorted in place by a comparison sort. Runs on the threads of the caller's task
 // arena.
 BucketEntry* radixSortBandEntries(BucketEntry* entries, BucketEntry* buffer, std::size_t n,

@@ -508,16 +508,15 @@ bool ReadCheckpoint::keepValuesAs(const std::string& cacheKey, const SignatureMa
         return false;
     const auto h = static_cast<std::size_t>(hashes_);
     const auto first = static_cast<std::size_t>(recordedRows_);
-    const uint64_t end = valuesOffset_ + uint64_t{sigs.size()} * h * 4;
     bool ok = writeAll(valuesFd_, sigs.values.data() + first * h,
                        (sigs.size() - first) * h * sizeof(uint32_t),
                        valuesAt(valuesOffset_, first, hashes_));
-    sigfile::completeInPlace(cacheKey, sigs, [&](uint64_t at, const void* data, std::size_t n) {
-        ok = ok && writeAll(valuesFd_, data, n, static_cast<off_t>(at));
-    });
+    const uint64_t size =
+        sigfile::completeInPlace(cacheKey, sigs, [&](uint64_t at, const void* data, std::size_t n) {
+            ok = ok && writeAll(valuesFd_, data, n, static_cast<off_t>(at));
+        });
     // A resumed read may have left bytes of a torn record past the cache's end.
-    ok = ok && ::ftruncate(valuesFd_, static_cast<off_t>(end + 9 * uint64_t{sigs.size()})) == 0 &&
-         ::fdatasync(valuesFd_) == 0;
+    ok = ok && ::ftruncate(valuesFd_, static_cast<off_t>(size)) == 0 && ::fdatasync(valuesFd_) == 0;
     if (!ok || std::rename(valuesPath_.c_str(), cachePath.c_str()) != 0)
         throw std::runtime_error("cannot write '" + cachePath + "': " + std::strerror(errno));
     syncDirectoryOf(cachePath);

@@ -47,11 +47,10 @@ class SignatureSpill {
     // Closes the band keys' files (their disk space goes back); the rows stay readable.
     void dropBandKeys();
 
-    // The rows' file, keepable (SpillFile::Kind): the rows of document d at rowsAt() +
-    // d * rowBytes(). Once every row is appended it may be completed into another format
-    // around them (SpillFile::writeAt) and kept (SpillFile::linkAs), and stays readable here.
+    // The rows' file, keepable (SpillFile::Kind): the rows of document d at rowsAt + d *
+    // rowBytes(). Once every row is appended it may be completed into another format around
+    // them (SpillFile::writeAt) and kept (SpillFile::linkAs), and stays readable here.
     SpillFile& rowsFile() { return *rows_; }
-    uint64_t rowsAt() const { return rowsAt_; }
 
   private:
     int hashes_;

@@ -136,8 +136,8 @@ uint64_t valuesOffset(const std::string& cacheKey) {
     return kFixedHeader + cacheKey.size();
 }
 
-void completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
-                     const WriteAt& writeAt) {
+uint64_t completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
+                         const WriteAt& writeAt) {
     if (shape.hashes <= 0 || shape.eligible.size() != shape.size())
         throw StoreError("project store: signature matrix has inconsistent shape");
     const std::string h = header(cacheKey, shape);
@@ -145,6 +145,7 @@ void completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
     const uint64_t digestsAt = h.size() + valueBytes(shape.size(), shape.hashes);
     writeAt(digestsAt, shape.digests.data(), digestBytes(shape.size()));
     writeAt(digestsAt + digestBytes(shape.size()), shape.eligible.data(), shape.size());
+    return digestsAt + digestBytes(shape.size()) + shape.size();
 }
 
 std::string fileName(int64_t datasetId, const std::string& cacheKey) {

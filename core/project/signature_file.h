@@ -46,10 +46,11 @@ void writeFromRows(const std::string& path, const std::string& cacheKey,
 // spilled run's rows' file) becomes the whole cache file once completeInPlace wrote the rest.
 uint64_t valuesOffset(const std::string& cacheKey);
 // Writes the header before the values and the digests and eligibility flags after them through
-// `writeAt(offset, data, bytes)`, straight from `shape` (as for writeFromRows).
+// `writeAt(offset, data, bytes)`, straight from `shape` (as for writeFromRows). Returns the
+// whole file's size, past which a file reused for it must hold nothing.
 using WriteAt = std::function<void(uint64_t offset, const void* data, std::size_t bytes)>;
-void completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
-                     const WriteAt& writeAt);
+uint64_t completeInPlace(const std::string& cacheKey, const SignatureMatrix& shape,
+                         const WriteAt& writeAt);
 
 // The whole encoding in memory (for BLOB storage).
 std::string encode(const std::string& cacheKey, const SignatureMatrix& sig);

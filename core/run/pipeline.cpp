@@ -157,7 +157,6 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         !problem.empty())
         throw std::runtime_error(problem);
     s.lock.emplace(store_, absolutePaths(inputs), params, s.run.startedAt);
-    s.cacheKey = signatureCacheKey(params.signature, params.reader);
 
     const RunPlan plan = planRun(lookUpProject(s), params, s.run.threads);
     if (plan.readsInputs())

@@ -28,6 +28,7 @@ class SaveDatasetPhase {
 
   private:
     void save();
+    bool keepCheckpointValuesAsCache();
     bool keepSpilledRowsAsCache();
     RunState& s_;
     const RunPlan& plan_;

@@ -7,6 +7,7 @@
 #include "lsh_buckets.h"
 #include "memory_budget.h"
 #include "run_time.h"
+#include "signature_file.h"
 #include "thread_count.h"
 
 namespace neardup {
@@ -39,8 +40,11 @@ RunState::RunState(ProjectStore& store_, Backend& backend_, PipelineObserver* ob
       exports(exports_),
       report(observer, cancel),
       run(withMemoryBudget(params_)),
+      cacheKey(signatureCacheKey(params_.signature, params_.reader)),
       work(workParent(store_, params_)),
-      memory(backend_, params_, run.memoryBudget, work, report) {
+      // A spilled run's rows' file has the signature cache's layout, so that it becomes the
+      // cache without a copy.
+      memory(backend_, params_, run.memoryBudget, work, report, sigfile::valuesOffset(cacheKey)) {
     run.params = params;
     run.backend = backend.description();
     backend.takeWorkerTimings();  // counts from before this run are not its own

@@ -45,6 +45,7 @@ struct RunState {
     const ExportOptions& exports;
     PhaseReporter report;
     RunResult run;
+    std::string cacheKey;  // of the signatures this run computes (signatureCacheKey)
     // Declared before the signatures' memory, which holds spill files inside it: the directory
     // goes last, however the run ends.
     WorkDir work;
@@ -54,7 +55,6 @@ struct RunState {
     std::optional<RunLock> lock;
     // Where the read leaves the rows signed so far, for a run killed while reading.
     std::optional<ReadCheckpoint> checkpoint;
-    std::string cacheKey;  // of the signatures this run computes (signatureCacheKey)
 
     std::vector<InputFile> files;  // the inputs, with their fingerprints once known
     std::optional<int64_t> datasetId;

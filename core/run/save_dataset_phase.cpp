@@ -55,25 +55,17 @@ void SaveDatasetPhase::save() {
         s_.datasetId = s_.dataset.id;
     }
     try {
+        const auto cachedWithoutCopy = [this](const char* what) {
+            s_.report.info(std::string("signatures cached in the project: ") + what +
+                           " became the cache, without a copy");
+        };
         if (!s_.memory.spilled()) {
-            // A read that left checkpoints has most values on disk already, laid out as the
-            // cache: the checkpoint's values' file becomes the cache.
-            const bool kept =
-                s_.checkpoint &&
-                s_.store.adoptSignatureFile(
-                    *s_.datasetId, s_.cacheKey, s_.sigs, [this](const std::string& path) {
-                        return s_.checkpoint->keepValuesAs(s_.cacheKey, s_.sigs, path);
-                    });
-            if (kept)
-                s_.report.info(
-                    "signatures cached in the project: the read checkpoint's values became the "
-                    "cache, without a copy");
+            if (keepCheckpointValuesAsCache())
+                cachedWithoutCopy("the read checkpoint's values");
             else
                 s_.store.saveSignatures(*s_.datasetId, s_.cacheKey, s_.sigs);
         } else if (keepSpilledRowsAsCache()) {
-            s_.report.info(
-                "signatures cached in the project: the rows' spill file became the "
-                "cache, without a copy");
+            cachedWithoutCopy("the rows' spill file");
         } else {
             // Copied from the rows' spill file a block at a time: the same cache file as a run
             // in memory writes, without the matrix in memory. A later run loads it when it
@@ -101,17 +93,24 @@ void SaveDatasetPhase::save() {
     s_.report.checkCancel();
 }
 
-// The rows' spill file holds the values of the cache file in place (SignatureMemory::
-// startSpill left room for its header): completed (sigfile::completeInPlace), it is named
-// as the cache, which spares writing (and reading back) the whole matrix once more. False
-// where it cannot be named (the work directory on another file system, no anonymous files):
-// the caller copies it then. The file stays the run's rows' file, read by the later phases,
-// which never write to it again.
+// A read that left checkpoints has most values on disk already, laid out as the cache
+// (ReadCheckpoint::keepValuesAs): that file becomes the cache. False when the read left none.
+bool SaveDatasetPhase::keepCheckpointValuesAsCache() {
+    return s_.checkpoint &&
+           s_.store.adoptSignatureFile(
+               *s_.datasetId, s_.cacheKey, s_.sigs, [this](const std::string& path) {
+                   return s_.checkpoint->keepValuesAs(s_.cacheKey, s_.sigs, path);
+               });
+}
+
+// The rows' spill file holds the values of the cache file in place (RunState gave the spill
+// room for its header): completed (sigfile::completeInPlace), it is named as the cache, which
+// spares writing (and reading back) the whole matrix once more. False where it cannot be
+// named (the work directory on another file system, no anonymous files): the caller copies it
+// then. The file stays the run's rows' file, read by the later phases, which never write to it
+// again.
 bool SaveDatasetPhase::keepSpilledRowsAsCache() {
-    SignatureSpill& spill = s_.memory.spill();
-    if (spill.rowsAt() != sigfile::valuesOffset(s_.cacheKey) || spill.size() != s_.sigs.size())
-        return false;
-    SpillFile& file = spill.rowsFile();
+    SpillFile& file = s_.memory.spill().rowsFile();
     return s_.store.adoptSignatureFile(
         *s_.datasetId, s_.cacheKey, s_.sigs, [&](const std::string& path) {
             s_.report.checkCancel();

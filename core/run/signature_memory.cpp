@@ -6,7 +6,6 @@
 
 #include "memory_budget.h"
 #include "run_memory.h"
-#include "signature_file.h"
 
 namespace neardup {
 
@@ -91,11 +90,8 @@ bool SignatureMemory::reserveRows(const DocumentTable& docs, SignatureMatrix& si
 }
 
 void SignatureMemory::startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run) {
-    // The rows' file is laid out as the signature cache's, header room first, so that saving
-    // the cache names it instead of copying it (SaveDatasetPhase).
-    const std::string cacheKey = signatureCacheKey(params_.signature, params_.reader);
     spill_ = std::make_unique<SignatureSpill>(work_, params_.signature.hashes, params_.lsh.bands,
-                                              sigfile::valuesOffset(cacheKey));
+                                              spillRowsAt_);
     run.spilled = true;
     report_.info("signatures exceed the memory budget of " + formatBytes(budget_) +
                  ": spilling signatures and band keys to " + work_.path());

@@ -21,9 +21,16 @@ namespace neardup {
 
 class SignatureMemory {
   public:
+    // Spilled rows start `spillRowsAt` bytes into their file: room for the header of the
+    // signature cache the file becomes once saved (SaveDatasetPhase).
     SignatureMemory(Backend& backend, const RunParams& params, uint64_t budget, WorkDir& work,
-                    PhaseReporter& report)
-        : backend_(backend), params_(params), budget_(budget), work_(work), report_(report) {}
+                    PhaseReporter& report, uint64_t spillRowsAt)
+        : backend_(backend),
+          params_(params),
+          budget_(budget),
+          work_(work),
+          report_(report),
+          spillRowsAt_(spillRowsAt) {}
 
     uint64_t budget() const { return budget_; }
     bool spilled() const { return spill_ != nullptr; }
@@ -79,6 +86,7 @@ class SignatureMemory {
     uint64_t budget_;
     WorkDir& work_;
     PhaseReporter& report_;
+    uint64_t spillRowsAt_;
     std::unique_ptr<SignatureSpill> spill_;
     uint64_t readBuffers_ = 0;  // estimated bytes of the chunks in flight while reading
     SignatureMatrix block_;     // rows on their way to the spill files
