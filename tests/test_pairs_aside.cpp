@@ -22,6 +22,7 @@
 #include "pair_runs.h"
 #include "pair_verifier.h"
 #include "project_store.h"
+#include "recluster_at.h"
 #include "run_compare.h"
 #include "test_support.h"
 
@@ -204,8 +205,7 @@ class TestPairsAside : public QObject {
     // Exporting a stored run loads only the pairs its outputs name: each removed document's
     // witness pair (and for signature copies their leaders'), a small part of the stored pairs
     // here. Every witness is the one the whole set gives, and `neardup export` writes the run's
-    // own outputs. A report loads the duplicate pairs only. A dataset with decisions, which
-    // cluster the run again, gets every pair either way.
+    // own outputs. A report loads the duplicate pairs only.
     void exportLoadsOnlyTheWitnessPairs() {
         const int64_t runId = [&] {
             ProjectStore store(path("free.ndw"), ProjectStore::Mode::ReadOnly);
@@ -288,16 +288,76 @@ class TestPairsAside : public QObject {
                                      q(path("copies.exported"))});
         QVERIFY2(made.code == 0, qPrintable(made.err));
         QCOMPARE(readFile(path("copies.exported")), readFile(path("copies.clusters")));
+    }
 
+    // Audit decisions cluster a run again, which reads only its duplicate pairs: exporting or
+    // reporting a run of a dataset with decisions, or exporting it at the workbench's working
+    // threshold, holds those and the witness pairs, never every stored pair (a crowded corpus
+    // stores millions beyond its duplicates), and gives what every stored pair gives.
+    void decidedRunLoadsOnlyItsDuplicatePairs() {
         std::filesystem::copy_file(path("free.ndw"), path("decided.ndw"));
         ProjectStore decided(path("decided.ndw"));
+        const int64_t runId = *decided.latestRun();
+        const RunResult before = decided.loadRun(runId);
+        const int hashes = before.params.signature.hashes;
+        const double threshold = before.params.compare.threshold;
+        // "Not a duplicate" on a duplicate pair, and "keep this one instead" on a removed
+        // document: both change the clustering.
+        const auto cut =
+            std::find_if(before.pairs.begin(), before.pairs.end(), [&](const ScoredPair& p) {
+                return isDuplicate(p, hashes, threshold) && before.removed(p.b) &&
+                       before.removedFor[p.b] == p.a;
+            });
+        QVERIFY(cut != before.pairs.end());
+        decided.recordDecision(before.datasetId, DecisionKind::NotDuplicate, cut->a, cut->b);
+        uint32_t instead = 0;
+        while (instead < before.clusterOf.size() && (!before.removed(instead) || instead == cut->b))
+            ++instead;
+        QVERIFY(instead < before.clusterOf.size());
+        decided.recordDecision(before.datasetId, DecisionKind::KeepInstead, instead);
+
         const RunResult all = decided.loadRun(runId);
-        const ScoredPair cut = all.pairs.front();
-        decided.recordDecision(all.datasetId, DecisionKind::NotDuplicate, cut.a, cut.b);
-        QCOMPARE(decided.loadRun(runId, ProjectStore::StoredPairs::Witnesses).pairs.size(),
-                 all.pairs.size());
-        QCOMPARE(decided.loadRun(runId, ProjectStore::StoredPairs::Duplicates).pairs.size(),
-                 all.pairs.size());
+        QCOMPARE(all.pairs.size(), before.pairs.size());
+        QVERIFY(all.removedFor != before.removedFor);  // the decisions were applied
+        std::vector<ScoredPair> duplicates;
+        for (const ScoredPair& p : all.pairs)
+            if (isDuplicate(p, hashes, threshold)) duplicates.push_back(p);
+        QVERIFY(duplicates.size() * 10 < all.pairs.size());
+
+        for (const auto kind :
+             {ProjectStore::StoredPairs::Witnesses, ProjectStore::StoredPairs::Duplicates}) {
+            const RunResult some = decided.loadRun(runId, kind);
+            if (kind == ProjectStore::StoredPairs::Duplicates)
+                testsupport::comparePairs(some.pairs, duplicates);
+            else
+                QVERIFY2(some.pairs.size() * 10 < all.pairs.size(),
+                         qPrintable(QString::number(some.pairs.size())));
+            QCOMPARE(some.clusterOf, all.clusterOf);
+            QCOMPARE(some.representative, all.representative);
+            QCOMPARE(some.removedFor, all.removedFor);
+            QCOMPARE(some.counts.removed, all.counts.removed);
+            QCOMPARE(some.counts.duplicatePairs, all.counts.duplicatePairs);
+            QCOMPARE(some.decisionsApplied, all.decisionsApplied);
+            compareWitnesses(some, all);
+        }
+
+        // At a working threshold, as the workbench exports: re-clustered from every pair and
+        // from the duplicates at that threshold alone, with the same witnesses.
+        DocumentTable docs;
+        decided.loadDataset(all.datasetId, &docs);
+        for (const double at : {0.7, 0.9}) {
+            RunResult whole = decided.loadRun(runId);
+            reclusterAt(at, decided.decisions(all.datasetId), docs, whole);
+            const RunResult some = decided.loadRunAt(runId, at, docs);
+            QVERIFY2(some.pairs.size() * 10 < whole.pairs.size(),
+                     qPrintable(QString::number(some.pairs.size())));
+            QCOMPARE(some.params.compare.threshold, at);
+            QCOMPARE(some.clusterOf, whole.clusterOf);
+            QCOMPARE(some.removedFor, whole.removedFor);
+            QCOMPARE(some.counts.removed, whole.counts.removed);
+            QVERIFY(some.counts.removed != all.counts.removed);
+            compareWitnesses(some, whole);
+        }
     }
 
     // A run compared in memory whose stored pairs exceed its budget (16 hashes: the signatures

@@ -21,7 +21,6 @@
 #include "component_chain.h"
 #include "exporter.h"
 #include "jobqueue.h"
-#include "recluster_at.h"
 
 namespace neardup::ui {
 
@@ -201,7 +200,9 @@ void ExportDialog::runExport() {
         this,
         [runId, threshold, o, flag, bar](JobContext& ctx) mutable {
             const ProjectStore& store = ctx.reader();
-            RunResult run = store.loadRun(runId);
+            // As `neardup export`: only the pairs the outputs name are held (each removed
+            // document's witness pair), not every stored pair of the run.
+            RunResult run = store.loadRun(runId, ProjectStore::StoredPairs::Witnesses);
             if (run.status != "ok")
                 throw std::runtime_error("run " + std::to_string(runId) + " is " + run.status +
                                          ", not exportable");
@@ -209,8 +210,7 @@ void ExportDialog::runExport() {
             const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
             // At the working threshold: the run's pairs re-clustered with its rule and the
             // decisions, as the threshold slider and the clusters table show it.
-            if (!std::isnan(threshold))
-                reclusterAt(threshold, store.decisions(run.datasetId), docs, run);
+            if (!std::isnan(threshold)) run = store.loadRunAt(runId, threshold, docs);
             // The summary names the largest components with their diameters, as the run's.
             if (!o.summaryJson.empty()) run.components = notableComponents(store, run);
             // At most ~20 updates a second reach the GUI thread.

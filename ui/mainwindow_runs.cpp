@@ -50,12 +50,16 @@ void MainWindow::refreshAuditedRemovals() {
         this,
         [runs](JobContext& c) {
             // loadRun re-clusters a run with its dataset's decisions: what an export removes.
+            // Its duplicate pairs are all that clustering reads.
             std::map<int64_t, uint64_t> removed;
             std::map<int64_t, bool> decided;
             for (const auto& [run, dataset] : runs) {
                 if (!decided.count(dataset))
                     decided[dataset] = !c.reader().decisions(dataset).empty();
-                if (decided[dataset]) removed[run] = c.reader().loadRun(run).counts.removed;
+                if (decided[dataset])
+                    removed[run] = c.reader()
+                                       .loadRun(run, ProjectStore::StoredPairs::Duplicates)
+                                       .counts.removed;
             }
             return removed;
         },

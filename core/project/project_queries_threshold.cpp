@@ -13,7 +13,9 @@ namespace neardup {
 
 void ProjectQueries::buildWholeRun(const RunInfo& run, double threshold,
                                    const std::vector<Decision>& list, RunView& v) {
-    const std::vector<ScoredPair> pairs = store_rows::loadPairs(*db_, run.runId);
+    // Clustering at `threshold` reads only the pairs that are duplicates there.
+    const std::vector<ScoredPair> pairs =
+        store_rows::loadDuplicatePairs(*db_, run.runId, run.params.signature.hashes, threshold);
     const DocumentTable docs =
         store_rows::loadKeepInputs(*db_, run.datasetId, static_cast<std::size_t>(run.documents));
     RunResult r;

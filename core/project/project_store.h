@@ -179,10 +179,16 @@ class ProjectStore {
     // With StoredPairs::Witnesses, run.pairs holds only the pairs the outputs name (each removed
     // document's witness pair: clustering.h, witnessPairKeys), so that exporting a run with
     // millions of stored pairs does not hold them all; with StoredPairs::Duplicates, only the
-    // duplicate pairs at the run's threshold (what `neardup report` samples). Every pair when
-    // the dataset has decisions, which cluster the run again from its pairs.
+    // duplicate pairs at the run's threshold (what `neardup report` samples). When the dataset
+    // has decisions, which cluster the run again, its duplicate pairs are read to cluster it and
+    // the witnesses of that clustering then picked out as above; never every pair.
     enum class StoredPairs { All, Duplicates, Witnesses };
     RunResult loadRun(int64_t runId, StoredPairs pairs = StoredPairs::All) const;
+    // The run re-clustered at `threshold` with the dataset's decisions (recluster_at.h: what
+    // the workbench exports at its threshold slider's value), `docs` the dataset's documents
+    // (their keep keys). run.pairs holds the witness pairs at `threshold` only: the duplicate
+    // pairs at `threshold` are read to cluster, then the pairs the outputs name.
+    RunResult loadRunAt(int64_t runId, double threshold, const DocumentTable& docs) const;
     // The run's row, phases and band statistics only: no pairs, clusters or decisions.
     RunResult loadRunOutline(int64_t runId) const;
     // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a

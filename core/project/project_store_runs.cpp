@@ -10,6 +10,7 @@
 #include "pair_verifier.h"
 #include "project_store.h"
 #include "project_store_impl.h"
+#include "recluster_at.h"
 #include "result_rows.h"
 #include "run_rows.h"
 
@@ -62,12 +63,8 @@ void loadWitnessPairs(const sql::Database& db, RunResult& run) {
 
 // The run's duplicate pairs at its threshold, picked out of its pairs as they are read.
 void loadDuplicatePairs(const sql::Database& db, RunResult& run) {
-    const int hashes = run.params.signature.hashes;
-    const double threshold = run.params.compare.threshold;
-    run.pairs.clear();
-    store_rows::forEachPair(db, run.runId, [&](const ScoredPair& p) {
-        if (isDuplicate(p, hashes, threshold)) run.pairs.push_back(p);
-    });
+    run.pairs = store_rows::loadDuplicatePairs(db, run.runId, run.params.signature.hashes,
+                                               run.params.compare.threshold);
 }
 
 // The dataset's audit decisions (decisions.h) applied to the loaded clustering; only the keep
@@ -273,8 +270,15 @@ RunResult ProjectStore::loadRun(int64_t runId, StoredPairs pairs) const {
     run.rejections = store_rows::loadRejections(db, run.datasetId);
     run.bands = store_rows::loadBands(db, runId);
     const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
-    if (pairs != StoredPairs::All && store_rows::loadDecisions(db, run.datasetId).empty()) {
+    if (pairs == StoredPairs::All) {
+        run.pairs = store_rows::loadPairs(db, runId);
+        checkPairs(run, documents);
         store_rows::loadClusters(db, runId, documents, run);
+        applyRecordedDecisions(db, run);
+        return run;
+    }
+    store_rows::loadClusters(db, runId, documents, run);
+    if (store_rows::loadDecisions(db, run.datasetId).empty()) {
         if (pairs == StoredPairs::Witnesses)
             loadWitnessPairs(db, run);
         else
@@ -282,10 +286,30 @@ RunResult ProjectStore::loadRun(int64_t runId, StoredPairs pairs) const {
         checkPairs(run, documents);
         return run;
     }
-    run.pairs = store_rows::loadPairs(db, runId);
+    // Decisions cluster the run again, and clustering reads only the pairs that are duplicates
+    // at the run's threshold (clustering.h): those are loaded, not the run's other stored
+    // pairs (millions, for a run stored for low thresholds). The witnesses of the clustering
+    // with decisions are then picked out of every stored pair, as without decisions.
+    loadDuplicatePairs(db, run);
     checkPairs(run, documents);
-    store_rows::loadClusters(db, runId, documents, run);
     applyRecordedDecisions(db, run);
+    if (pairs == StoredPairs::Witnesses) {
+        loadWitnessPairs(db, run);
+        checkPairs(run, documents);
+    }
+    return run;
+}
+
+RunResult ProjectStore::loadRunAt(int64_t runId, double threshold,
+                                  const DocumentTable& docs) const {
+    const auto& db = impl_->db;
+    RunResult run = loadRun(runId, StoredPairs::Witnesses);
+    const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
+    run.pairs = store_rows::loadDuplicatePairs(db, runId, run.params.signature.hashes, threshold);
+    checkPairs(run, documents);
+    reclusterAt(threshold, store_rows::loadDecisions(db, run.datasetId), docs, run);
+    loadWitnessPairs(db, run);
+    checkPairs(run, documents);
     return run;
 }
 

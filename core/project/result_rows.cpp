@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "clustering.h"
 #include "row_inserter.h"
 
 namespace neardup::store_rows {
@@ -241,6 +242,15 @@ void forEachPair(const sql::Database& db, int64_t runId,
 std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId) {
     std::vector<ScoredPair> pairs;
     forEachPair(db, runId, [&pairs](const ScoredPair& p) { pairs.push_back(p); });
+    return pairs;
+}
+
+std::vector<ScoredPair> loadDuplicatePairs(const sql::Database& db, int64_t runId, int hashes,
+                                           double threshold) {
+    std::vector<ScoredPair> pairs;
+    forEachPair(db, runId, [&](const ScoredPair& p) {
+        if (isDuplicate(p, hashes, threshold)) pairs.push_back(p);
+    });
     return pairs;
 }
 

@@ -36,6 +36,10 @@ void insertPairs(sql::Database& db, int64_t runId, const std::vector<ScoredPair>
                  const SortedPairBlocks* aside = nullptr);
 // In (a, b) order; an unverified pair's exact similarity reads as -1.
 std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId);
+// Those that are duplicates at `threshold` (clustering.h: isDuplicate), picked out as they are
+// read: what clustering at that threshold reads, without the run's other stored pairs.
+std::vector<ScoredPair> loadDuplicatePairs(const sql::Database& db, int64_t runId, int hashes,
+                                           double threshold);
 // The same pairs handed to `visit` one at a time.
 void forEachPair(const sql::Database& db, int64_t runId,
                  const std::function<void(const ScoredPair&)>& visit);
