@@ -229,6 +229,9 @@ class ProjectStore {
     std::optional<StoredAudit> auditSample(int64_t sampleId) const;
 
   private:
+    // loadRun's reads, in the snapshot it opens.
+    RunResult loadRunRows(int64_t runId, StoredPairs pairs) const;
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -245,6 +245,26 @@ std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId) {
     return pairs;
 }
 
+std::vector<ScoredPair> lookUpPairs(const sql::Database& db, int64_t runId,
+                                    const std::vector<uint64_t>& keys) {
+    std::vector<ScoredPair> pairs;
+    auto st =
+        db.prepare("SELECT matches, exact FROM pairs WHERE run_id = ?1 AND a = ?2 AND b = ?3");
+    st.bind(1, runId);
+    for (const uint64_t key : keys) {
+        ScoredPair p;
+        p.a = static_cast<uint32_t>(key >> 32);
+        p.b = static_cast<uint32_t>(key);
+        st.reset();
+        st.bind(2, int64_t{p.a}).bind(3, int64_t{p.b});
+        if (!st.step()) continue;
+        p.matches = st.u32(0);
+        p.exact = st.isNull(1) ? -1.0f : static_cast<float>(st.real(1));
+        pairs.push_back(p);
+    }
+    return pairs;
+}
+
 std::vector<ScoredPair> loadDuplicatePairs(const sql::Database& db, int64_t runId, int hashes,
                                            double threshold) {
     std::vector<ScoredPair> pairs;

@@ -40,6 +40,10 @@ std::vector<ScoredPair> loadPairs(const sql::Database& db, int64_t runId);
 // read: what clustering at that threshold reads, without the run's other stored pairs.
 std::vector<ScoredPair> loadDuplicatePairs(const sql::Database& db, int64_t runId, int hashes,
                                            double threshold);
+// The stored pairs among `keys` (a << 32 | b, ascending), each found by the table's key: for a
+// few pairs of a run that stored many, without reading the others. In (a, b) order.
+std::vector<ScoredPair> lookUpPairs(const sql::Database& db, int64_t runId,
+                                    const std::vector<uint64_t>& keys);
 // The same pairs handed to `visit` one at a time.
 void forEachPair(const sql::Database& db, int64_t runId,
                  const std::function<void(const ScoredPair&)>& visit);
