@@ -229,8 +229,9 @@ class ProjectStore {
     std::optional<StoredAudit> auditSample(int64_t sampleId) const;
 
   private:
-    // loadRun's reads, in the snapshot it opens.
-    RunResult loadRunRows(int64_t runId, StoredPairs pairs) const;
+    // loadRun's reads, in the snapshot it opens; without `pairs`, the run's own rows and
+    // clusters only (no pair read, no decision applied), for loadRunAt.
+    RunResult loadRunRows(int64_t runId, std::optional<StoredPairs> pairs) const;
 
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -280,7 +280,7 @@ RunResult ProjectStore::loadRun(int64_t runId, StoredPairs pairs) const {
     return run;
 }
 
-RunResult ProjectStore::loadRunRows(int64_t runId, StoredPairs pairs) const {
+RunResult ProjectStore::loadRunRows(int64_t runId, std::optional<StoredPairs> pairs) const {
     const auto& db = impl_->db;
     RunResult run = runRow(runId).run;
     run.phases = store_rows::loadPhases(db, runId);
@@ -296,6 +296,7 @@ RunResult ProjectStore::loadRunRows(int64_t runId, StoredPairs pairs) const {
         return run;
     }
     store_rows::loadClusters(db, runId, documents, run);
+    if (!pairs) return run;
     if (store_rows::loadDecisions(db, run.datasetId).empty()) {
         if (pairs == StoredPairs::Witnesses)
             loadWitnessPairs(db, run);
@@ -322,7 +323,7 @@ RunResult ProjectStore::loadRunAt(int64_t runId, double threshold,
                                   const DocumentTable& docs) const {
     const auto& db = impl_->db;
     sql::Savepoint snapshot(impl_->db, "load_run_at");
-    RunResult run = loadRunRows(runId, StoredPairs::Witnesses);
+    RunResult run = loadRunRows(runId, std::nullopt);  // clustered again below
     const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
     run.pairs = store_rows::loadDuplicatePairs(db, runId, run.params.signature.hashes, threshold);
     checkPairs(run, documents);
