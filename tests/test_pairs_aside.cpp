@@ -351,7 +351,7 @@ class TestPairsAside : public QObject {
         for (const double at : {0.7, 0.9}) {
             RunResult whole = decided.loadRun(runId);
             reclusterAt(at, decided.decisions(all.datasetId), docs, whole);
-            const RunResult some = decided.loadRunAt(runId, at, docs);
+            const RunResult some = decided.loadRunAt(runId, at);
             QVERIFY2(some.pairs.size() * 10 < whole.pairs.size(),
                      qPrintable(QString::number(some.pairs.size())));
             QCOMPARE(some.params.compare.threshold, at);

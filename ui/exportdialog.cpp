@@ -201,16 +201,17 @@ void ExportDialog::runExport() {
         [runId, threshold, o, flag, bar](JobContext& ctx) mutable {
             const ProjectStore& store = ctx.reader();
             // As `neardup export`: only the pairs the outputs name are held (each removed
-            // document's witness pair), not every stored pair of the run.
-            RunResult run = store.loadRun(runId, ProjectStore::StoredPairs::Witnesses);
+            // document's witness pair), not every stored pair of the run. At the working
+            // threshold, the run re-clustered with its rule and the decisions, as the
+            // threshold slider and the clusters table show it.
+            RunResult run = std::isnan(threshold)
+                                ? store.loadRun(runId, ProjectStore::StoredPairs::Witnesses)
+                                : store.loadRunAt(runId, threshold);
             if (run.status != "ok")
                 throw std::runtime_error("run " + std::to_string(runId) + " is " + run.status +
                                          ", not exportable");
             DocumentTable docs;
             const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
-            // At the working threshold: the run's pairs re-clustered with its rule and the
-            // decisions, as the threshold slider and the clusters table show it.
-            if (!std::isnan(threshold)) run = store.loadRunAt(runId, threshold, docs);
             // The summary names the largest components with their diameters, as the run's.
             if (!o.summaryJson.empty()) run.components = notableComponents(store, run);
             // At most ~20 updates a second reach the GUI thread.

@@ -185,10 +185,10 @@ class ProjectStore {
     enum class StoredPairs { All, Duplicates, Witnesses };
     RunResult loadRun(int64_t runId, StoredPairs pairs = StoredPairs::All) const;
     // The run re-clustered at `threshold` with the dataset's decisions (recluster_at.h: what
-    // the workbench exports at its threshold slider's value), `docs` the dataset's documents
-    // (their keep keys). run.pairs holds the witness pairs at `threshold` only: the duplicate
-    // pairs at `threshold` are read to cluster, then the pairs the outputs name.
-    RunResult loadRunAt(int64_t runId, double threshold, const DocumentTable& docs) const;
+    // the workbench exports at its threshold slider's value). run.pairs holds the witness pairs
+    // at `threshold` only: the duplicate pairs at `threshold` are read to cluster, then the
+    // pairs the outputs name.
+    RunResult loadRunAt(int64_t runId, double threshold) const;
     // The run's row, phases and band statistics only: no pairs, clusters or decisions.
     RunResult loadRunOutline(int64_t runId) const;
     // The run's per-worker phase timings (worker_phases), by phase then worker; empty for a

@@ -70,25 +70,16 @@ void loadWitnessPairs(const sql::Database& db, RunResult& run) {
     });
 }
 
-// The run's duplicate pairs at its threshold, picked out of its pairs as they are read.
-void loadDuplicatePairs(const sql::Database& db, RunResult& run) {
-    run.pairs = store_rows::loadDuplicatePairs(db, run.runId, run.params.signature.hashes,
-                                               run.params.compare.threshold);
-}
-
-// The dataset's audit decisions (decisions.h) applied to the loaded clustering; only the keep
-// policy reads the documents (their lengths or keep values).
-void applyRecordedDecisions(const sql::Database& db, RunResult& run) {
-    const std::vector<Decision> decisions = store_rows::loadDecisions(db, run.datasetId);
-    if (decisions.empty()) return;
+// The documents as clustering a loaded run reads them: only the keep policy looks at them
+// (their lengths or keep values); for --keep first, their count.
+DocumentTable keepInputs(const sql::Database& db, const RunResult& run) {
     const std::size_t n = run.clusterOf.size();
     DocumentTable docs;
-    if (run.params.keep != KeepPolicy::First) {
+    if (run.params.keep != KeepPolicy::First)
         docs = store_rows::loadKeepInputs(db, run.datasetId, n);
-    } else {
+    else
         docs.file.assign(n, 0);
-    }
-    applyDecisions(decisions, docs, run);
+    return docs;
 }
 
 }  // namespace
@@ -288,30 +279,20 @@ RunResult ProjectStore::loadRunRows(int64_t runId, std::optional<StoredPairs> pa
     run.rejections = store_rows::loadRejections(db, run.datasetId);
     run.bands = store_rows::loadBands(db, runId);
     const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
-    if (pairs == StoredPairs::All) {
-        run.pairs = store_rows::loadPairs(db, runId);
-        checkPairs(run, documents);
-        store_rows::loadClusters(db, runId, documents, run);
-        applyRecordedDecisions(db, run);
-        return run;
-    }
     store_rows::loadClusters(db, runId, documents, run);
     if (!pairs) return run;
-    if (store_rows::loadDecisions(db, run.datasetId).empty()) {
-        if (pairs == StoredPairs::Witnesses)
-            loadWitnessPairs(db, run);
-        else
-            loadDuplicatePairs(db, run);
-        checkPairs(run, documents);
-        return run;
-    }
-    // Decisions cluster the run again, and clustering reads only the pairs that are duplicates
-    // at the run's threshold (clustering.h): those are loaded, not the run's other stored
-    // pairs (millions, for a run stored for low thresholds). The witnesses of the clustering
-    // with decisions are then picked out of every stored pair, as without decisions.
-    loadDuplicatePairs(db, run);
+    // The dataset's audit decisions (decisions.h) cluster the run again, and clustering reads
+    // only the pairs that are duplicates at the run's threshold (clustering.h): those are
+    // loaded, not the run's other stored pairs (millions, for a run stored for low
+    // thresholds). The witnesses are then picked out of every stored pair.
+    const std::vector<Decision> decisions = store_rows::loadDecisions(db, run.datasetId);
+    if (pairs == StoredPairs::All)
+        run.pairs = store_rows::loadPairs(db, runId);
+    else if (pairs == StoredPairs::Duplicates || !decisions.empty())
+        run.pairs = store_rows::loadDuplicatePairs(db, runId, run.params.signature.hashes,
+                                                   run.params.compare.threshold);
     checkPairs(run, documents);
-    applyRecordedDecisions(db, run);
+    if (!decisions.empty()) applyDecisions(decisions, keepInputs(db, run), run);
     if (pairs == StoredPairs::Witnesses) {
         loadWitnessPairs(db, run);
         checkPairs(run, documents);
@@ -319,15 +300,14 @@ RunResult ProjectStore::loadRunRows(int64_t runId, std::optional<StoredPairs> pa
     return run;
 }
 
-RunResult ProjectStore::loadRunAt(int64_t runId, double threshold,
-                                  const DocumentTable& docs) const {
+RunResult ProjectStore::loadRunAt(int64_t runId, double threshold) const {
     const auto& db = impl_->db;
     sql::Savepoint snapshot(impl_->db, "load_run_at");
     RunResult run = loadRunRows(runId, std::nullopt);  // clustered again below
-    const uint64_t documents = store_rows::datasetDocuments(db, run.datasetId);
+    const uint64_t documents = run.clusterOf.size();
     run.pairs = store_rows::loadDuplicatePairs(db, runId, run.params.signature.hashes, threshold);
     checkPairs(run, documents);
-    reclusterAt(threshold, store_rows::loadDecisions(db, run.datasetId), docs, run);
+    reclusterAt(threshold, store_rows::loadDecisions(db, run.datasetId), keepInputs(db, run), run);
     loadWitnessPairs(db, run);
     checkPairs(run, documents);
     snapshot.release();
