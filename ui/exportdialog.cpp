@@ -21,6 +21,7 @@
 #include "component_chain.h"
 #include "exporter.h"
 #include "jobqueue.h"
+#include "project_protected_files.h"
 
 namespace neardup::ui {
 
@@ -218,7 +219,8 @@ void ExportDialog::runExport() {
             QElapsedTimer sinceShown;
             sinceShown.start();
             o.cancel = flag.get();
-            o.project = store.path();  // never an output onto the project or its sidecar
+            // Never an output onto the project, its sidecar or an input of its datasets.
+            o.project = protectedFiles(store);
             o.progress = [&](uint64_t done, uint64_t total) {
                 if (sinceShown.elapsed() < 50 || total == 0) return;
                 sinceShown.restart();

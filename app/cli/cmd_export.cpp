@@ -13,6 +13,7 @@
 #include "output_check.h"
 #include "output_file.h"
 #include "output_options.h"
+#include "project_protected_files.h"
 #include "project_store.h"
 #include "rejected_lines.h"
 
@@ -74,10 +75,10 @@ Command addExportCommand(CLI::App& app) {
         // Checked before anything is loaded or written: a missing or unwritable directory, a
         // directory as output, two outputs on one path; the inputs once they are known.
         ExportOptions all = opt->outputs;
-        all.project = opt->project;
+        all.project = ProtectedFiles(opt->project);
         std::vector<NamedOutput> named = namedOutputs(all);
         named.push_back({"--rejected", opt->rejected});
-        if (const std::string problem = outputProblem(named, {}, opt->project); !problem.empty()) {
+        if (const std::string problem = outputProblem(named, {}, all.project); !problem.empty()) {
             fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;
         }
@@ -106,10 +107,12 @@ Command addExportCommand(CLI::App& app) {
         DocumentTable docs;
         const DatasetRecord dataset =
             store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
-        // An output may not replace one of the inputs it is made from.
-        std::string problem = outputProblem(named, dataset.files, opt->project);
+        // An output may not replace one of the inputs it is made from, nor an input of another
+        // dataset of the project.
+        all.project = protectedFiles(store);
+        std::string problem = outputProblem(named, dataset.files, all.project);
         if (problem.empty() && opt->outputs.any())
-            problem = outputProblem(all, dataset.files, opt->project);  // --out-dir's shards
+            problem = outputProblem(all, dataset.files, all.project);  // --out-dir's shards
         if (!problem.empty()) {
             fmt::print(stderr, "neardup export: {}\n", problem);
             return kExitError;

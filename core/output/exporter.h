@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "document_table.h"
+#include "protected_files.h"
 #include "run_result.h"
 
 namespace neardup {
@@ -46,9 +47,10 @@ struct ExportOptions {
     // The dataset's reader options: a Parquet input's kept rows are written as JSON lines of
     // their id and text under these field names (parquet_rows.h).
     ReaderOptions reader;
-    // The project the run belongs to: no output may be it, its -journal/-wal/-shm file or
-    // lie in its sidecar folder (core/output/output_check.h). Empty: not checked.
-    std::string project;
+    // The project the run belongs to and the inputs of its datasets: no output may be one of
+    // them, the project's -journal/-wal/-shm file, or lie in its sidecar folder or in a dataset
+    // folder it reads (core/output/output_check.h). Empty: not checked.
+    ProtectedFiles project;
 
     bool any() const {
         return !jsonl.empty() || !kept.empty() || !removed.empty() || !clusters.empty() ||

@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -120,6 +123,90 @@ std::string projectProblem(const NamedOutput& out, const FileKey& key, const std
     return {};
 }
 
+bool isFile(const fs::path& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The files no output may replace (the inputs of the run or export, and of every dataset of the
+// project) and the Hugging Face dataset folders they belong to, in which nothing may be written:
+// a file added or replaced there (state.json, a shard) changes or breaks the dataset.
+class Guarded {
+  public:
+    Guarded(const std::vector<InputFile>& files, const ProtectedFiles& project)
+        : project_(project.project) {
+        for (const InputFile& f : files)
+            add(f.path, 0);
+        for (const ProtectedFiles::Input& in : project.inputs)
+            add(in.path, in.dataset);
+    }
+
+    // The message for an output on one of the files, or "".
+    std::string fileProblem(const NamedOutput& out, const FileKey& key) const {
+        const Entry* hit = nullptr;
+        if (const auto it = byPath_.find(key.canonical); it != byPath_.end())
+            hit = &entries_[it->second];
+        else if (key.exists) {
+            if (const auto at = byInode_.find({key.device, key.inode}); at != byInode_.end())
+                hit = &entries_[at->second];
+        }
+        if (hit == nullptr) return {};
+        if (hit->dataset == 0)
+            return "refusing to overwrite input file '" + hit->path + "' with " + out.option;
+        return "refusing to overwrite '" + hit->path + "', an input of dataset " +
+               std::to_string(hit->dataset) + " of the project '" + project_ + "', with " +
+               out.option;
+    }
+
+    // The message for an output in one of the dataset folders, or "".
+    std::string folderProblem(const NamedOutput& out, const FileKey& key) const {
+        for (const Folder& folder : folders_) {
+            if (!within(key.canonical, folder.canonical)) continue;
+            const Entry& reader = entries_[folder.entry];
+            return "refusing to write " + out.option + " '" + out.path +
+                   "' into the dataset folder '" + folder.canonical + "', which " +
+                   (reader.dataset == 0 ? std::string("this run reads")
+                                        : "dataset " + std::to_string(reader.dataset) +
+                                              " of the project '" + project_ + "' reads");
+        }
+        return {};
+    }
+
+  private:
+    struct Entry {
+        std::string path;
+        int64_t dataset = 0;
+    };
+    struct Folder {
+        std::string canonical;
+        std::size_t entry = 0;
+    };
+
+    void add(const std::string& path, int64_t dataset) {
+        const FileKey key = keyOf(path);
+        const std::size_t index = entries_.size();
+        entries_.push_back({path, dataset});
+        byPath_.emplace(key.canonical, index);
+        if (key.exists) byInode_.emplace(std::pair{key.device, key.inode}, index);
+        // A dataset folder holds its metadata beside its shards; a DatasetDict's splits are
+        // folders of its root, which holds dataset_dict.json.
+        const fs::path dir = fs::path(key.canonical).parent_path();
+        if (!seenDirs_.insert(dir.string()).second) return;
+        if (isFile(dir / "state.json") || isFile(dir / "dataset_info.json")) {
+            const fs::path root = dir.parent_path();
+            folders_.push_back(
+                {isFile(root / "dataset_dict.json") ? root.string() : dir.string(), index});
+        }
+    }
+
+    std::string project_;
+    std::vector<Entry> entries_;
+    std::unordered_map<std::string, std::size_t> byPath_;
+    std::map<std::pair<dev_t, ino_t>, std::size_t> byInode_;
+    std::set<std::string> seenDirs_;
+    std::vector<Folder> folders_;
+};
+
 }  // namespace
 
 std::string canonicalPath(const std::string& path) {
@@ -141,14 +228,18 @@ std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs) {
 }
 
 std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector<InputFile>& files,
-                          const std::string& project) {
+                          const ProtectedFiles& project) {
+    const Guarded guarded(files, project);
     std::vector<FileKey> keys(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
         const std::string& path = all[i].path;
         if (path.empty()) continue;
         keys[i] = keyOf(path);
         if (all[i].folder) {
-            if (std::string problem = projectProblem(all[i], keys[i], project); !problem.empty())
+            if (std::string problem = projectProblem(all[i], keys[i], project.project);
+                !problem.empty())
+                return problem;
+            if (std::string problem = guarded.folderProblem(all[i], keys[i]); !problem.empty())
                 return problem;
             if (std::string problem = problemBelow(all[i].option, path, true); !problem.empty())
                 return problem;
@@ -161,12 +252,13 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
             }
         }
         // The project first: it may not exist yet, and may sit in an unwritable directory.
-        if (std::string problem = projectProblem(all[i], keys[i], project); !problem.empty())
+        if (std::string problem = projectProblem(all[i], keys[i], project.project);
+            !problem.empty())
             return problem;
-        for (const InputFile& f : files) {
-            if (sameFile(keys[i], keyOf(f.path)))
-                return "refusing to overwrite input file '" + f.path + "' with " + all[i].option;
-        }
+        if (std::string problem = guarded.fileProblem(all[i], keys[i]); !problem.empty())
+            return problem;
+        if (std::string problem = guarded.folderProblem(all[i], keys[i]); !problem.empty())
+            return problem;
         if (!columnar::parquetCompiledIn() && columnar::isParquetName(path) &&
             (all[i].option == "--out-kept" || all[i].option == "--out-removed" ||
              all[i].option == "--out-clusters"))
@@ -181,7 +273,7 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
 }
 
 std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
-                          const std::string& project) {
+                          const ProtectedFiles& project) {
     if (outputs.annotate && outputs.jsonl.empty() && outputs.outDir.empty())
         return "--annotate needs --out-dir or --out-jsonl (the outputs it annotates)";
     std::vector<NamedOutput> all = namedOutputs(outputs);
@@ -207,7 +299,7 @@ std::string outputProblem(const ExportOptions& outputs) {
 }
 
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
-                          const std::string& project) {
+                          const ProtectedFiles& project) {
     std::vector<InputFile> files;
     ExportOptions named = outputs;
     try {

@@ -25,28 +25,30 @@ std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs);
 
 // An empty string when every requested output can be created, else a message naming the first
 // that cannot: its directory is missing, not a directory or not writable; the path is a
-// directory; two outputs name one file; the output is one of the input `files`; or it is the
-// project `project` (when given), its "-journal", "-wal" or "-shm" file, or its sidecar folder
-// "<project>.d" or anything inside it. Files are compared by canonical absolute path (symlinks
+// directory; two outputs name one file; the output is one of the input `files` or of the inputs
+// of `project`'s datasets; it lies in a Hugging Face dataset folder that one of those inputs
+// belongs to (its state.json, dataset_info.json, dataset_dict.json or shards); or it is the
+// project, its "-journal", "-wal" or "-shm" file, or its sidecar folder "<project>.d" or
+// anything inside it. Files are compared by canonical absolute path (symlinks
 // resolved, "./" and ".." removed) and, for files that exist, by (device, inode), so hard
 // links and symlinks count as the same file. The final write can still fail (a full disk);
 // that is reported then, and leaves nothing partial behind.
 std::string outputProblem(const std::vector<NamedOutput>& outputs,
                           const std::vector<InputFile>& files = {},
-                          const std::string& project = {});
+                          const ProtectedFiles& project = {});
 std::string outputProblem(const ExportOptions& outputs);
 
 // As above for every output of `outputs` made from the input `files`, the shards of --out-dir
 // (dataset_shards.h) one by one: two inputs whose shards would have one name, a shard that would
 // be an input or another output, are refused; so is --annotate without an output it annotates.
 std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
-                          const std::string& project);
+                          const ProtectedFiles& project);
 
 // As above for a run's `inputs` as given (files or directories, expanded as the run expands
 // them, the shards named as the run names them; an input that cannot be expanded is left to
 // the run to report).
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
-                          const std::string& project = {});
+                          const ProtectedFiles& project = {});
 
 // `path` made absolute and canonical: symlinks resolved as far as the path exists, "." and
 // ".." removed. Never throws; a path that cannot be resolved is made absolute lexically.

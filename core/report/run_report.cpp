@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "cluster_csv.h"
 #include "output_check.h"
+#include "project_protected_files.h"
 #include "project_store.h"
 #include "report_html.h"
 
@@ -16,14 +17,15 @@ ReportWritten writeRunReport(const std::string& projectPath, const std::string& 
                              const ReportOptions& options, const std::string& clustersCsvPath) {
     std::vector<NamedOutput> outputs = {{"--out", outPath}};
     if (!clustersCsvPath.empty()) outputs.push_back({"--clusters-csv", clustersCsvPath});
-    if (const std::string problem = outputProblem(outputs, {}, projectPath); !problem.empty())
+    if (const std::string problem = outputProblem(outputs, {}, ProtectedFiles(projectPath));
+        !problem.empty())
         throw ReportError(problem);
     const ProjectStore store(projectPath, ProjectStore::Mode::ReadOnly);
     const std::string name = std::filesystem::path(projectPath).filename().string();
     DocumentTable docs;
     const ReportData data = gatherReport(store, name, options, &docs);
-    // The report may not replace one of the inputs it quotes.
-    if (const std::string problem = outputProblem(outputs, data.inputs, projectPath);
+    // The report may not replace one of the inputs it quotes, nor an input of another dataset.
+    if (const std::string problem = outputProblem(outputs, data.inputs, protectedFiles(store));
         !problem.empty())
         throw ReportError(problem);
     const std::string html = renderReport(data);

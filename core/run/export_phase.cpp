@@ -6,6 +6,7 @@
 #include "component_chain.h"
 #include "decisions.h"
 #include "memory_budget.h"
+#include "project_protected_files.h"
 #include "run_phases.h"
 #include "run_time.h"
 
@@ -81,7 +82,7 @@ void ExportPhase::run() {
     outputs.summaryJson.clear();              // written last, once the export phase is timed too
     outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
     outputs.readAhead = run.threads >= 2;
-    outputs.project = s_.store.path();
+    outputs.project = protectedFiles(s_.store);
     outputs.reader = s_.params.reader;
     // The run's clustered details (most of finishRun's rows: pairs, clusters, members) go into
     // the project as the "store" phase: with a second thread, while the outputs are written
@@ -141,7 +142,7 @@ void ExportPhase::finishRecordedRun(RunResult* audited, PendingOutputs& pending)
     if (!s_.exports.summaryJson.empty()) {
         ExportOptions summaryOnly;
         summaryOnly.summaryJson = s_.exports.summaryJson;
-        summaryOnly.project = s_.store.path();
+        summaryOnly.project = protectedFiles(s_.store);
         exportAudited(s_, audited, summaryOnly, pending);
     }
     s_.memory.releaseSpill();

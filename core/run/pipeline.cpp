@@ -9,6 +9,7 @@
 #include "input_pin.h"
 #include "memory_budget.h"
 #include "output_check.h"
+#include "project_protected_files.h"
 #include "read_sign_phase.h"
 #include "run_accounting.h"
 #include "run_failures.h"
@@ -151,9 +152,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     const StoreMemoryLimit storeMemory(s.memory.storeCacheBytes());
     returnLargeBlocksWhenFreed();
     s.files = listInputs(s, inputs, outputs.shardNames);
-    // Outputs are checked against the inputs and the project before any work (and before the
-    // run is recorded): nothing the user needs is ever overwritten.
-    if (const std::string problem = outputProblem(outputs, s.files, store_.path());
+    // Outputs are checked against the inputs, the project and the inputs of its other datasets
+    // before any work (and before the run is recorded): nothing the user needs is overwritten.
+    if (const std::string problem = outputProblem(outputs, s.files, protectedFiles(store_));
         !problem.empty())
         throw std::runtime_error(problem);
     s.lock.emplace(store_, absolutePaths(inputs), params, s.run.startedAt);

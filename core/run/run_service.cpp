@@ -9,7 +9,8 @@ namespace neardup {
 RunProblem checkRun(const RunRequest& request) {
     if (std::string problem = validate(request.params); !problem.empty())
         return {RunProblem::Kind::Parameters, std::move(problem)};
-    if (std::string problem = outputProblem(request.outputs, request.inputs, request.project);
+    if (std::string problem =
+            outputProblem(request.outputs, request.inputs, ProtectedFiles(request.project));
         !problem.empty())
         return {RunProblem::Kind::Outputs, std::move(problem)};
     return {};
