@@ -1,10 +1,14 @@
 // AtomicFile: complete or absent, every byte as written whatever the sizes of the pieces, errors
 // reported, and a large file written behind (sent to the disk and dropped from the page cache as
-// it grows) instead of left to the kernel as gigabytes of dirty pages.
+// it grows) instead of left to the kernel as gigabytes of dirty pages. In a folder others may
+// write: a temporary's name that exists (a planted link, a file) is never opened, followed or
+// truncated, the temporary is private (0600) while written, and the sweep of dead processes'
+// temporaries removes only this program's regular files.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <QTemporaryDir>
@@ -62,6 +66,34 @@ double residentFraction(const std::string& path, std::size_t bytes) {
     return static_cast<double>(in) / static_cast<double>(resident.size());
 }
 
+// The id of a process that has just ended (and was waited for).
+pid_t deadPid() {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return child;
+}
+
+std::string tempName(const std::string& target, long pid) {
+    return "." + target + ".tmp-" + std::to_string(pid);
+}
+
+mode_t currentUmask() {
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return mask;
+}
+
+// Names in `dir`, sorted.
+QStringList namesIn(const std::string& dir) {
+    QStringList names;
+    for (const auto& entry : fs::directory_iterator(dir))
+        names << QString::fromStdString(entry.path().filename().string());
+    names.sort();
+    return names;
+}
+
 // tmpfs keeps every page in memory whatever the writer asks: nothing to write behind.
 bool onTmpfs(const std::string& dir) {
     struct statfs st {};
@@ -73,6 +105,96 @@ bool onTmpfs(const std::string& dir) {
 class TestAtomicFile : public QObject {
     Q_OBJECT
   private slots:
+    // A link planted at the temporary's name (as another user of a shared folder can) is not
+    // followed: what it points to is unchanged, the output is written, the link is left.
+    void plantedLinkAtTheTemporaryIsNotFollowed() {
+        QTemporaryDir dir, elsewhere;
+        const std::string base = dir.path().toStdString();
+        const std::string victim = elsewhere.filePath(QStringLiteral("victim")).toStdString();
+        std::ofstream(victim) << "precious";
+        const std::string link = base + "/" + tempName("out.jsonl", ::getpid());
+        QCOMPARE(::symlink(victim.c_str(), link.c_str()), 0);
+        {
+            AtomicFile file(base + "/out.jsonl");
+            file.write("written\n");
+            file.commit();
+        }
+        QCOMPARE(testsupport::readFile(victim), std::string("precious"));
+        QCOMPARE(testsupport::readFile(base + "/out.jsonl"), std::string("written\n"));
+        QVERIFY(fs::is_symlink(link));
+        QCOMPARE(namesIn(base).size(), 2);  // the output and the link: no temporary left
+    }
+
+    // A file at the temporary's name (this process's id: a live one) is neither truncated nor
+    // removed; the output goes through another name.
+    void existingTemporaryNameIsNotTruncated() {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        const std::string taken = base + "/" + tempName("out.jsonl", ::getpid());
+        std::ofstream(taken) << "someone's";
+        {
+            AtomicFile file(base + "/out.jsonl");
+            file.write("mine");
+            file.commit();
+        }
+        QCOMPARE(testsupport::readFile(taken), std::string("someone's"));
+        QCOMPARE(testsupport::readFile(base + "/out.jsonl"), std::string("mine"));
+        QCOMPARE(namesIn(base).size(), 2);
+    }
+
+    // Private while written (0600), then the mode a new file gets (0666 less the umask).
+    void temporaryIsPrivateUntilRenamed() {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        AtomicFile file(base + "/out.jsonl");
+        file.write("x");
+        const QStringList names = namesIn(base);
+        QCOMPARE(names.size(), 1);
+        QVERIFY(names[0].startsWith(QStringLiteral(".out.jsonl.tmp-")));
+        struct stat st {};
+        QCOMPARE(::lstat((base + "/" + names[0].toStdString()).c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t{0600});
+        file.commit();
+        QCOMPARE(::lstat((base + "/out.jsonl").c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0666 & ~currentUmask()));
+    }
+
+    // What dead processes left for this output goes as it is next written: their regular files
+    // under the exact naming. A live process's temporary, another output's, a folder and a
+    // link named like one stay, and what the link points to is untouched.
+    void deadProcessesTemporariesAreSwept() {
+        QTemporaryDir dir, elsewhere;
+        const std::string base = dir.path().toStdString();
+        const std::string victim = elsewhere.filePath(QStringLiteral("victim")).toStdString();
+        std::ofstream(victim) << "precious";
+        const pid_t dead = deadPid(), dead2 = deadPid();
+        const std::string gone = tempName("out.jsonl.gz", dead);
+        const std::string goneSuffixed = tempName("out.jsonl.gz", dead) + "-0123abcd";
+        const std::string live = tempName("out.jsonl.gz", 1);  // init never ends
+        const std::string other = tempName("other.jsonl", dead);
+        const std::string folder = tempName("out.jsonl.gz", dead2) + "-89abcdef";
+        const std::string link = tempName("out.jsonl.gz", dead2);
+        const std::string lookalike = tempName("out.jsonl.gz", dead) + "x";
+        for (const std::string& name : {gone, goneSuffixed, live, other, lookalike})
+            std::ofstream(base + "/" + name) << std::string(1000, 'z');
+        fs::create_directory(base + "/" + folder);
+        QCOMPARE(::symlink(victim.c_str(), (base + "/" + link).c_str()), 0);
+        {
+            AtomicFile file(base + "/out.jsonl.gz");
+            file.write("new");
+            file.commit();
+        }
+        QStringList expected{QStringLiteral("out.jsonl.gz")};
+        for (const std::string& name : {live, other, folder, link, lookalike})
+            expected << QString::fromStdString(name);
+        expected.sort();
+        QCOMPARE(namesIn(base), expected);
+        QCOMPARE(testsupport::readFile(victim), std::string("precious"));
+        QCOMPARE(tempFileOwner(goneSuffixed), long{dead});
+        QCOMPARE(tempFileOwner(gone), long{dead});
+        QCOMPARE(tempFileOwner(lookalike), 0L);
+    }
+
     // 40 MiB in pieces of every size: the target appears only at commit, byte for byte, and the
     // temporary is gone.
     void writesEveryByteInOrder() {

@@ -2,6 +2,7 @@
 #include "atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,9 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <stdexcept>
 
-#include "unique_fd.h"
+#include "no_follow.h"
 
 namespace neardup {
 
@@ -22,24 +25,76 @@ constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
 // dropped, so at most that many windows of the file are dirty or in flight at a time.
 constexpr uint64_t kWindowBytes = uint64_t{8} << 20;
 constexpr uint64_t kLagWindows = 4;
+// Names tried before giving up: each after the first carries 32 random bits, so only a
+// folder that someone fills as fast as we try could exhaust them.
+constexpr int kNameAttempts = 64;
+constexpr std::size_t kSuffixDigits = 8;
 
-// Hidden and unique per process, in the target directory so that rename() stays atomic.
-std::string temporaryNameFor(const std::string& path) {
+// The folder of `path` and its name there.
+std::pair<std::string, std::string> splitPath(const std::string& path) {
     const std::filesystem::path target(path);
-    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-    std::string name = ".";
-    name += target.filename().string();
-    name += ".tmp-";
-    name += std::to_string(::getpid());
-    return (dir / name).string();
+    return {target.has_parent_path() ? target.parent_path().string() : std::string("."),
+            target.filename().string()};
+}
+
+// The temporary's name for target `name`: hidden, with this process's id, and from the second
+// attempt on a random suffix. In the target's folder, so that rename() stays atomic.
+std::string temporaryName(const std::string& name, int attempt) {
+    std::string temp = "." + name + ".tmp-" + std::to_string(::getpid());
+    if (attempt == 0) return temp;
+    uint32_t bits = 0;
+    if (::getrandom(&bits, sizeof bits, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bits))
+        bits = static_cast<uint32_t>(std::random_device{}());
+    char digits[kSuffixDigits + 1];
+    std::snprintf(digits, sizeof digits, "%08x", bits);
+    return temp + "-" + digits;
+}
+
+// The permission bits a file created with mode 0666 gets here: what the temporary (0600 while
+// written) is given before it takes the target's name. Read from /proc, not with umask(), which
+// would change it for a moment under the other threads' feet.
+mode_t publishedMode() {
+    static const mode_t mode = [] {
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        while (std::getline(status, line)) {
+            if (line.rfind("Umask:", 0) == 0)
+                return static_cast<mode_t>(0666 & ~std::stoul(line.substr(6), nullptr, 8));
+        }
+        return static_cast<mode_t>(0644);  // no /proc: the usual umask 022
+    }();
+    return mode;
+}
+
+// `name` as a temporary this process may have made for `target`: exactly "." + target +
+// ".tmp-" then the owner's id (and a suffix), else 0.
+long temporaryOwnerFor(std::string_view name, std::string_view target) {
+    if (name.size() <= target.size() + 6 || name[0] != '.' ||
+        name.compare(1, target.size(), target) != 0 ||
+        name.compare(1 + target.size(), 5, ".tmp-") != 0)
+        return 0;
+    return tempFileOwner(name);
 }
 
 }  // namespace
 
 void syncDirectoryOf(const std::string& path) {
-    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    const UniqueFd fd(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const UniqueFd fd = openFolder(splitPath(path).first);
     if (fd.valid()) ::fsync(fd.get());
+}
+
+int sweepDeadTemporaries(int dirFd, std::string_view name) {
+    int removed = 0;
+    const std::string prefix = "." + std::string(name) + ".tmp-";
+    for (const std::string& entry : namesIn(dirFd)) {
+        if (!entry.starts_with(prefix)) continue;
+        const long pid = temporaryOwnerFor(entry, name);
+        if (pid == 0 || pid == ::getpid() || !processGone(pid)) continue;
+        // A link or another user's file under such a name was not made by this program.
+        if (!ownRegularFile(dirFd, entry)) continue;
+        if (::unlinkat(dirFd, entry.c_str(), 0) == 0) ++removed;
+    }
+    return removed;
 }
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
@@ -55,30 +110,66 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     }
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        open(path_.c_str(), false);
+        openInPlace(path_.c_str());
         return;
     }
-    temp_ = temporaryNameFor(path_);
-    open(temp_.c_str(), true);
+    auto [dir, name] = splitPath(path_);
+    dir_ = openFolder(dir);
+    if (!dir_.valid())
+        throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    name_ = std::move(name);
+    createTemporary();
 }
 
-void AtomicFile::open(const char* path, bool writeBehind) {
+AtomicFile::AtomicFile(int dirFd, std::string name, std::string shown)
+    : path_(std::move(shown)), name_(std::move(name)) {
+    dir_.reset(::fcntl(dirFd, F_DUPFD_CLOEXEC, 0));
+    if (!dir_.valid())
+        throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    createTemporary();
+}
+
+void AtomicFile::openInPlace(const char* path) {
     fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd_ < 0) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
     buffer_ = std::make_unique<char[]>(kBufferBytes);
-    writeBehind_ = writeBehind;
+}
+
+void AtomicFile::createTemporary() {
+    sweepDeadTemporaries(dir_.get(), name_);
+    for (int attempt = 0; attempt < kNameAttempts; ++attempt) {
+        std::string temp = temporaryName(name_, attempt);
+        // O_EXCL: a name that exists, a link included, is never opened (nor followed, nor
+        // truncated). 0600 until finish(): nobody else reads a half-written file.
+        fd_ = ::openat(dir_.get(), temp.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd_ >= 0) {
+            temp_ = std::move(temp);
+            break;
+        }
+        if (errno != EEXIST) break;
+    }
+    if (fd_ < 0) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0) {
+        tempDev_ = static_cast<uint64_t>(st.st_dev);
+        tempIno_ = static_cast<uint64_t>(st.st_ino);
+    }
+    buffer_ = std::make_unique<char[]>(kBufferBytes);
+    writeBehind_ = true;
 }
 
 AtomicFile::~AtomicFile() {
     if (fd_ >= 0) ::close(fd_);
-    if (!committed_ && !temp_.empty()) std::remove(temp_.c_str());
+    if (!committed_ && !temp_.empty()) ::unlinkat(dir_.get(), temp_.c_str(), 0);
 }
 
 void AtomicFile::fail(const char* what) {
     const int err = errno;
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
-    if (!temp_.empty()) std::remove(temp_.c_str());
+    if (!temp_.empty()) ::unlinkat(dir_.get(), temp_.c_str(), 0);
+    temp_.clear();
     throw std::runtime_error(std::string("cannot ") + what + " '" + path_ +
                              "': " + std::strerror(err));
 }
@@ -152,7 +243,10 @@ void AtomicFile::writeBehind() {
 void AtomicFile::finish() {
     if (finished_) return;
     flush();
-    if (!temp_.empty() && ::fsync(fd_) != 0) fail("sync");
+    if (!temp_.empty()) {
+        if (::fchmod(fd_, publishedMode()) != 0) fail("write");
+        if (::fsync(fd_) != 0) fail("sync");
+    }
     const int closed = ::close(fd_);
     fd_ = -1;
     if (closed != 0) fail("close");
@@ -161,30 +255,54 @@ void AtomicFile::finish() {
 
 void AtomicFile::commit() {
     finish();
-    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename into");
+    if (!temp_.empty()) {
+        // In a folder that others may write, the temporary's name can be given to another file
+        // while it is written: only the file written here is renamed.
+        struct stat st {};
+        if (::fstatat(dir_.get(), temp_.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            fail("rename into");
+        if (static_cast<uint64_t>(st.st_dev) != tempDev_ ||
+            static_cast<uint64_t>(st.st_ino) != tempIno_) {
+            temp_.clear();  // not ours to remove
+            throw std::runtime_error("cannot rename into '" + path_ +
+                                     "': its temporary file was replaced by another process");
+        }
+        if (::renameat(dir_.get(), temp_.c_str(), dir_.get(), name_.c_str()) != 0)
+            fail("rename into");
+    }
     committed_ = true;
 }
 
 void AtomicFile::commitDurably() {
     commit();
-    if (!temp_.empty()) syncDirectoryOf(path_);
+    // A failed directory sync is ignored: it loses nothing already visible.
+    if (!temp_.empty()) ::fsync(dir_.get());
 }
 
 bool linkDurably(int fd, const std::string& path) {
-    // An anonymous file is named through its /proc link; linkat() cannot replace a name, so it
-    // gets the temporary's first (which the sweep of dead processes' files recognises), is
-    // synced once it is known to be linkable, and is then renamed over `path`.
-    const std::string temp = temporaryNameFor(path);
+    // An anonymous file is named through its /proc link; linkat() cannot replace a name (nor
+    // does it follow one), so it gets a temporary's name first (which the sweep of dead
+    // processes' files recognises), is synced once it is known to be linkable, and is then
+    // renamed over `path`.
+    const auto [dirPath, name] = splitPath(path);
+    const UniqueFd dir = openFolder(dirPath);
+    if (!dir.valid()) return false;
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    ::unlink(temp.c_str());  // left by an earlier attempt of this process
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) != 0)
-        return false;
-    if (::fdatasync(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::string temp;
+    for (int attempt = 0; attempt < kNameAttempts && temp.empty(); ++attempt) {
+        std::string candidate = temporaryName(name, attempt);
+        if (::linkat(AT_FDCWD, self.c_str(), dir.get(), candidate.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            temp = std::move(candidate);
+        else if (errno != EEXIST)
+            return false;
+    }
+    if (temp.empty()) return false;
+    if (::fdatasync(fd) != 0 || ::renameat(dir.get(), temp.c_str(), dir.get(), name.c_str()) != 0) {
         const std::string why = std::strerror(errno);
-        ::unlink(temp.c_str());
+        ::unlinkat(dir.get(), temp.c_str(), 0);
         throw std::runtime_error("cannot write '" + path + "': " + why);
     }
-    syncDirectoryOf(path);
+    ::fsync(dir.get());
     return true;
 }
 
@@ -193,7 +311,14 @@ long tempFileOwner(std::string_view fileName) {
     if (!fileName.starts_with('.')) return 0;
     const auto at = fileName.rfind(kTemp);
     if (at == std::string_view::npos || at == 0) return 0;
-    const std::string_view digits = fileName.substr(at + kTemp.size());
+    std::string_view digits = fileName.substr(at + kTemp.size());
+    if (const auto dash = digits.find('-'); dash != std::string_view::npos) {
+        const std::string_view suffix = digits.substr(dash + 1);
+        if (suffix.size() != kSuffixDigits ||
+            suffix.find_first_not_of("0123456789abcdef") != std::string_view::npos)
+            return 0;
+        digits = digits.substr(0, dash);
+    }
     if (digits.empty() || digits.size() > 9) return 0;
     long pid = 0;
     for (const char c : digits) {
