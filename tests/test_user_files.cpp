@@ -297,6 +297,43 @@ class TestUserFiles : public CorpusFixture {
             QVERIFY(!fs::exists(path(std::string("pin/") + name)));
     }
 
+    // Rows moved within the file's range were exported: a line cut mid-record, or another
+    // document under the row's id. The line at a row's offset must be its document's.
+    void exportRefusesRowsThatNameAnotherLine() {
+        const std::string project = path("pin/p.ndw");
+        const std::string copy = path("pin/moved.ndw");
+        struct Case {
+            const char* edit;
+            const char* says;
+        };
+        const Case cases[] = {
+            // Seven bytes into its own line: not the start of a line.
+            {"UPDATE documents SET offset = offset + 7 WHERE doc_index = 4",
+             "not the start of a line"},
+            // Another document's line, whole: its id is not the row's.
+            {"UPDATE documents SET (offset, length) = (SELECT offset, length FROM documents "
+             "WHERE doc_index = 9) WHERE doc_index = 4",
+             "the row's id"},
+            // Its own start, a shorter length: the line goes on.
+            {"UPDATE documents SET length = length - 5 WHERE doc_index = 4",
+             "ends inside its line"},
+        };
+        for (const Case& c : cases) {
+            fs::copy_file(project, copy, fs::copy_options::overwrite_existing);
+            QVERIFY2(sqlExec(copy, c.edit), c.edit);
+            const Result r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(copy),
+                                     QStringLiteral("--out-jsonl"), q(path("pin/moved.jsonl"))},
+                                    dir_);
+            const QByteArray what = QByteArray(c.edit) + ": " + r.err.toUtf8();
+            QVERIFY2(r.code == 1, what.constData());
+            QVERIFY2(r.err.contains(QLatin1String(c.says)), what.constData());
+            QVERIFY2(r.err.contains(QStringLiteral("moved.ndw' is damaged")) &&
+                         r.err.contains(QStringLiteral("document #4 of dataset 1")),
+                     what.constData());
+            QVERIFY(!fs::exists(path("pin/moved.jsonl")));
+        }
+    }
+
     // Item 3: --resume checks the inputs of the run it resumes.
     void resumeRefusesChangedInputs() {
         fs::create_directories(path("res"));

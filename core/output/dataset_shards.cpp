@@ -119,6 +119,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     lines.annotation = annotation ? &*annotation : nullptr;
     lines.readAhead = options.readAhead;
     lines.reader = options.reader;
+    lines.project = options.project.project;
     std::vector<uint8_t> columnar(files.size(), 0);
     std::vector<OutputFile*> shard(files.size(), nullptr);
     for (std::size_t f = 0; f < files.size(); ++f) {

@@ -69,6 +69,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         lines.annotation = annotation ? &*annotation : nullptr;
         lines.readAhead = options.readAhead;
         lines.reader = options.reader;
+        lines.project = options.project.project;
         writeDocumentLines(run, files, docs, lines, ticker);
     }
     if (!options.outDir.empty()) writeDatasetShards(run, files, docs, options, ticker, written);

@@ -19,6 +19,7 @@
 #include "export_ticker.h"
 #include "input_pin.h"
 #include "output_file.h"
+#include "stored_row_check.h"
 
 namespace neardup {
 
@@ -163,6 +164,16 @@ void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& file
     std::optional<ChunkReadAhead> ahead;
     if (targets.readAhead) ahead.emplace(source);
     LineChunk own;
+    StoredRowCheck rowCheck(targets.reader);
+    auto refuseRow = [&](const std::string& problem) {
+        throw std::runtime_error(
+            (targets.project.empty() ? std::string("the project")
+                                     : "the project '" + targets.project + "'") +
+            " is damaged: the row of document #" + std::to_string(next) + " of dataset " +
+            std::to_string(run.datasetId) + " (line " + std::to_string(docs.line[next]) + " of '" +
+            files[docs.file[next]].path + "') does not match its line: " + problem +
+            "; export refused");
+    };
     auto nextChunk = [&]() -> const LineChunk* {
         if (ahead) return ahead->next();
         return source.next(own) ? &own : nullptr;
@@ -184,6 +195,11 @@ void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& file
         const uint64_t end = chunk.baseOffset + chunk.data.size();
         while (next < n && docs.file[next] == chunkFile && docs.offset[next] < end) {
             const uint64_t at = docs.offset[next] - chunk.baseOffset;
+            if (docs.offset[next] < chunk.baseOffset) refuseRow("its offset lies in a line before");
+            if (std::string problem = rowCheck.problem(chunk.data, at, docs.length[next],
+                                                       docs.id(next), docs.line[next]);
+                !problem.empty())
+                refuseRow(problem);
             write(std::string_view(chunk.data).substr(at, docs.length[next]));
         }
     }

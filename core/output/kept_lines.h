@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "document_table.h"
@@ -26,10 +27,14 @@ struct LineTargets {
     bool readAhead = false;
     // A Parquet input's rows are written as JSON lines of their id and text under these names.
     ReaderOptions reader;
+    // The project the rows come from, for naming it when one is damaged (stored_row_check.h).
+    std::string project;
 };
 
 // Writes the lines of the documents `targets` asks for. Throws std::runtime_error naming the
-// input when one is shorter than when it was read or its pin does not match.
+// input when one is shorter than when it was read or its pin does not match, and naming the
+// project, the dataset and the document when a document's stored row does not match its line
+// (stored_row_check.h).
 void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& files,
                         const DocumentTable& docs, const LineTargets& targets,
                         ExportTicker& ticker);
