@@ -331,11 +331,11 @@ std::optional<ReadPosition> ReadCheckpoint::restore(DocumentTable& docs, Signatu
                                                     RejectionLog& log, DatasetRecord& dataset,
                                                     uint64_t& bytesBefore) {
     if (!enabled_) return std::nullopt;
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    const int fd = ::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     fd_ = fd;
     // Missing values leave no usable record: the records are dropped below.
-    valuesFd_ = ::open(valuesPath_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    valuesFd_ = ::open(valuesPath_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     const std::size_t headerBytes = sizeof kMagic + 4 + key_.size();
     if (!headerMatches(fd_,
                        key_)) {  // another shape under a colliding name, or damaged: start afresh
@@ -405,8 +405,11 @@ void ReadCheckpoint::append(const DocumentTable& docs, const SignatureMatrix& si
         if (fd_ < 0) {
             std::error_code ec;
             std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
-            fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            valuesFd_ = ::open(valuesPath_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            // Never through a link at the name (the sidecar folder itself was checked by the
+            // run's lock, sidecar.h).
+            fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+            valuesFd_ = ::open(valuesPath_.c_str(),
+                               O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
             if (fd_ < 0 || valuesFd_ < 0) return disable();
             std::string header(kMagic, sizeof kMagic);
             put(header, static_cast<uint32_t>(key_.size()));

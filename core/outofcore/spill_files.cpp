@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "atomic_file.h"
+#include "no_follow.h"
 
 namespace neardup {
 
@@ -48,8 +49,11 @@ const std::string& WorkDir::path() {
 
 void WorkDir::remove() noexcept {
     if (path_.empty()) return;
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
+    // Through the parent's descriptor and without following a link: the name may have been
+    // replaced since mkdtemp() made it.
+    const UniqueFd parent = openFolder(parent_);
+    if (parent.valid())
+        removeTreeNoFollow(parent.get(), std::filesystem::path(path_).filename().string());
     path_.clear();
 }
 

@@ -1,6 +1,7 @@
 #include "project_copy.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "no_follow.h"
 #include "project_store.h"
 #include "sqlite_handle.h"
 #include "unique_fd.h"
@@ -72,7 +74,7 @@ void copyFile(const std::string& from, const std::string& to, uint64_t& done, ui
               const std::function<void(uint64_t, uint64_t)>& progress) {
     UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
     if (in.get() < 0) throw StoreError(errnoText("cannot read", from));
-    UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (out.get() < 0) throw StoreError(errnoText("cannot create", to));
     std::vector<char> buffer(std::size_t{1} << 20);
     for (;;) {
@@ -96,6 +98,22 @@ void copyFile(const std::string& from, const std::string& to, uint64_t& done, ui
     }
     if (::fsync(out.get()) != 0) throw StoreError(errnoText("cannot sync", to));
     if (::close(out.release()) != 0) throw StoreError(errnoText("cannot close", to));
+}
+
+// The pid of a work folder ".<name>.tmp-<pid>-XXXXXX" that copyProject makes beside the target
+// `name`, else 0.
+long workFolderOwner(const std::string& entry, const std::string& name) {
+    const std::string prefix = "." + name + ".tmp-";
+    if (!entry.starts_with(prefix)) return 0;
+    const std::string rest = entry.substr(prefix.size());
+    const auto dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0 || dash > 9 || rest.size() != dash + 7) return 0;
+    long pid = 0;
+    for (std::size_t i = 0; i < dash; ++i) {
+        if (rest[i] < '0' || rest[i] > '9') return 0;
+        pid = pid * 10 + (rest[i] - '0');
+    }
+    return pid;
 }
 
 // A file name recorded in signature_caches that stays inside the sidecar directory.
@@ -136,12 +154,28 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
     }
     ec.clear();
 
+    // Everything is made in a work folder of this process beside the target (mkdtemp: a new
+    // name, mode 0700), so that no name another user may have planted in the target's folder
+    // is ever opened or followed; its contents are renamed into place, and it is removed
+    // without following links. Work folders that dead processes left for this target go first.
     const fs::path targetPath(target);
     const fs::path dir = targetPath.has_parent_path() ? targetPath.parent_path() : fs::path(".");
-    const std::string suffix = ".tmp-" + std::to_string(::getpid());
-    const std::string tempDb = (dir / ("." + targetPath.filename().string() + suffix)).string();
+    const std::string targetName = targetPath.filename().string();
+    const UniqueFd dirFd = openFolder(dir.string());
+    if (!dirFd.valid()) throw StoreError(errnoText("cannot open the folder of", target));
+    for (const std::string& entry : namesIn(dirFd.get())) {
+        const long pid = workFolderOwner(entry, targetName);
+        if (pid != 0 && pid != ::getpid() && processGone(pid))
+            removeTreeNoFollow(dirFd.get(), entry);
+    }
+    std::string work =
+        (dir / ("." + targetName + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    if (::mkdtemp(work.data()) == nullptr)
+        throw StoreError(errnoText("cannot create a work folder beside", target));
+    const std::string workName = fs::path(work).filename().string();
+    const std::string tempDb = work + "/project.ndw";
     const std::string sidecar = target + ".d";
-    const std::string tempSidecar = sidecar + suffix;
+    const std::string tempSidecar = work + "/sidecar";
     const std::string sourceSidecar = source + ".d";
 
     // Sizes first, for the progress total.
@@ -159,13 +193,7 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
     const uint64_t total = (ec ? 0 : dbSize) + result.sidecarBytes;
     uint64_t done = 0;
 
-    auto cleanUp = [&] {
-        std::error_code ignored;
-        fs::remove(tempDb, ignored);
-        fs::remove(tempDb + "-journal", ignored);
-        fs::remove_all(tempSidecar, ignored);
-    };
-    cleanUp();  // leftovers of an earlier attempt by a process with the same id
+    auto cleanUp = [&] { removeTreeNoFollow(dirFd.get(), workName); };
     try {
         {
             const std::unique_ptr<sql::Database> dst = connect(tempDb, sql::OpenMode::Create);
@@ -207,8 +235,8 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
         if (progress) progress(done, total);
 
         if (!files.empty()) {
-            fs::create_directories(tempSidecar, ec);
-            if (ec) throw StoreError("cannot create '" + tempSidecar + "': " + ec.message());
+            if (::mkdir(tempSidecar.c_str(), 0755) != 0)
+                throw StoreError(errnoText("cannot create", tempSidecar));
             for (const auto& [name, size] : files) {
                 copyFile((fs::path(sourceSidecar) / name).string(),
                          (fs::path(tempSidecar) / name).string(), done, total, progress);
@@ -221,12 +249,12 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
         // database being replaced; it goes first so no stale file can pass for the new cache.
         if (::rename(tempDb.c_str(), target.c_str()) != 0)
             throw StoreError(errnoText("cannot rename to", target));
-        if (fs::exists(sidecar, ec)) {
-            const std::string old = sidecar + ".old" + suffix;
-            if (::rename(sidecar.c_str(), old.c_str()) != 0)
-                throw StoreError(errnoText("cannot replace", sidecar));
-            fs::remove_all(old, ec);
-        }
+        // The old sidecar (or whatever has its name, a link included) is moved into the work
+        // folder, which is then removed without following anything in it.
+        struct stat old {};
+        if (::lstat(sidecar.c_str(), &old) == 0 &&
+            ::rename(sidecar.c_str(), (work + "/old-sidecar").c_str()) != 0)
+            throw StoreError(errnoText("cannot replace", sidecar));
         if (!files.empty() && ::rename(tempSidecar.c_str(), sidecar.c_str()) != 0)
             throw StoreError(errnoText("cannot rename to", sidecar));
         syncDirectory(dir);
@@ -234,6 +262,7 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
         cleanUp();
         throw;
     }
+    cleanUp();
     return result;
 }
 

@@ -15,6 +15,7 @@
 #include "project_store_impl.h"
 #include "rejected_lines.h"
 #include "run_lock.h"
+#include "sidecar.h"
 #include "signature_file.h"
 
 namespace neardup {
@@ -47,12 +48,14 @@ std::string ProjectStore::writeProblem() const {
         return "project '" + path + "' cannot be written: its folder '" + dir +
                "' is not writable (SQLite writes its journal there): " + std::strerror(errno);
     if (impl_->db.readOnly()) return "project '" + path + "' is open read-only";
-    return {};
+    return sidecarProblem(path);
 }
 
-void ProjectStore::recoverStaleRuns() noexcept {
+void ProjectStore::recoverStaleRuns() {
     // A read-only store must not touch the sidecar files of a project it cannot update.
     if (impl_->db.readOnly()) return;
+    if (std::string problem = sidecarProblem(impl_->path); !problem.empty())
+        throw SidecarRefused(problem);
     neardup::recoverStaleRuns(*this);
 }
 
@@ -110,7 +113,7 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
     // never outlives or precedes its row). Best effort: the samples and counts are stored.
     if (!inMemory(impl_->path) && !dataset.rejectedLines.empty()) {
         try {
-            std::filesystem::create_directories(impl_->sidecarDir());
+            Sidecar::open(impl_->path, true);  // created, or refused
             rejected_lines::write(impl_->sidecarDir() + "/" + rejected_lines::fileName(id),
                                   dataset.rejectedLines);
         } catch (const std::exception&) {
@@ -181,11 +184,11 @@ uint64_t checkedDocuments(sql::Database& db, int64_t datasetId, const SignatureM
     return documents;
 }
 
-// The cache file's name in the sidecar directory `dir`, created when missing.
-std::string cacheFileIn(const std::string& dir, int64_t datasetId, const std::string& cacheKey) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw StoreError("project store: cannot create " + dir + ": " + ec.message());
+// The cache file's name in the sidecar directory of `project`, created when missing; throws
+// SidecarRefused when it is refused (sidecar.h).
+std::string cacheFileIn(const std::string& project, int64_t datasetId,
+                        const std::string& cacheKey) {
+    Sidecar::open(project, true);
     return sigfile::fileName(datasetId, cacheKey);
 }
 
@@ -235,7 +238,7 @@ void ProjectStore::saveSignatures(int64_t datasetId, const std::string& cacheKey
         recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, nullptr, &data);
         return;
     }
-    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
+    const std::string fileName = cacheFileIn(impl_->path, datasetId, cacheKey);
     sigfile::write(impl_->sidecarDir() + "/" + fileName, cacheKey, signatures);
     recordSignatureCache(db, datasetId, cacheKey, documents, signatures.hashes, &fileName, nullptr);
 }
@@ -246,7 +249,7 @@ bool ProjectStore::saveSignatureRows(
     auto& db = impl_->db;
     const uint64_t documents = checkedDocuments(db, datasetId, shape);
     if (inMemory(impl_->path)) return false;
-    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
+    const std::string fileName = cacheFileIn(impl_->path, datasetId, cacheKey);
     sigfile::writeFromRows(impl_->sidecarDir() + "/" + fileName, cacheKey, shape, rows);
     recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
     return true;
@@ -258,7 +261,7 @@ bool ProjectStore::adoptSignatureFile(int64_t datasetId, const std::string& cach
     auto& db = impl_->db;
     const uint64_t documents = checkedDocuments(db, datasetId, shape);
     if (inMemory(impl_->path)) return false;
-    const std::string fileName = cacheFileIn(impl_->sidecarDir(), datasetId, cacheKey);
+    const std::string fileName = cacheFileIn(impl_->path, datasetId, cacheKey);
     if (!link(impl_->sidecarDir() + "/" + fileName)) return false;
     recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
     return true;

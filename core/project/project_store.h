@@ -84,13 +84,16 @@ class ProjectStore {
 
     const std::string& path() const;
     // Why a run could not write the project (a read-only file or folder; the rollback journal
-    // is created next to the file), or "": checked before a run does any work.
+    // is created next to the file; a refused sidecar folder, sidecar.h), or "": checked before
+    // a run does any work.
     std::string writeProblem() const;
 
     // Recovers the runs of processes that died (run_lock.h): stale "running" rows become
-    // "interrupted" with a resume record, leftovers of dead processes go. Never throws; does
-    // nothing on a read-only store. Called by those that open a project to write it.
-    void recoverStaleRuns() noexcept;
+    // "interrupted" with a resume record, leftovers of dead processes go. Does nothing on a
+    // read-only store. Called by those that open a project to write it. Throws SidecarRefused
+    // (sidecar.h) when the sidecar folder is a link, not a folder or another user's, and
+    // touches nothing then; any other failure is ignored (the project is left as it is).
+    void recoverStaleRuns();
 
     // The dataset read from exactly these files (path, size, mtime) with these reader options.
     std::optional<int64_t> findDataset(const std::vector<InputFile>& files,

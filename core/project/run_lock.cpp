@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -19,8 +20,10 @@
 
 #include "atomic_file.h"
 #include "json_text.h"
+#include "no_follow.h"
 #include "project_store.h"
 #include "run_failures.h"
+#include "sidecar.h"
 #include "unique_fd.h"
 
 namespace neardup {
@@ -29,19 +32,21 @@ namespace {
 
 constexpr const char* kSweepLock = "sweep.lock";
 constexpr const char* kPendingPrefix = "run-pending-";
+constexpr const char* kResumingSuffix = ".resuming";
 
 bool inMemory(const std::string& path) {
     return path.empty() || path == ":memory:";
 }
 
-std::string sidecarOf(const ProjectStore& store) {
-    return store.path() + ".d";
+// Every file of the sidecar is opened relative to its descriptor and never through a link.
+UniqueFd openIn(int dirFd, const std::string& name, int flags, mode_t mode = 0) {
+    return UniqueFd(::openat(dirFd, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode));
 }
 
 // The project-wide lock that serializes creating, naming and recovering run locks. Blocking:
 // every holder keeps it for one small SQLite write at most.
-UniqueFd lockSweep(const std::string& dir) {
-    UniqueFd fd(::open((dir + "/" + kSweepLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+UniqueFd lockSweep(int dirFd) {
+    UniqueFd fd = openIn(dirFd, kSweepLock, O_RDWR | O_CREAT, 0644);
     if (fd.get() < 0) return fd;
     while (::flock(fd.get(), LOCK_EX) != 0) {
         if (errno != EINTR) return UniqueFd();
@@ -76,9 +81,9 @@ std::string readWhole(int fd) {
     return text;
 }
 
-bool writeFileAtomically(const std::string& path, const std::string& text) {
+bool writeFileAtomically(const Sidecar& dir, const std::string& name, const std::string& text) {
     try {
-        AtomicFile file(path);
+        AtomicFile file(dir.fd(), name, dir.shown(name));
         file.write(text);
         file.commit();
         return true;
@@ -219,7 +224,8 @@ int64_t runIdOf(const std::string& name, const std::string& suffix) {
 }
 
 // The pid in the name of a temporary ("<anything>.tmp.<pid>" as older versions named them,
-// AtomicFile's ".<name>.tmp-<pid>") or of a spill directory ("work-<pid>-<anything>"), else 0.
+// AtomicFile's ".<name>.tmp-<pid>[-<suffix>]") or of a spill directory
+// ("work-<pid>-<anything>"), else 0.
 int64_t tempOwner(const std::string& name) {
     if (const long pid = tempFileOwner(name)) return pid;
     std::string digits;
@@ -236,17 +242,13 @@ int64_t tempOwner(const std::string& name) {
     return std::stoll(digits);
 }
 
-std::vector<std::string> listDir(const std::string& dir) {
-    std::vector<std::string> names;
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return names;
-    while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
+// "run-<id>.resuming" -> the id, else 0.
+int64_t resumingRunOf(const std::string& name) {
+    return runIdOf(name, kResumingSuffix);
+}
+
+std::string resumeName(int64_t runId) {
+    return "run-" + std::to_string(runId) + ".resume";
 }
 
 // Locks held by RunLocks of this process, by store, for noteRecorded().
@@ -271,10 +273,15 @@ RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
                  const RunParams& params, const std::string& startedAt)
     : store_(store) {
     if (inMemory(store.path())) return;
-    dir_ = sidecarOf(store);
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    UniqueFd sweep = lockSweep(dir_);
+    Sidecar sidecar;
+    try {
+        sidecar = Sidecar::open(store.path(), true);
+    } catch (const SidecarRefused&) {
+        throw;  // the run stops before it writes anything there
+    } catch (const StoreError&) {
+        return;  // cannot be written: the run goes on, not recoverable after a kill
+    }
+    UniqueFd sweep = lockSweep(sidecar.fd());
     if (sweep.get() < 0) return;
     LockContent c;
     c.pid = ::getpid();
@@ -288,10 +295,15 @@ RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
     c.params = params;
     const std::string name = kPendingPrefix + std::to_string(::getpid()) + "-" +
                              std::to_string(gSequence.fetch_add(1)) + ".lock";
-    UniqueFd fd(::open((dir_ + "/" + name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    UniqueFd fd = openIn(sidecar.fd(), name, O_RDWR | O_CREAT | O_EXCL, 0644);
     if (fd.get() < 0) return;
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 || !writeWhole(fd.get(), encode(c))) {
-        ::unlink((dir_ + "/" + name).c_str());
+        ::unlinkat(sidecar.fd(), name.c_str(), 0);
+        return;
+    }
+    dirFd_ = ::fcntl(sidecar.fd(), F_DUPFD_CLOEXEC, 0);
+    if (dirFd_ < 0) {
+        ::unlinkat(sidecar.fd(), name.c_str(), 0);
         return;
     }
     name_ = name;
@@ -307,15 +319,15 @@ RunLock::~RunLock() {
         std::erase_if(gRegistry, [this](const auto& e) { return e.second == this; });
     }
     if (fd_ < 0) return;
-    const std::string path = dir_ + "/" + name_;
     if (ok_ || runId_ == 0) {
         // Finished, or stopped without a row to resume (the project could not be written).
-        ::unlink(path.c_str());
+        ::unlinkat(dirFd_, name_.c_str(), 0);
     } else {
         // The lock's content is the resume record; the rename keeps it whole.
-        ::rename(path.c_str(), (dir_ + "/run-" + std::to_string(runId_) + ".resume").c_str());
+        ::renameat(dirFd_, name_.c_str(), dirFd_, resumeName(runId_).c_str());
     }
     ::close(fd_);
+    ::close(dirFd_);
 }
 
 void RunLock::nameAfter(int64_t runId) {
@@ -323,12 +335,12 @@ void RunLock::nameAfter(int64_t runId) {
     if (fd_ < 0) return;
     // One rename: a kill at any moment leaves the lock under one name or the other, whole.
     const std::string name = "run-" + std::to_string(runId) + ".lock";
-    if (::rename((dir_ + "/" + name_).c_str(), (dir_ + "/" + name).c_str()) == 0) name_ = name;
+    if (::renameat(dirFd_, name_.c_str(), dirFd_, name.c_str()) == 0) name_ = name;
 }
 
 int64_t RunLock::beginRun(const RunResult& run) {
     if (fd_ < 0) return store_.beginRun(run);
-    UniqueFd sweep = lockSweep(dir_);
+    UniqueFd sweep = lockSweep(dirFd_);
     const int64_t id = store_.beginRun(run);
     nameAfter(id);
     return id;
@@ -339,122 +351,148 @@ void RunLock::noteRecorded(ProjectStore& store, int64_t runId) noexcept {
     for (auto& [owner, lock] : gRegistry) {
         if (owner != &store || lock->runId_ != 0) continue;
         try {
-            UniqueFd sweep = lockSweep(lock->dir_);
+            UniqueFd sweep = lockSweep(lock->dirFd_);
             lock->nameAfter(runId);
         } catch (...) {
         }
     }
 }
 
+namespace {
+
+// A leftover of a dead process in the sidecar (see tempOwner), removed only when it is what this
+// program makes under that name: a regular file, or for a spill folder a real folder, owned by
+// the effective user. A link or another user's entry under such a name is left alone.
+void removeLeftover(int dirFd, const std::string& name) {
+    if (ownRegularFile(dirFd, name)) {
+        ::unlinkat(dirFd, name.c_str(), 0);
+    } else if (name.rfind("work-", 0) == 0) {
+        removeTreeNoFollow(dirFd, name);
+    }
+}
+
+void recoverIn(ProjectStore& store, const Sidecar& sidecar) {
+    const int dir = sidecar.fd();
+    const std::vector<std::string> names = namesIn(dir);
+    // Cheap exit: nothing that could be stale.
+    const bool anything = std::any_of(names.begin(), names.end(), [](const std::string& n) {
+        return (n.rfind("run-", 0) == 0 && n.size() > 5 &&
+                (n.ends_with(".lock") || n.ends_with(".resume") || n.ends_with(kResumingSuffix))) ||
+               tempOwner(n) != 0 || n.rfind("signatures-", 0) == 0 ||
+               n.rfind("checkpoint-", 0) == 0;
+    });
+    if (!anything) return;
+    UniqueFd sweep = lockSweep(dir);
+    if (sweep.get() < 0) return;
+
+    std::set<int64_t> livePids;
+    std::set<int64_t> liveRuns;
+    std::vector<std::pair<std::string, UniqueFd>> dead;  // lock files whose owner is gone
+    for (const std::string& name : namesIn(dir)) {
+        if (name.rfind("run-", 0) != 0) continue;
+        if (resumingRunOf(name) != 0) {
+            // A claim on a resume whose process is gone (claimResume).
+            UniqueFd fd = openIn(dir, name, O_RDWR);
+            if (fd.get() >= 0 && ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0 &&
+                ownRegularFile(dir, name))
+                ::unlinkat(dir, name.c_str(), 0);
+            continue;
+        }
+        if (!name.ends_with(".lock")) continue;
+        UniqueFd fd = openIn(dir, name, O_RDWR);
+        if (fd.get() < 0) continue;
+        if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+            LockContent c;
+            if (decode(readWhole(fd.get()), c)) livePids.insert(c.pid);
+            if (const int64_t id = runIdOf(name, ".lock")) liveRuns.insert(id);
+            continue;
+        }
+        dead.emplace_back(name, std::move(fd));
+    }
+
+    std::vector<ProjectStore::RunState> runs = store.runStates();
+    auto findRun = [&runs](int64_t id) -> ProjectStore::RunState* {
+        for (auto& r : runs)
+            if (r.id == id) return &r;
+        return nullptr;
+    };
+    for (auto& [name, fd] : dead) {
+        LockContent c;
+        const bool readable = decode(readWhole(fd.get()), c);
+        int64_t id = runIdOf(name, ".lock");
+        if (id == 0 && readable) {
+            // Killed before the run was named after its row: the row may exist all the
+            // same (killed right after writing it, as running, or as interrupted or failed
+            // when the process recorded its own end and was killed before renaming the
+            // lock), else it is written now.
+            for (auto& r : runs)
+                if (r.startedAt == c.startedAt && !liveRuns.contains(r.id)) id = r.id;
+            if (id == 0) {
+                RunResult run;
+                run.params = c.params;
+                run.startedAt = c.startedAt;
+                run.backend = "unknown";
+                run.threads = c.params.threads;
+                DatasetRecord partial;
+                partial.reader = c.params.reader;
+                id = recordStoppedRun(store, run, std::nullopt, partial, 0, "interrupted",
+                                      kStaleRunError);
+                runs.push_back({id, "interrupted", c.startedAt});
+            }
+        }
+        if (ProjectStore::RunState* r = id != 0 ? findRun(id) : nullptr) {
+            if (r->status == "running") {
+                store.markRun(id, "interrupted", kStaleRunError);
+                r->status = "interrupted";
+            }
+            if (readable) {
+                c.runId = id;
+                writeFileAtomically(sidecar, resumeName(id), encode(c));
+            }
+        }
+        ::unlinkat(dir, name.c_str(), 0);
+    }
+
+    // Leftovers: resume records of finished or deleted runs; temporaries of dead
+    // processes; signature caches no row refers to (only while no run is live, as a live
+    // one may be between writing its cache and recording it).
+    const std::vector<std::string> caches = store.signatureCacheFiles();
+    const std::set<std::string> cached(caches.begin(), caches.end());
+    // Read checkpoints (checkpoint.h) serve runs that may be resumed: kept while one is
+    // live or has a resume record.
+    bool resumable = false;
+    const std::vector<std::string> left = namesIn(dir);
+    for (const std::string& name : left) {
+        if (const int64_t id = runIdOf(name, ".resume")) {
+            const ProjectStore::RunState* r = findRun(id);
+            resumable = resumable || (r != nullptr && r->status != "ok");
+        }
+    }
+    for (const std::string& name : left) {
+        if (const int64_t id = runIdOf(name, ".resume")) {
+            const ProjectStore::RunState* r = findRun(id);
+            if ((r == nullptr || r->status == "ok") && ownRegularFile(dir, name))
+                ::unlinkat(dir, name.c_str(), 0);
+        } else if (const int64_t pid = tempOwner(name)) {
+            if (pid != ::getpid() && !livePids.contains(pid) && processGone(pid))
+                removeLeftover(dir, name);
+        } else if (name.rfind("signatures-", 0) == 0 && name.ends_with(".bin") &&
+                   livePids.empty() && !cached.contains(name) && ownRegularFile(dir, name)) {
+            ::unlinkat(dir, name.c_str(), 0);
+        } else if (name.rfind("checkpoint-", 0) == 0 && livePids.empty() && !resumable &&
+                   ownRegularFile(dir, name)) {
+            ::unlinkat(dir, name.c_str(), 0);
+        }
+    }
+}
+
+}  // namespace
+
 void recoverStaleRuns(ProjectStore& store) noexcept {
     try {
-        if (inMemory(store.path())) return;
-        const std::string dir = sidecarOf(store);
-        struct stat st {};
-        if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
-        const std::vector<std::string> names = listDir(dir);
-        // Cheap exit: nothing that could be stale.
-        const bool anything = std::any_of(names.begin(), names.end(), [](const std::string& n) {
-            return (n.rfind("run-", 0) == 0 && n.size() > 5 &&
-                    (n.ends_with(".lock") || n.ends_with(".resume"))) ||
-                   tempOwner(n) != 0 || n.rfind("signatures-", 0) == 0 ||
-                   n.rfind("checkpoint-", 0) == 0;
-        });
-        if (!anything) return;
-        UniqueFd sweep = lockSweep(dir);
-        if (sweep.get() < 0) return;
-
-        std::set<int64_t> livePids;
-        std::set<int64_t> liveRuns;
-        std::vector<std::pair<std::string, UniqueFd>> dead;  // lock files whose owner is gone
-        for (const std::string& name : listDir(dir)) {
-            if (!name.ends_with(".lock") || name.rfind("run-", 0) != 0) continue;
-            UniqueFd fd(::open((dir + "/" + name).c_str(), O_RDWR | O_CLOEXEC));
-            if (fd.get() < 0) continue;
-            if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-                LockContent c;
-                if (decode(readWhole(fd.get()), c)) livePids.insert(c.pid);
-                if (const int64_t id = runIdOf(name, ".lock")) liveRuns.insert(id);
-                continue;
-            }
-            dead.emplace_back(name, std::move(fd));
-        }
-
-        std::vector<ProjectStore::RunState> runs = store.runStates();
-        auto findRun = [&runs](int64_t id) -> ProjectStore::RunState* {
-            for (auto& r : runs)
-                if (r.id == id) return &r;
-            return nullptr;
-        };
-        for (auto& [name, fd] : dead) {
-            const std::string path = dir + "/" + name;
-            LockContent c;
-            const bool readable = decode(readWhole(fd.get()), c);
-            int64_t id = runIdOf(name, ".lock");
-            if (id == 0 && readable) {
-                // Killed before the run was named after its row: the row may exist all the
-                // same (killed right after writing it, as running, or as interrupted or failed
-                // when the process recorded its own end and was killed before renaming the
-                // lock), else it is written now.
-                for (auto& r : runs)
-                    if (r.startedAt == c.startedAt && !liveRuns.contains(r.id)) id = r.id;
-                if (id == 0) {
-                    RunResult run;
-                    run.params = c.params;
-                    run.startedAt = c.startedAt;
-                    run.backend = "unknown";
-                    run.threads = c.params.threads;
-                    DatasetRecord partial;
-                    partial.reader = c.params.reader;
-                    id = recordStoppedRun(store, run, std::nullopt, partial, 0, "interrupted",
-                                          kStaleRunError);
-                    runs.push_back({id, "interrupted", c.startedAt});
-                }
-            }
-            if (ProjectStore::RunState* r = id != 0 ? findRun(id) : nullptr) {
-                if (r->status == "running") {
-                    store.markRun(id, "interrupted", kStaleRunError);
-                    r->status = "interrupted";
-                }
-                if (readable) {
-                    c.runId = id;
-                    writeFileAtomically(dir + "/run-" + std::to_string(id) + ".resume", encode(c));
-                }
-            }
-            ::unlink(path.c_str());
-        }
-
-        // Leftovers: resume records of finished or deleted runs; temporaries of dead
-        // processes; signature caches no row refers to (only while no run is live, as a live
-        // one may be between writing its cache and recording it).
-        const std::vector<std::string> caches = store.signatureCacheFiles();
-        const std::set<std::string> cached(caches.begin(), caches.end());
-        // Read checkpoints (checkpoint.h) serve runs that may be resumed: kept while one is
-        // live or has a resume record.
-        bool resumable = false;
-        for (const std::string& name : listDir(dir)) {
-            if (const int64_t id = runIdOf(name, ".resume")) {
-                const ProjectStore::RunState* r = findRun(id);
-                resumable = resumable || (r != nullptr && r->status != "ok");
-            }
-        }
-        for (const std::string& name : listDir(dir)) {
-            const std::string path = dir + "/" + name;
-            if (const int64_t id = runIdOf(name, ".resume")) {
-                const ProjectStore::RunState* r = findRun(id);
-                if (r == nullptr || r->status == "ok") ::unlink(path.c_str());
-            } else if (const int64_t pid = tempOwner(name)) {
-                if (pid != ::getpid() && !livePids.contains(pid)) {
-                    std::error_code ec;
-                    std::filesystem::remove_all(path, ec);
-                }
-            } else if (name.rfind("signatures-", 0) == 0 && name.ends_with(".bin") &&
-                       livePids.empty() && !cached.contains(name)) {
-                ::unlink(path.c_str());
-            } else if (name.rfind("checkpoint-", 0) == 0 && livePids.empty() && !resumable) {
-                ::unlink(path.c_str());
-            }
-        }
+        // A refused sidecar (a link, another user's) is left exactly as it is.
+        const Sidecar sidecar = Sidecar::open(store.path(), false);
+        if (sidecar.valid()) recoverIn(store, sidecar);
     } catch (...) {
         // A project that cannot be written (read-only, busy, damaged) is left as it is.
     }
@@ -463,9 +501,10 @@ void recoverStaleRuns(ProjectStore& store) noexcept {
 std::optional<ResumeRecord> findResumable(ProjectStore& store) {
     if (inMemory(store.path())) return std::nullopt;
     recoverStaleRuns(store);
-    const std::string dir = sidecarOf(store);
+    const Sidecar sidecar = Sidecar::open(store.path(), false);  // throws SidecarRefused
+    if (!sidecar.valid()) return std::nullopt;
     std::vector<int64_t> ids;
-    for (const std::string& name : listDir(dir))
+    for (const std::string& name : namesIn(sidecar.fd()))
         if (const int64_t id = runIdOf(name, ".resume")) ids.push_back(id);
     std::sort(ids.rbegin(), ids.rend());
     const auto runs = store.runStates();
@@ -473,11 +512,11 @@ std::optional<ResumeRecord> findResumable(ProjectStore& store) {
         const auto r = std::find_if(runs.begin(), runs.end(),
                                     [id](const ProjectStore::RunState& s) { return s.id == id; });
         if (r == runs.end() || (r->status != "interrupted" && r->status != "failed")) continue;
-        const std::string path = dir + "/run-" + std::to_string(id) + ".resume";
-        UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        const std::string name = resumeName(id);
+        UniqueFd fd = openIn(sidecar.fd(), name, O_RDONLY | O_NONBLOCK);
         LockContent c;
         if (fd.get() < 0 || !decode(readWhole(fd.get()), c))
-            throw StoreError("project store: cannot read the resume record " + path);
+            throw StoreError("project store: cannot read the resume record " + sidecar.shown(name));
         const RunResult row = store.loadRun(id);
         ResumeRecord rec;
         rec.runId = id;
@@ -496,8 +535,61 @@ std::optional<ResumeRecord> findResumable(ProjectStore& store) {
 }
 
 void forgetResumable(ProjectStore& store, int64_t runId) noexcept {
-    if (inMemory(store.path())) return;
-    ::unlink((sidecarOf(store) + "/run-" + std::to_string(runId) + ".resume").c_str());
+    try {
+        const Sidecar sidecar = Sidecar::open(store.path(), false);
+        if (!sidecar.valid()) return;
+        const UniqueFd sweep = lockSweep(sidecar.fd());
+        ::unlinkat(sidecar.fd(), resumeName(runId).c_str(), 0);
+    } catch (...) {
+    }
+}
+
+ResumeClaim::ResumeClaim(ProjectStore& store, int64_t runId) {
+    if (inMemory(store.path()) || runId == 0) return;
+    const Sidecar sidecar = Sidecar::open(store.path(), false);  // throws SidecarRefused
+    const std::string record = resumeName(runId);
+    if (!sidecar.valid())
+        throw StoreError("nothing to resume: run " + std::to_string(runId) +
+                         " has no resume record in " + store.path() + ".d");
+    const UniqueFd sweep = lockSweep(sidecar.fd());
+    const std::string name = "run-" + std::to_string(runId) + kResumingSuffix;
+    UniqueFd fd = openIn(sidecar.fd(), name, O_RDWR | O_CREAT, 0644);
+    if (fd.get() < 0)
+        throw StoreError("cannot claim run " + std::to_string(runId) + " for resuming (" +
+                         sidecar.shown(name) + "): " + std::strerror(errno));
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        std::string holder = readWhole(fd.get());
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
+            holder.pop_back();
+        throw StoreError("run " + std::to_string(runId) + " is already being resumed by process " +
+                         (holder.empty() ? std::string("(unknown)") : holder) +
+                         "; wait for it to end (a run is resumed once)");
+    }
+    // The record goes when a resume finishes; one that finished since this process looked
+    // for it left nothing to resume.
+    struct stat st {};
+    if (::fstatat(sidecar.fd(), record.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        ::unlinkat(sidecar.fd(), name.c_str(), 0);
+        throw StoreError("nothing to resume: run " + std::to_string(runId) +
+                         " was resumed by another process meanwhile");
+    }
+    writeWhole(fd.get(), std::to_string(::getpid()) + "\n");
+    dirFd_ = ::fcntl(sidecar.fd(), F_DUPFD_CLOEXEC, 0);
+    name_ = name;
+    fd_ = fd.release();
+}
+
+ResumeClaim::~ResumeClaim() {
+    if (fd_ < 0) return;
+    {
+        // Under the sweep lock, so that a process about to claim the run opens the file (or
+        // a new one) only once this one is gone: it then finds the record gone too, or the run
+        // unfinished and its record there.
+        const UniqueFd sweep = lockSweep(dirFd_);
+        ::unlinkat(dirFd_, name_.c_str(), 0);
+    }
+    ::close(fd_);
+    if (dirFd_ >= 0) ::close(dirFd_);
 }
 
 }  // namespace neardup

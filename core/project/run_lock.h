@@ -17,6 +17,13 @@
 // "work-<pid>-*") and signature caches no row refers to are removed. Creating a lock, naming it
 // after its run and the recovery all happen under a second flock ("sweep.lock"), so a live run is
 // never mistaken for a dead one.
+//
+// The sidecar is reached only through its descriptor (sidecar.h): a sidecar that is a link, not
+// a folder or another user's is refused, and the recovery then touches nothing. What it removes
+// is only what this program makes: regular files (spill folders: real folders, emptied without
+// following a link inside) owned by the effective user, under this program's names, of a
+// process that is gone. A resume holds "run-<id>.resuming" (an flock, and its pid as content)
+// while it runs, so that a run is resumed by one process at a time.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +45,8 @@ inline constexpr const char* kStaleRunError =
 class RunLock {
   public:
     // Does nothing for in-memory projects, or when the sidecar directory cannot be written
-    // (the run goes on; it is then not recoverable after a kill).
+    // (the run goes on; it is then not recoverable after a kill). Throws SidecarRefused
+    // (sidecar.h) when the sidecar is a link, not a folder, or another user's.
     RunLock(ProjectStore& store, const std::vector<std::string>& inputs, const RunParams& params,
             const std::string& startedAt);
     // A finished run's lock is deleted; an unfinished one's (failed, interrupted, or ended by
@@ -59,13 +67,15 @@ class RunLock {
   private:
     void nameAfter(int64_t runId);
     ProjectStore& store_;
-    std::string dir_, name_;
+    int dirFd_ = -1;  // the sidecar folder
+    std::string name_;
     int fd_ = -1;
     int64_t runId_ = 0;
     bool ok_ = false;
 };
 
-// See the top of this file. Never throws; a project it cannot write is left as it is.
+// See the top of this file. Never throws; a project it cannot write, or whose sidecar is refused,
+// is left as it is.
 void recoverStaleRuns(ProjectStore& store) noexcept;
 
 // What `neardup run --resume` runs again.
@@ -78,10 +88,28 @@ struct ResumeRecord {
 
 // The most recent run that did not finish (failed or interrupted, stale ones included) and
 // still has its resume record; nothing when there is none. Throws StoreError when the record
-// exists but cannot be read.
+// exists but cannot be read, SidecarRefused when the sidecar is refused.
 std::optional<ResumeRecord> findResumable(ProjectStore& store);
 // Drops the resume record of `runId` (after a run resuming it finished).
 void forgetResumable(ProjectStore& store, int64_t runId) noexcept;
+
+// The right to resume run `runId`, held by one process at a time while it runs the run again:
+// an flock on "run-<id>.resuming" in the sidecar, which holds the holder's pid. Throws
+// StoreError naming that process when another one holds it, and when the run's resume record is
+// gone (another process resumed it meanwhile); SidecarRefused for a refused sidecar.
+class ResumeClaim {
+  public:
+    ResumeClaim() = default;  // claims nothing
+    ResumeClaim(ProjectStore& store, int64_t runId);
+    ~ResumeClaim();
+    ResumeClaim(const ResumeClaim&) = delete;
+    ResumeClaim& operator=(const ResumeClaim&) = delete;
+
+  private:
+    int dirFd_ = -1;
+    std::string name_;
+    int fd_ = -1;
+};
 
 // RunParams from toJson(), with the execution options of a lock file; false when `json` is not
 // such an object. Exposed for tests (round trip).

@@ -31,6 +31,9 @@ RunResult executeRun(const RunRequest& request, const RunHooks& hooks) {
     // Runs of processes that died become "interrupted" (with a resume record) before this one
     // starts beside them.
     store.recoverStaleRuns();
+    // A run is resumed by one process at a time: a second one is refused, naming the first.
+    const ResumeClaim claim =
+        request.resumes != 0 ? ResumeClaim(store, request.resumes) : ResumeClaim();
     Pipeline pipeline(store, *backend, hooks.observer, hooks.cancel);
     RunResult result = pipeline.run(request.inputs, request.params, request.outputs);
     if (request.resumes != 0) forgetResumable(store, request.resumes);
