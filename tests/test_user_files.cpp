@@ -332,6 +332,19 @@ class TestUserFiles : public CorpusFixture {
                      what.constData());
             QVERIFY(!fs::exists(path("pin/moved.jsonl")));
         }
+        // The workbench shows a document through the fetcher: another document's line under
+        // this one's name is refused there too, and says why.
+        fs::copy_file(project, copy, fs::copy_options::overwrite_existing);
+        QVERIFY(sqlExec(copy, cases[1].edit));
+        neardup::ProjectStore store(copy);
+        neardup::DocumentTable docs;
+        const neardup::DatasetRecord dataset = store.loadDataset(1, &docs);
+        neardup::DocumentFetcher fetcher(dataset.files, dataset.reader);
+        QVERIFY(fetcher.fetch(docs, 3).ok);
+        const neardup::FetchedDocument moved = fetcher.fetch(docs, 4);
+        QVERIFY(!moved.ok);
+        QVERIFY2(moved.error.find("row of this document is damaged") != std::string::npos,
+                 moved.error.c_str());
     }
 
     // Item 3: --resume checks the inputs of the run it resumes.

@@ -34,10 +34,12 @@ ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow
     d.estimated = stored ? pair.estimated : std::nan("");
     ProjectQueries& q = ctx.queries();
     DocumentFetcher& f = ctx.fetcher(run.datasetId);
-    const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a));
-    const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b));
-    d.idA = QString::fromStdString(x.ok ? x.id : q.documentId(run.datasetId, pair.a));
-    d.idB = QString::fromStdString(y.ok ? y.id : q.documentId(run.datasetId, pair.b));
+    const std::string storedA = q.documentId(run.datasetId, pair.a);
+    const std::string storedB = q.documentId(run.datasetId, pair.b);
+    const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a), storedA);
+    const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b), storedB);
+    d.idA = QString::fromStdString(x.ok ? x.id : storedA);
+    d.idB = QString::fromStdString(y.ok ? y.id : storedB);
     d.errorA = QString::fromStdString(x.error);
     d.errorB = QString::fromStdString(y.error);
     if (x.ok && y.ok) {

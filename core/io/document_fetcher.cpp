@@ -121,7 +121,24 @@ FetchedDocument DocumentFetcher::fetch(const DocumentTable& docs, std::size_t do
         return out;
     }
     return fetch(DocumentLocation{docs.file[docIndex], docs.line[docIndex], docs.offset[docIndex],
-                                  docs.length[docIndex]});
+                                  docs.length[docIndex]},
+                 docs.id(docIndex));
+}
+
+FetchedDocument DocumentFetcher::fetch(const DocumentLocation& where, std::string_view storedId) {
+    FetchedDocument out = fetch(where);
+    // A default id names the file as it was read ("<path>:<line>"), which a relocated input no
+    // longer has: its line number must match.
+    const std::string defaultSuffix = ":" + std::to_string(where.line);
+    const bool sameDefault = out.id.ends_with(defaultSuffix) && storedId.ends_with(defaultSuffix);
+    if (out.ok && out.id != storedId && !sameDefault) {
+        out.ok = false;
+        out.error =
+            "the project's row of this document is damaged: the line at its offset is "
+            "the document '" +
+            out.id.substr(0, 60) + "', not '" + std::string(storedId.substr(0, 60)) + "'";
+    }
+    return out;
 }
 
 namespace {

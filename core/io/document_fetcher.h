@@ -43,6 +43,10 @@ class DocumentFetcher {
     DocumentFetcher& operator=(const DocumentFetcher&) = delete;
 
     FetchedDocument fetch(const DocumentLocation& where);
+    // The document a project's row names: the line at its location must be the document with
+    // `storedId` (a moved or swapped row would show another document under this one's name);
+    // otherwise ok is false and error says the row is damaged.
+    FetchedDocument fetch(const DocumentLocation& where, std::string_view storedId);
     FetchedDocument fetch(const DocumentTable& docs, std::size_t docIndex);
 
   private:
