@@ -365,6 +365,53 @@ class TestUserFilesInputs : public CorpusFixture {
         QVERIFY(readFile(path("mv/s.json")).find("\"signatures_reused\": true") !=
                 std::string::npos);
     }
+
+    // Two datasets of one path, the file edited between their runs: relocate refused the whole
+    // move without saying which dataset did not match, and could not move the one that does.
+    void relocateNamesTheDatasetAndMovesOneAlone() {
+        fs::create_directories(path("two/old"));
+        const std::string first = "{\"id\":\"a\",\"text\":\"the first version of it\"}\n";
+        std::string second = first;
+        second[30] = 'X';
+        writeFile(path("two/old/f.jsonl"), first);
+        const std::string project = path("two/p.ndw");
+        auto runOn = [&] {
+            return runCli({QStringLiteral("run"), q(path("two/old")), QStringLiteral("-p"),
+                           q(project), QStringLiteral("-q")},
+                          dir_);
+        };
+        Result r = runOn();
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        writeFile(path("two/old/f.jsonl"), second);
+        r = runOn();
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(sqlRows(project, "SELECT count(*) FROM datasets"),
+                 QStringList{QStringLiteral("2")});
+        fs::rename(path("two/old"), path("two/new"));
+        const QStringList relocate{
+            QStringLiteral("relocate"), QStringLiteral("-p"), q(project),
+            QStringLiteral("--from"),   q(path("two/old")),   QStringLiteral("--to"),
+            q(path("two/new"))};
+        r = runCli(relocate, dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("dataset 1 (run 1)")) &&
+                     r.err.contains(QStringLiteral("content differs")) &&
+                     !r.err.contains(QStringLiteral("dataset 2")),
+                 qPrintable(r.err));
+        r = runCli(relocate + QStringList{QStringLiteral("--dataset"), QStringLiteral("2")}, dir_);
+        QVERIFY2(r.code == 0 && r.err.contains(QStringLiteral("relocated 1 input file(s)")),
+                 qPrintable(r.err));
+        QCOMPARE(sqlRows(project, "SELECT path FROM dataset_files ORDER BY dataset_id"),
+                 (QStringList{q(path("two/old/f.jsonl")), q(path("two/new/f.jsonl"))}));
+        r = runCli(relocate + QStringList{QStringLiteral("--dataset"), QStringLiteral("7")}, dir_);
+        QVERIFY2(r.code == 1 && r.err.contains(QStringLiteral("no dataset 7")), qPrintable(r.err));
+        r = runCli(
+            {QStringLiteral("export"), QStringLiteral("-p"), q(project), QStringLiteral("--run"),
+             QStringLiteral("2"), QStringLiteral("--out-jsonl"), q(path("two/out.jsonl"))},
+            dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readFile(path("two/out.jsonl")), second);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUserFilesInputs)

@@ -14,6 +14,7 @@ namespace neardup::cli {
 Command addRelocateCommand(CLI::App& app) {
     struct Options {
         std::string project, from, to;
+        int64_t dataset = 0;
     };
     auto opt = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
@@ -25,10 +26,14 @@ Command addRelocateCommand(CLI::App& app) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--from", opt->from, "Where the inputs were (a folder or a file)")->required();
     cmd->add_option("--to", opt->to, "Where they are now")->required()->check(CLI::ExistingPath);
+    cmd->add_option("--dataset", opt->dataset,
+                    "Re-point the inputs of this dataset only (the number a refusal names), e.g. "
+                    "when two datasets read one path whose file changed between them")
+        ->check(CLI::PositiveNumber);
     return [opt]() -> int {
         ProjectStore store(opt->project);
         store.recoverStaleRuns();
-        const RelocateResult r = relocateInputs(store, opt->from, opt->to);
+        const RelocateResult r = relocateInputs(store, opt->from, opt->to, opt->dataset);
         if (!r.problems.empty()) {
             for (const std::string& p : r.problems)
                 fmt::print(stderr, "neardup relocate: {}\n", p);

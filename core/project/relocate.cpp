@@ -1,6 +1,7 @@
 // Relocating a project's inputs (relocate.h): checks each moved file, then re-points its row.
 #include "relocate.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -48,28 +49,49 @@ std::string mismatch(const InputFile& pinned, InputFile now) {
     return {};
 }
 
+// "dataset N (runs 1, 3)", or "dataset N (no run)", for naming what a problem is about.
+std::string datasetName(int64_t dataset, const std::vector<RunSummary>& runs) {
+    std::string ids;
+    for (const RunSummary& r : runs) {
+        if (r.datasetId != dataset) continue;
+        ids += (ids.empty() ? "" : ", ") + std::to_string(r.runId);
+    }
+    return "dataset " + std::to_string(dataset) +
+           (ids.empty() ? std::string(" (no run)")
+                        : (ids.find(',') == std::string::npos ? " (run " : " (runs ") + ids + ")");
+}
+
 }  // namespace
 
 RelocateResult relocateInputs(ProjectStore& store, const std::string& fromPath,
-                              const std::string& toPath) {
+                              const std::string& toPath, int64_t onlyDataset) {
     const std::string from = canonicalPath(fromPath);
     const std::string to = canonicalPath(toPath);
     std::vector<DatasetFile> rows;
     std::set<int64_t> datasets;
     RelocateResult result;
-    for (const DatasetFile& stored : store.datasetFiles()) {
-        const InputFile& pinned = stored.file;
+    const std::vector<DatasetFile> stored = store.datasetFiles();
+    const std::vector<RunSummary> runs = store.listRuns();
+    if (onlyDataset != 0 && std::none_of(stored.begin(), stored.end(), [&](const DatasetFile& f) {
+            return f.datasetId == onlyDataset;
+        })) {
+        result.problems.push_back("the project holds no dataset " + std::to_string(onlyDataset));
+        return result;
+    }
+    for (const DatasetFile& row : stored) {
+        if (onlyDataset != 0 && row.datasetId != onlyDataset) continue;
+        const InputFile& pinned = row.file;
         const std::string target = moved(pinned.path, from, to);
         if (target.empty() || pinned.mtimeNs < 0) continue;
         InputFile now = pinned;
         now.path = target;
         if (std::string problem = mismatch(pinned, now); !problem.empty()) {
-            result.problems.push_back(std::move(problem));
+            result.problems.push_back(datasetName(row.datasetId, runs) + ": " + problem);
             continue;
         }
         statIdentity(now);
-        rows.push_back({stored.datasetId, stored.index, std::move(now)});
-        datasets.insert(stored.datasetId);
+        rows.push_back({row.datasetId, row.index, std::move(now)});
+        datasets.insert(row.datasetId);
     }
     if (!result.problems.empty()) return result;
     store.updateDatasetFiles(rows);
