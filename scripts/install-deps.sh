@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libsimdjson-dev libsqlite3-dev sqlite3 libutf8proc-dev zlib1g-dev libzstd-dev libtbb-dev
-  libcli11-dev libfmt-dev
+  libcli11-dev libfmt-dev libssl-dev
   libopenmpi-dev openmpi-bin
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl1-mesa-dev
   libqcustomplot-dev libqcustomplot2.1-qt6

@@ -1,12 +1,17 @@
 // The documents of a dataset, in input order, as parallel arrays (one entry per document).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace neardup {
+
+// A content pin (core/io/content_pin.h): the project's key and a file's tag under it.
+using PinKey = std::array<uint8_t, 32>;
+using PinTag = std::array<uint8_t, 16>;
 
 // An input file, pinned (core/io/input_pin.h): its canonical absolute path and what identifies
 // its content, so that stored byte offsets are used only on the very file they came from.
@@ -23,6 +28,12 @@ struct InputFile {
     // that could not be read to its end, or a project of schema version < 3).
     bool fingerprinted = false;
     uint64_t contentBytes = 0;
+    // The content pin (content_pin.h) under `pinKey`, the project's key; or, where
+    // `legacySum` is set (projects of schema versions 3 to 5), `fingerprint`, a 64-bit
+    // position-weighted sum of the bytes that anyone can match with an edit of their own.
+    PinTag pin{};
+    PinKey pinKey{};
+    bool legacySum = false;
     uint64_t fingerprint = 0;
 };
 
