@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "field_text.h"
+#include "parquet_rows.h"
 #include "reader_fixture.h"
 
 class TestReader : public ReaderFixture {
@@ -24,6 +26,7 @@ class TestReader : public ReaderFixture {
         QCOMPARE(toString(RejectReason::InvalidUtf8), "invalid_utf8");
         QCOMPARE(toString(RejectReason::ControlCharacter), "control_character");
         QCOMPARE(toString(RejectReason::InvalidId), "invalid_id");
+        QCOMPARE(toString(RejectReason::DuplicateKey), "duplicate_key");
         QCOMPARE(toString(InputFile::Compression::None), "none");
         QCOMPARE(toString(InputFile::Compression::Gzip), "gzip");
         QCOMPARE(toString(InputFile::Compression::Zstd), "zstd");
@@ -69,13 +72,13 @@ class TestReader : public ReaderFixture {
 
         using R = RejectReason;
         const std::vector<Rej> expected = {
-            {R::MalformedJson, 0, 2},  {R::NotAnObject, 0, 3},       {R::MissingText, 0, 4},
-            {R::TextNotString, 0, 5},  {R::InvalidUtf8, 0, 6},       {R::ControlCharacter, 0, 7},
-            {R::InvalidId, 0, 8},      {R::MalformedJson, 0, 9},     {R::MissingText, 0, 10},
-            {R::InvalidId, 0, 11},     {R::MalformedJson, 0, 12},    {R::NotAnObject, 0, 14},
-            {R::MalformedJson, 0, 16}, {R::MalformedJson, 0, 17},    {R::TextNotString, 0, 18},
-            {R::InvalidId, 0, 19},     {R::InvalidId, 0, 21},        {R::MalformedJson, 0, 22},
-            {R::NotAnObject, 0, 23},   {R::ControlCharacter, 0, 24},
+            {R::MalformedJson, 0, 2},  {R::NotAnObject, 0, 3},    {R::MissingText, 0, 4},
+            {R::TextNotString, 0, 5},  {R::InvalidUtf8, 0, 6},    {R::ControlCharacter, 0, 7},
+            {R::InvalidId, 0, 8},      {R::MalformedJson, 0, 9},  {R::MissingText, 0, 10},
+            {R::InvalidId, 0, 11},     {R::MalformedJson, 0, 12}, {R::DuplicateKey, 0, 13},
+            {R::NotAnObject, 0, 14},   {R::MalformedJson, 0, 16}, {R::MalformedJson, 0, 17},
+            {R::TextNotString, 0, 18}, {R::InvalidId, 0, 19},     {R::InvalidId, 0, 21},
+            {R::MalformedJson, 0, 22}, {R::NotAnObject, 0, 23},   {R::ControlCharacter, 0, 24},
         };
         QCOMPARE(r.rejections.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -89,16 +92,14 @@ class TestReader : public ReaderFixture {
         QVERIFY(r.details[0].find("JSON") != std::string::npos ||
                 r.details[0].find("json") != std::string::npos);
 
-        QCOMPARE(r.docs.size(), std::size_t{4});
+        QCOMPARE(r.docs.size(), std::size_t{3});
         QCOMPARE(r.docs[0].line, uint64_t{1});
         QCOMPARE(r.docs[0].text, std::string("ok"));
         QCOMPARE(r.docs[0].id, std::string("a"));
-        QCOMPARE(r.docs[1].line, uint64_t{13});
-        QCOMPARE(r.docs[1].text, std::string("first"));  // first of duplicate keys wins
-        QCOMPARE(r.docs[2].line, uint64_t{15});
-        QCOMPARE(r.docs[2].id, path("reasons.jsonl") + ":15");
-        QCOMPARE(r.docs[3].line, uint64_t{20});
-        QCOMPARE(r.docs[3].text, std::string("a\x7f"));
+        QCOMPARE(r.docs[1].line, uint64_t{15});
+        QCOMPARE(r.docs[1].id, path("reasons.jsonl") + ":15");
+        QCOMPARE(r.docs[2].line, uint64_t{20});
+        QCOMPARE(r.docs[2].text, std::string("a\x7f"));
         QCOMPARE(r.lines, uint64_t{lines.size()});
         QCOMPARE(r.blankLines, uint64_t{0});
         QVERIFY(std::isnan(r.docs[0].keep));
@@ -192,6 +193,145 @@ class TestReader : public ReaderFixture {
                                            {R::TextNotString, 0, 8}};
         QVERIFY(r.rejections == expected);
         QVERIFY(r.details[0].find("meta.content") != std::string::npos);
+    }
+
+    // An object holding a key twice is read differently by different readers (simdjson and
+    // JavaScript's lookups take the first value, Python's json the last): such a line is
+    // rejected as duplicate_key, whatever the key, its escaping or the object's size.
+    void duplicateKeys() {
+        std::string many = "{\"text\":\"many keys\"";
+        for (int k = 0; k < 40; ++k)
+            many += ",\"k" + std::to_string(k) + "\":" + std::to_string(k);
+        const std::string manyDistinct = many + "}";
+        const std::string manyRepeated = many + ",\"k31\":0}";
+        const std::vector<std::string> lines = {
+            R"({"id":"B","text":"T2","text":"T1"})",          // 1 the issue's line
+            R"({"text":"a","te\u0078t":"b"})",                // 2 the same key, escaped
+            R"({"a":1,"text":"x","a":2})",                    // 3 a key no field names
+            R"({"id":"x","text":"y","Text":"z"})",            // 4 keys differ in case: fine
+            manyRepeated,                                     // 5 beyond the pairwise compare
+            manyDistinct,                                     // 6 many keys, none twice
+            R"({"\n":1,"text":"x","\n":2})",                  // 7 an unprintable key
+            R"({"id":"i","id":"j","text":"two ids"})",        // 8
+            R"({"text":"x","meta":{"k":1},"meta":{"k":2}})",  // 9 an object key twice
+        };
+        std::string content;
+        for (const std::string& l : lines)
+            content += l + "\n";
+        const auto files = one("dupkeys.jsonl", content);
+        ReadResult r;
+        readAll(files, ReaderOptions{}, 1 << 20, r);
+        if (QTest::currentTestFailed()) return;
+        using R = RejectReason;
+        const std::vector<Rej> expected = {{R::DuplicateKey, 0, 1}, {R::DuplicateKey, 0, 2},
+                                           {R::DuplicateKey, 0, 3}, {R::DuplicateKey, 0, 5},
+                                           {R::DuplicateKey, 0, 7}, {R::DuplicateKey, 0, 8},
+                                           {R::DuplicateKey, 0, 9}};
+        QVERIFY(r.rejections == expected);
+        QVERIFY2(r.details[0].find("'text' appears twice") != std::string::npos,
+                 r.details[0].c_str());
+        QVERIFY2(r.details[3].find("'k31'") != std::string::npos, r.details[3].c_str());
+        QVERIFY2(r.details[4].find("'?'") != std::string::npos, r.details[4].c_str());
+        QCOMPARE(r.docs.size(), std::size_t{2});
+        QCOMPARE(r.docs[0].line, uint64_t{4});
+        QCOMPARE(r.docs[0].text, std::string("y"));
+        QCOMPARE(r.docs[1].line, uint64_t{6});
+
+        // With nested fields, the objects the paths pass through are checked too.
+        const std::string nested = R"({"meta":{"content":"a","content":"b"}})"
+                                   "\n"  // 1
+                                   R"({"meta":{"content":"a","id":1,"id":2}})"
+                                   "\n"  // 2: the id's object
+                                   R"({"meta":{"content":"ok","id":3},"other":{"x":1}})"
+                                   "\n";  // 3
+        ReaderOptions options;
+        options.textField = "meta.content";
+        options.idField = "meta.id";
+        ReadResult n;
+        readAll(one("dupnested.jsonl", nested), options, 1 << 20, n);
+        if (QTest::currentTestFailed()) return;
+        const std::vector<Rej> nestedExpected = {{R::DuplicateKey, 0, 1}, {R::DuplicateKey, 0, 2}};
+        QVERIFY(n.rejections == nestedExpected);
+        QVERIFY2(n.details[0].find("'content' appears twice in 'meta'") != std::string::npos,
+                 n.details[0].c_str());
+        QCOMPARE(n.docs.size(), std::size_t{1});
+        QCOMPARE(n.docs[0].id, std::string("3"));
+    }
+
+    // An id is one line of an id list, for every reader of one: a character any of them splits
+    // lines at (C0 controls, NEL, LINE and PARAGRAPH SEPARATOR) makes it invalid_id, escaped or
+    // raw; neighbouring characters do not.
+    void idsWithLineBreaks() {
+        const std::vector<std::pair<std::string, const char*>> bad = {
+            {R"(\u2028)", "U+2028"},
+            {"a\xE2\x80\xA8"
+             "b",
+             "U+2028"},
+            {R"(\u2029)", "U+2029"},
+            {R"(x\u0085)", "U+0085"},
+            {"\xC2\x85", "U+0085"},
+            {R"(\u000b)", "0x0b"},
+            {R"(\f)", "0x0c"},
+            {R"(a\r)", "0x0d"},
+            {R"(\n)", "0x0a"},
+        };
+        const std::vector<std::string> good = {R"(\u2027)", R"(\u202a)",    R"(\u00a0)",
+                                               R"(\u0084)", "\xE2\x82\xAC", "\xC2\xA9"};
+        std::string content;
+        for (const auto& [id, what] : bad)
+            content += "{\"id\":\"" + id + "\",\"text\":\"t\"}\n";
+        for (const std::string& id : good)
+            content += "{\"id\":\"" + id + "\",\"text\":\"t\"}\n";
+        ReadResult r;
+        readAll(one("breaks.jsonl", content), ReaderOptions{}, 1 << 20, r);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(r.rejections.size(), bad.size());
+        for (std::size_t i = 0; i < bad.size(); ++i) {
+            QVERIFY(r.rejections[i].reason == RejectReason::InvalidId);
+            QCOMPARE(r.rejections[i].line, uint64_t{i + 1});
+            QVERIFY2(r.details[i].find(bad[i].second) != std::string::npos, r.details[i].c_str());
+        }
+        QCOMPARE(r.docs.size(), good.size());
+        QCOMPARE(r.docs[4].id, std::string("\xE2\x82\xAC"));
+
+        // A default id "<file>:<line>" made of a file name holding such characters has '?' for
+        // each.
+        ReadResult named;
+        readAll(one("a\xE2\x80\xA8"
+                    "b\xC2\x85"
+                    "c\x01.jsonl",
+                    "{\"text\":\"t\"}\n"),
+                ReaderOptions{}, 1 << 20, named);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(named.docs.size(), std::size_t{1});
+        QCOMPARE(named.docs[0].id, path("a?b?c?.jsonl") + ":1");
+        QCOMPARE(firstIdBreak(named.docs[0].id), -1);
+
+        // Parquet and Arrow ids: the same rule, applied to the id column's strings.
+        const std::vector<std::string> ids = {"ok", "a\xE2\x80\xA9", "\xC2\x85", "b\nc",
+                                              "\xE2\x80\xA7"};
+        columnar::RowGroupColumns columns;
+        columns.rows = ids.size();
+        columns.text.kind = columns.id.kind = columnar::ColumnValues::Kind::Strings;
+        for (const std::string& id : ids) {
+            columns.text.valid.push_back(1);
+            columns.text.text.push_back("some text");
+            columns.id.valid.push_back(1);
+            columns.id.text.push_back(id);
+        }
+        ParsedChunk parsed;
+        appendParquetRows(columns, 0, columns.rows, 0, 1, ReaderOptions{}, "f.parquet", parsed);
+        QCOMPARE(parsed.docs.size(), std::size_t{2});
+        QVERIFY(parsed.id(parsed.docs[0]) == "ok");
+        QVERIFY(parsed.id(parsed.docs[1]) == "\xE2\x80\xA7");
+        QCOMPARE(parsed.rejections.size(), std::size_t{3});
+        const char* const parquetWhat[] = {"U+2029", "U+0085", "0x0a"};
+        for (std::size_t i = 0; i < 3; ++i) {
+            QVERIFY(parsed.rejections[i].reason == RejectReason::InvalidId);
+            QCOMPARE(parsed.rejections[i].line, uint64_t{i + 2});
+            QVERIFY2(parsed.rejections[i].detail.find(parquetWhat[i]) != std::string::npos,
+                     parsed.rejections[i].detail.c_str());
+        }
     }
 
     void longLines() {

@@ -153,6 +153,109 @@ bool tameNumbers(std::string_view line, std::string& out) {
     return replaced;
 }
 
+// A key as a rejection's detail quotes it: control characters as '?', at most 64 bytes (cut on
+// a character boundary).
+std::string shownKey(std::string_view key) {
+    constexpr std::size_t kShown = 64;
+    std::string s;
+    if (key.size() > kShown) {
+        std::size_t cut = kShown;
+        while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80)
+            --cut;
+        s.assign(key.substr(0, cut));
+        s += "...";
+    } else {
+        s.assign(key);
+    }
+    for (char& c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+    return s;
+}
+
+// A bit of a 64-bit set standing for `key`: equal keys have the same bit, so a key whose bit
+// is not yet set has not been seen.
+inline uint64_t keyBit(std::string_view key) {
+    const std::size_t n = key.size();
+    if (n == 0) return 1;
+    const auto first = static_cast<unsigned char>(key[0]);
+    const auto last = static_cast<unsigned char>(key[n - 1]);
+    return uint64_t{1} << ((first ^ (last << 2) ^ (static_cast<unsigned>(n) << 4)) & 63u);
+}
+
+// Finds, in one pass over an object's fields, a key it holds twice (keys compared unescaped, as
+// readers see them) and the values of up to three keys wanted (their first occurrence). Readers
+// disagree on an object with a key twice: simdjson and JavaScript's first-match lookups take the
+// first value, Python's json and most others the last. A small object (the usual JSON Lines
+// record) is checked with a 64-bit set of key bits, its keys compared only when a bit repeats; a
+// larger one is sorted in a scratch vector afterwards.
+class ObjectScan {
+  public:
+    static constexpr std::size_t kWanted = 3;
+
+    void want(std::size_t slot, std::string_view key) {
+        wanted_[slot] = key;
+        want_[slot] = true;
+        wantedBits_ |= keyBit(key);
+    }
+    bool found(std::size_t slot) const { return found_[slot]; }
+    simdjson::dom::element value(std::size_t slot) const { return value_[slot]; }
+    std::string_view duplicate() const { return duplicate_; }
+
+    // True when `obj` holds a key twice (duplicate() names it).
+    bool run(simdjson::dom::object obj) {
+        constexpr std::size_t kSmall = 32;
+        found_[0] = found_[1] = found_[2] = false;
+        const bool small = obj.size() <= kSmall;
+        if (!small) scratch_.clear();
+        uint64_t bits = 0;
+        const simdjson::dom::object::iterator end = obj.end();
+        for (simdjson::dom::object::iterator it = obj.begin(); it != end; ++it) {
+            const std::string_view key = it.key();
+            const uint64_t bit = keyBit(key);
+            if (small) {
+                if ((bits & bit) != 0 && seenBefore(obj, it, key)) {
+                    duplicate_ = key;
+                    return true;
+                }
+                bits |= bit;
+            } else {
+                scratch_.push_back(key);
+            }
+            if ((bit & wantedBits_) != 0) {
+                for (std::size_t k = 0; k < kWanted; ++k) {
+                    if (want_[k] && !found_[k] && key == wanted_[k]) {
+                        value_[k] = it.value();
+                        found_[k] = true;
+                    }
+                }
+            }
+        }
+        if (small) return false;
+        std::sort(scratch_.begin(), scratch_.end());
+        const auto twice = std::adjacent_find(scratch_.begin(), scratch_.end());
+        if (twice == scratch_.end()) return false;
+        duplicate_ = *twice;
+        return true;
+    }
+
+  private:
+    // Whether a field of `obj` before `at` has the key `key` (when its bit repeats).
+    static bool seenBefore(simdjson::dom::object obj, simdjson::dom::object::iterator at,
+                           std::string_view key) {
+        for (simdjson::dom::object::iterator it = obj.begin(); it != at; ++it)
+            if (it.key() == key) return true;
+        return false;
+    }
+
+    std::string_view wanted_[kWanted];
+    bool want_[kWanted] = {};
+    uint64_t wantedBits_ = 0;
+    simdjson::dom::element value_[kWanted];
+    bool found_[kWanted] = {};
+    std::string_view duplicate_;
+    std::vector<std::string_view> scratch_;
+};
+
 }  // namespace
 
 void ParsedChunk::clear() {
@@ -175,20 +278,33 @@ struct ChunkParser::Impl {
     simdjson::dom::parser parser;
     std::string padded;  // a line copied when the chunk cannot serve as its padding
     std::string tamed;   // a line with its out-of-range numbers replaced
+    // The objects a nested field path passes through ("meta" for --text-field meta.content),
+    // each once: checked for duplicate keys like the top-level object.
+    std::vector<std::vector<std::string>> innerObjects;
+    ObjectScan top;     // the top-level object: its keys, and the fields' first components
+    ObjectScan nested;  // an object a nested field path passes through
 
     Impl(const std::vector<InputFile>& files, ReaderOptions o) : options(std::move(o)) {
         for (const InputFile& f : files) {
             paths.push_back(f.path);
             sizes.push_back(f.size);
-            // Default ids are lines of id lists: control characters of a file name become '?'.
-            std::string name = f.path;
-            for (char& c : name)
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-            defaultIdPaths.push_back(std::move(name));
+            defaultIdPaths.push_back(idSafeName(f.path));
         }
         textPath = splitFieldPath(options.textField);
         idPath = splitFieldPath(options.idField);
         if (!options.keepField.empty()) keepPath = splitFieldPath(options.keepField);
+        top.want(0, textPath.front());
+        top.want(1, idPath.front());
+        if (!keepPath.empty()) top.want(2, keepPath.front());
+        for (const std::vector<std::string>* path : {&textPath, &idPath, &keepPath}) {
+            for (std::size_t depth = 1; depth < path->size(); ++depth) {
+                std::vector<std::string> prefix(path->begin(),
+                                                path->begin() + static_cast<std::ptrdiff_t>(depth));
+                if (std::find(innerObjects.begin(), innerObjects.end(), prefix) ==
+                    innerObjects.end())
+                    innerObjects.push_back(std::move(prefix));
+            }
+        }
     }
 
     // The value at a dotted path; false when a component is missing or not inside an object.
@@ -274,6 +390,47 @@ struct ChunkParser::Impl {
         }
     }
 
+    // The value at `path` below `start`, which is the value of its first component; false when
+    // a later component is missing or not inside an object.
+    static bool lookupRest(simdjson::dom::element start, const std::vector<std::string>& path,
+                           simdjson::dom::element& value) {
+        simdjson::dom::element cur = start;
+        for (std::size_t i = 1; i < path.size(); ++i) {
+            simdjson::dom::object obj;
+            if (cur.get_object().get(obj) != simdjson::SUCCESS) return false;
+            if (obj.at_key(path[i]).get(cur) != simdjson::SUCCESS) return false;
+        }
+        value = cur;
+        return true;
+    }
+
+    void rejectDuplicate(ParsedChunk& out, uint64_t lineNo, std::string_view key,
+                         const std::string& where) {
+        reject(out, RejectReason::DuplicateKey, lineNo,
+               "the key '" + shownKey(key) + "' appears twice" +
+                   (where.empty() ? std::string() : " in '" + where + "'") +
+                   " (readers differ on which value counts)");
+    }
+
+    // Rejects the line as duplicate_key when an object a nested field path passes through holds
+    // a key twice (the top-level object is checked by extract's scan).
+    bool innerDuplicateKey(simdjson::dom::element root, uint64_t lineNo, ParsedChunk& out) {
+        for (const std::vector<std::string>& path : innerObjects) {
+            simdjson::dom::element inner;
+            simdjson::dom::object obj;
+            if (!lookup(root, path, inner) || inner.get_object().get(obj) != simdjson::SUCCESS)
+                continue;
+            if (nested.run(obj)) {
+                std::string where;
+                for (const std::string& part : path)
+                    where += (where.empty() ? "" : ".") + part;
+                rejectDuplicate(out, lineNo, nested.duplicate(), where);
+                return true;
+            }
+        }
+        return false;
+    }
+
     void extract(simdjson::dom::element root, uint64_t lineNo, uint64_t offset, uint32_t length,
                  ParsedChunk& out) {
         if (!root.is_object()) {
@@ -281,8 +438,15 @@ struct ChunkParser::Impl {
                    std::string("top-level value is ") + typeName(root.type()));
             return;
         }
+        // One pass over the top-level fields finds a key given twice and the fields' first
+        // components.
+        if (top.run(root.get_object().value_unsafe())) {
+            rejectDuplicate(out, lineNo, top.duplicate(), {});
+            return;
+        }
+        if (!innerObjects.empty() && innerDuplicateKey(root, lineNo, out)) return;
         simdjson::dom::element text;
-        if (!lookup(root, textPath, text) || text.is_null()) {
+        if (!top.found(0) || !lookupRest(top.value(0), textPath, text) || text.is_null()) {
             reject(out, RejectReason::MissingText, lineNo, "no '" + options.textField + "' field");
             return;
         }
@@ -303,22 +467,20 @@ struct ChunkParser::Impl {
         const std::size_t arenaBefore = out.arena.size();
 
         simdjson::dom::element id;
-        if (!lookup(root, idPath, id) || id.is_null()) {
+        if (!top.found(1) || !lookupRest(top.value(1), idPath, id) || id.is_null()) {
             out.arena.append(defaultIdPaths.at(out.file));
             out.arena.push_back(':');
             appendNumber(out.arena, lineNo);
         } else if (id.is_string()) {
-            // An id is one line of an id list: a control character (a newline would make one
-            // id two) makes it invalid, as does a number no 64-bit integer holds.
+            // An id is one line of an id list: a character that breaks a line (a newline
+            // would make one id two) makes it invalid, as does a number no 64-bit integer holds.
             const std::string_view value = id.get_string().value_unsafe();
-            const int control = firstControlCharacter(value);
-            if (value == kOutOfRangeValue || control >= 0) {
-                const std::string hex = fmt::format("0x{:02x}", control);
+            const int lineBreak = firstIdBreak(value);
+            if (value == kOutOfRangeValue || lineBreak >= 0) {
                 reject(out, RejectReason::InvalidId, lineNo,
                        "'" + options.idField + "' " +
-                           (value == kOutOfRangeValue
-                                ? std::string("is an integer beyond 64 bits")
-                                : std::string("holds the control character ") + hex));
+                           (value == kOutOfRangeValue ? std::string("is an integer beyond 64 bits")
+                                                      : "holds " + describeIdBreak(lineBreak)));
                 out.arena.resize(arenaBefore);
                 return;
             }
@@ -341,7 +503,7 @@ struct ChunkParser::Impl {
         doc.keepValue = std::numeric_limits<double>::quiet_NaN();
         simdjson::dom::element keep;
         double keepValue = 0;
-        if (!keepPath.empty() && lookup(root, keepPath, keep) &&
+        if (top.found(2) && lookupRest(top.value(2), keepPath, keep) &&
             keep.get_double().get(keepValue) == simdjson::SUCCESS) {
             doc.keepValue = keepValue;
         }

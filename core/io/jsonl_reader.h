@@ -26,8 +26,8 @@ class InputError : public std::runtime_error {
 };
 
 // An input in a format NearDup does not read (Parquet or Arrow under another name, or in a build
-// without Arrow): never read as text, whatever --on-error says; the message names the file and
-// its format.
+// without Arrow; a SQLite database, a NearDup project among them): never read as text, whatever
+// --on-error says; the message names the file and its format.
 class UnsupportedInputError : public InputError {
   public:
     using InputError::InputError;
@@ -70,6 +70,9 @@ enum class RejectReason : uint8_t {
     CorruptInput,
     // A line longer than ReaderOptions::maxLineBytes: skipped without being held in memory.
     LineTooLong,
+    // An object (the top-level one, or one a field path passes through) holding a key twice:
+    // readers disagree on which value counts. Last among the reasons: the numbers are stored.
+    DuplicateKey,
     Count_
 };
 inline constexpr int kRejectReasonCount = static_cast<int>(RejectReason::Count_);

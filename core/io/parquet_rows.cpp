@@ -1,8 +1,6 @@
 // Parquet rows as documents or rejections (parquet_rows.h).
 #include "parquet_rows.h"
 
-#include <fmt/format.h>
-
 #include <simdjson.h>
 
 #include <cmath>
@@ -71,15 +69,14 @@ void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, 
             out.arena += ':';
             out.arena += std::to_string(line);
         } else if (id.kind == Kind::Strings) {
-            // An id is one line of an id list: no control character, valid UTF-8.
+            // An id is one line of an id list: no character that breaks a line, valid UTF-8.
             const std::string_view v = id.text[r];
-            const int control = firstControlCharacter(v);
-            if (control >= 0 || !simdjson::validate_utf8(v.data(), v.size())) {
-                reject(
-                    out, RejectReason::InvalidId, line,
-                    "'" + options.idField + "' " +
-                        (control >= 0 ? fmt::format("holds the control character 0x{:02x}", control)
-                                      : std::string("is not valid UTF-8")));
+            const int lineBreak = firstIdBreak(v);
+            if (lineBreak >= 0 || !simdjson::validate_utf8(v.data(), v.size())) {
+                reject(out, RejectReason::InvalidId, line,
+                       "'" + options.idField + "' " +
+                           (lineBreak >= 0 ? "holds " + describeIdBreak(lineBreak)
+                                           : std::string("is not valid UTF-8")));
                 continue;
             }
             out.arena += v;

@@ -27,6 +27,8 @@ const char* toString(RejectReason r) {
             return "corrupt_input";
         case RejectReason::LineTooLong:
             return "line_too_long";
+        case RejectReason::DuplicateKey:
+            return "duplicate_key";
         case RejectReason::Count_:
             break;
     }
