@@ -196,6 +196,47 @@ class TestReaderFiles : public ReaderFixture {
         }
     }
 
+    // A SQLite database is not a dataset: a NearDup project (application id "NDWB") or any other
+    // given as an input, or found in a folder under an input name, is refused by name, never read
+    // as lines of text, whatever --on-error says.
+    void sqliteFilesAreNotDatasets() {
+        const auto sqliteHeader = [](uint32_t applicationId) {
+            std::string header("SQLite format 3\0", 16);
+            header.resize(100, '\0');
+            for (int i = 0; i < 4; ++i)
+                header[static_cast<std::size_t>(68 + i)] =
+                    static_cast<char>((applicationId >> (24 - 8 * i)) & 0xFF);
+            return header + std::string(3996, '\x01');  // the rest of a first page
+        };
+        const std::string dir = path("sqlite");
+        fs::create_directories(dir + "/folder");
+        writeFile(dir + "/p.ndw", sqliteHeader(0x4E445742));
+        writeFile(dir + "/other.db", sqliteHeader(0));
+        writeFile(dir + "/folder/a.jsonl", "{\"text\":\"t\"}\n");
+        writeFile(dir + "/folder/b.jsonl", sqliteHeader(0x4E445742));
+        writeFile(dir + "/text.jsonl", "SQLite format 3\n{\"text\":\"t\"}\n");
+        const auto refused = [](const std::vector<std::string>& inputs, OnError onError) {
+            try {
+                expandInputs(inputs, onError);
+            } catch (const UnsupportedInputError& e) {
+                return std::string(e.what());
+            } catch (const std::exception& e) {
+                return std::string("another error: ") + e.what();
+            }
+            return std::string("accepted");
+        };
+        for (const OnError onError : {OnError::Skip, OnError::Fail}) {
+            QCOMPARE(refused({dir + "/p.ndw"}, onError),
+                     "'" + dir + "/p.ndw' is a NearDup project, not a dataset");
+            QCOMPARE(refused({dir + "/text.jsonl", dir + "/other.db"}, onError),
+                     "'" + dir + "/other.db' is a SQLite database, not a dataset");
+            QCOMPARE(refused({dir + "/folder"}, onError),
+                     "'" + dir + "/folder/b.jsonl' is a NearDup project, not a dataset");
+        }
+        // Text that merely starts like one is read.
+        QCOMPARE(expandInputs({dir + "/text.jsonl"}).size(), std::size_t{1});
+    }
+
     void rangeReaderReturnsOriginalLines() {
         std::string content = mixedContent() + "\n";
         for (int i = 0; i < 3000; ++i) {

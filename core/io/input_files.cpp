@@ -57,6 +57,24 @@ bool isInputName(std::string name) {
     return endsWith(n, ".jsonl") || endsWith(n, ".ndjson") || endsWith(n, ".json");
 }
 
+// PRAGMA application_id of a NearDup project: "NDWB" (core/project/project_schema.h).
+constexpr uint32_t kProjectApplicationId = 0x4E445742;
+
+// "a NearDup project" or "a SQLite database" when `header` (the first `have` bytes of a file)
+// begins a SQLite database, else nullptr.
+const char* sqliteKind(const unsigned char* header, std::size_t have) {
+    static constexpr char kMagic[] = "SQLite format 3";  // with its '\0', 16 bytes
+    if (have < sizeof kMagic || std::memcmp(header, kMagic, sizeof kMagic) != 0) return nullptr;
+    // The application id: big-endian, at offset 68 of the database header.
+    constexpr std::size_t kAt = 68;
+    if (have >= kAt + 4) {
+        const uint32_t id = uint32_t{header[kAt]} << 24 | uint32_t{header[kAt + 1]} << 16 |
+                            uint32_t{header[kAt + 2]} << 8 | uint32_t{header[kAt + 3]};
+        if (id == kProjectApplicationId) return "a NearDup project";
+    }
+    return "a SQLite database";
+}
+
 InputFile describe(const std::string& path) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below).
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -71,7 +89,8 @@ InputFile describe(const std::string& path) {
         ::close(fd);
         throw InputError("cannot read '" + path + "': not a regular file");
     }
-    unsigned char magic[8] = {};
+    // Enough for every magic below, and for a SQLite header's application id (bytes 68-71).
+    unsigned char magic[72] = {};
     std::size_t have = 0;
     while (have < sizeof magic) {
         const ssize_t got = ::read(fd, magic + have, sizeof magic - have);
@@ -85,6 +104,10 @@ InputFile describe(const std::string& path) {
         have += static_cast<std::size_t>(got);
     }
     ::close(fd);
+    // A SQLite database (a NearDup project given as an input, say) read as text would become
+    // hundreds of rejected lines.
+    if (const char* what = sqliteKind(magic, have))
+        throw UnsupportedInputError("'" + path + "' is " + what + ", not a dataset");
     // A Parquet file by name is read as Parquet, in a build that can.
     const bool parquetMagic = have >= 4 && std::memcmp(magic, "PAR1", 4) == 0;
     if (columnar::isParquetName(path)) {
