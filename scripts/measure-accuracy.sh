@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Reproduces the README's accuracy table: generated corpora with planted near-duplicates,
-# deduplicated with default parameters by each hash family, scored against exact Jaccard.
+# Reproduces the accuracy table of docs/accuracy.md ("Measured accuracy"): generated corpora
+# with planted near-duplicates, deduplicated with default parameters by each hash family,
+# scored against exact Jaccard.
 # Usage: scripts/measure-accuracy.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."

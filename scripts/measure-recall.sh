@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Reproduces the README's "Choosing bands and rows" table: generated corpora with planted
-# near-duplicates, deduplicated at thresholds from 0.5 to 0.9 with the bands and rows NearDup
-# chooses (no -b/-r) and with the old fixed 16 x 8, scored against exact Jaccard at the same
+# Reproduces the "Choosing bands and rows" table of docs/guide/parameters.md: generated corpora
+# with planted near-duplicates, deduplicated at thresholds from 0.5 to 0.9 with the bands and
+# rows NearDup chooses (no -b/-r) and with the old fixed 16 x 8, scored against exact Jaccard at the same
 # threshold (the duplicate-document-set metric of the accuracy table).
 # Usage: scripts/measure-recall.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
 # THRESHOLDS="0.5 0.6" limits the thresholds (default: 0.5 0.6 0.7 0.8 0.9).
