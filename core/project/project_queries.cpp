@@ -11,6 +11,7 @@
 #include "clustering.h"
 #include "dataset_rows.h"
 #include "decision_rows.h"
+#include "project_schema.h"
 #include "run_rows.h"
 #include "sqlite_handle.h"
 
@@ -19,6 +20,7 @@ namespace neardup {
 ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
     try {
         db_ = std::make_unique<sql::Database>(path, sql::OpenMode::ReadOnly);
+        schema::open(*db_, path, schema::Access::Read);
     } catch (const StoreError& e) {
         throw QueryError("cannot open " + path + ": " + e.what());
     }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "decision_rows.h"
+#include "project_schema.h"
 #include "project_store.h"
 #include "run_rows.h"
 #include "sqlite_handle.h"
@@ -103,6 +104,7 @@ void diffOutcomes(const RunResult& a, const RunResult& b, const DocumentTable& d
 RunDiff diffRuns(const std::string& projectPath, int64_t runA, int64_t runB) {
     // A read-only connection of its own; a busy writer is waited for.
     sql::Database db(projectPath, sql::OpenMode::ReadOnly);
+    schema::open(db, projectPath, schema::Access::Read);
     db.setBusyTimeout(5000);
     const RunRowSummary a = runRow(db, runA);
     const RunRowSummary b = runRow(db, runB);

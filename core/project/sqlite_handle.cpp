@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -14,29 +16,70 @@ namespace neardup::sql {
 
 namespace {
 
-std::string describe(sqlite3* db, int rc, std::string_view what, std::string_view sql) {
-    std::string msg = "project store: ";
-    // Waited busy_timeout for another process's lock on the project: say so in words.
-    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
-        msg += "project busy (another process is writing it; try again when it is done): ";
-    msg += what;
-    msg += ": ";
-    // sqlite3_errmsg describes the last call on the connection; fall back to the code's text
-    // when there is no connection (failed open) or the code came from elsewhere.
-    msg += db != nullptr && sqlite3_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    if (!sql.empty()) {
-        msg += " [SQL: ";
-        msg += sql;
-        msg += "]";
+// SQLite's words for the failure: sqlite3_errmsg describes the last call on the connection; the
+// code's own text when there is no connection (failed open) or the code came from elsewhere.
+std::string reasonFor(sqlite3* db, int rc) {
+    return db != nullptr && sqlite3_errcode(db) == rc ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+}
+
+// The operating system's reason behind an I/O failure, when SQLite kept it.
+std::string systemReason(sqlite3* db, int rc) {
+    const int err = db != nullptr ? sqlite3_system_errno(db) : 0;
+    return err != 0 ? std::strerror(err) : reasonFor(db, rc);
+}
+
+// One line that names the project and says what went wrong in words a user can act on; SQL
+// text means nothing to a user and stays out of it.
+StoreError failure(sqlite3* db, const std::string& path, int rc) {
+    const std::string quoted = "'" + path + "'";
+    std::string msg;
+    switch (rc & 0xff) {
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            msg = "project " + quoted +
+                  " is busy: another process is writing it; try again when it is done";
+            break;
+        case SQLITE_FULL:
+            msg = "cannot write project " + quoted + ": no space left on device";
+            break;
+        case SQLITE_IOERR:
+            msg = (rc == SQLITE_IOERR_READ || rc == SQLITE_IOERR_SHORT_READ
+                       ? "cannot read project "
+                       : "cannot write project ") +
+                  quoted + ": " + systemReason(db, rc);
+            break;
+        case SQLITE_CORRUPT:
+            msg = quoted + " is a damaged NearDup project: " + reasonFor(db, rc);
+            break;
+        case SQLITE_NOTADB:
+            msg = quoted + " is not a NearDup project (" + reasonFor(db, rc) + ")";
+            break;
+        case SQLITE_READONLY:
+            msg = "cannot write project " + quoted + ": " + reasonFor(db, rc);
+            break;
+        case SQLITE_CANTOPEN:
+            msg = "cannot open project " + quoted + ": " + systemReason(db, rc);
+            break;
+        default:
+            msg = "project " + quoted + ": " + reasonFor(db, rc);
+            break;
     }
-    return msg;
+    return StoreError(msg);
+}
+
+// Test hook: NEARDUP_TEST_FAIL_SQL=TEXT makes every statement whose SQL begins with TEXT fail
+// when run, as on a full disk, so that a test can fail one chosen write of a command it runs
+// (a project's own triggers, the other way to do that, are refused as hostile).
+bool plantedFailure(std::string_view sql) {
+    const char* text = std::getenv("NEARDUP_TEST_FAIL_SQL");
+    return text != nullptr && *text != 0 && sql.starts_with(text);
 }
 
 }  // namespace
 
 // ---- Database ---------------------------------------------------------------------------
 
-Database::Database(const std::string& path, OpenMode mode) {
+Database::Database(const std::string& path, OpenMode mode) : path_(path) {
     // Serialized mode, although a store is meant for one thread at a time: NOMUTEX saves only
     // ~4% of a bulk insert's CPU time, and a connection shared by mistake then fails with an
     // error instead of corrupting memory.
@@ -45,12 +88,35 @@ Database::Database(const std::string& path, OpenMode mode) {
     if (mode == OpenMode::Create) flags |= SQLITE_OPEN_CREATE;
     const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
-        std::string msg = describe(db_, rc, "cannot open " + path, {});
+        StoreError error = failure(db_, path, rc);
         sqlite3_close(db_);  // a handle is returned even on failure
         db_ = nullptr;
-        throw StoreError(msg);
+        throw error;
     }
     sqlite3_extended_result_codes(db_, 1);
+}
+
+void Database::distrustFile() {
+    struct Setting {
+        int op;
+        int value;
+        const char* name;
+    };
+    static constexpr Setting kSettings[] = {
+        {SQLITE_DBCONFIG_DEFENSIVE, 1, "defensive mode"},
+        {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, "triggers off"},
+        {SQLITE_DBCONFIG_ENABLE_VIEW, 0, "views off"},
+        {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "trusted_schema off"},
+    };
+    for (const Setting& s : kSettings) {
+        int now = -1;
+        const int rc = sqlite3_db_config(db_, s.op, s.value, &now);
+        // Checked as read back: a setting this SQLite ignores must not pass for one in force.
+        if (rc != SQLITE_OK || now != s.value)
+            throw StoreError("project '" + path_ + "': SQLite " + sqlite3_libversion() +
+                             " cannot switch " + s.name);
+    }
+    exec("PRAGMA trusted_schema = OFF");
 }
 
 Database::~Database() {
@@ -59,21 +125,16 @@ Database::~Database() {
     sqlite3_close_v2(db_);
 }
 
-void Database::fail(int rc, std::string_view what, std::string_view sql) const {
-    throw StoreError(describe(db_, rc, what, sql));
+void Database::fail(int rc) const {
+    throw failure(db_, path_, rc);
 }
 
 void Database::exec(std::string_view sql) {
     const std::string text(sql);
     char* err = nullptr;
     const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
-    if (rc != SQLITE_OK) {
-        std::string msg = "project store: ";
-        msg += err != nullptr ? err : sqlite3_errstr(rc);
-        msg += " [SQL: " + text + "]";
-        sqlite3_free(err);
-        throw StoreError(msg);
-    }
+    sqlite3_free(err);  // the connection's sqlite3_errmsg says the same
+    if (rc != SQLITE_OK) fail(rc);
 }
 
 int64_t Database::queryInt(std::string_view sql) const {
@@ -123,10 +184,11 @@ std::string Database::errorMessage() const {
 // ---- Statement --------------------------------------------------------------------------
 
 Statement::Statement(const Database& db, std::string_view sql) : db_(&db) {
-    if (sql.size() > static_cast<std::size_t>(INT_MAX)) db.fail(SQLITE_TOOBIG, "prepare", {});
+    if (sql.size() > static_cast<std::size_t>(INT_MAX)) db.fail(SQLITE_TOOBIG);
     const int rc = sqlite3_prepare_v3(db.db_, sql.data(), static_cast<int>(sql.size()),
                                       SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
-    if (rc != SQLITE_OK) db.fail(rc, "prepare", sql);
+    if (rc != SQLITE_OK) db.fail(rc);
+    planted_ = plantedFailure(sql);
 }
 
 Statement::~Statement() {
@@ -136,7 +198,8 @@ Statement::~Statement() {
 Statement::Statement(Statement&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       stmt_(std::exchange(other.stmt_, nullptr)),
-      names_(std::move(other.names_)) {}
+      names_(std::move(other.names_)),
+      planted_(other.planted_) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
     if (this != &other) {
@@ -144,6 +207,7 @@ Statement& Statement::operator=(Statement&& other) noexcept {
         db_ = std::exchange(other.db_, nullptr);
         stmt_ = std::exchange(other.stmt_, nullptr);
         names_ = std::move(other.names_);
+        planted_ = other.planted_;
     }
     return *this;
 }
@@ -153,10 +217,9 @@ const char* Statement::sql() const {
 }
 
 void Statement::fail(int rc) const {
-    const std::string text = sql();
     // Leave the statement reusable after the caller catches the error.
     sqlite3_reset(stmt_);
-    db_->fail(rc, "statement failed", text);
+    db_->fail(rc);
 }
 
 Statement& Statement::bind(int index, int64_t value) {
@@ -202,6 +265,7 @@ Statement& Statement::bindNull(int index) {
 }
 
 bool Statement::step() {
+    if (planted_) fail(SQLITE_FULL);
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
@@ -263,9 +327,7 @@ int Statement::column(std::string_view name) const {
 
 int Row::at(std::string_view name) const {
     const int c = st_.column(name);
-    if (c < 0)
-        throw StoreError("project store: no column " + std::string(name) + " [SQL: " + st_.sql() +
-                         "]");
+    if (c < 0) throw StoreError("project store: a query has no column " + std::string(name));
     return c;
 }
 

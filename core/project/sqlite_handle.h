@@ -2,8 +2,9 @@
 // connection (read-write, creating, or read-only), prepared statements with typed bind and
 // column helpers (by position or by column name), checked transactions and savepoints that
 // roll back when an exception leaves their scope, and the online backup of Save As. Every
-// failure throws StoreError carrying SQLite's message and the SQL that failed, so callers never
-// look at result codes; no other file calls sqlite3_* or includes <sqlite3.h>.
+// failure throws StoreError with one line a user can act on (the project's path and the reason,
+// never SQL text; lastErrorCode() tells code the kind), so callers never look at result codes
+// to report them; no other file calls sqlite3_* or includes <sqlite3.h>.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +84,7 @@ class Statement {
     const Database* db_ = nullptr;
     sqlite3_stmt* stmt_ = nullptr;
     mutable std::vector<std::string> names_;  // result column names, read on first column()
+    bool planted_ = false;                    // fails as on a full disk (NEARDUP_TEST_FAIL_SQL)
 };
 
 // A statement's current row read by column name: what row mappers decode with, so that a
@@ -125,6 +127,15 @@ class Database {
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
 
+    // Treats the file as data from elsewhere, before anything reads it: SQLite's defensive mode
+    // (no writable_schema, no direct writes to the schema or its pages), triggers and views of
+    // the file never run, and functions its schema names run only where SQLite deems them
+    // harmless (trusted_schema off). Temporary triggers and views of this connection still work.
+    void distrustFile();
+
+    // The file as given when opening (":memory:" for a private database).
+    const std::string& path() const { return path_; }
+
     void exec(std::string_view sql);
     Statement prepare(std::string_view sql) const { return Statement(*this, sql); }
     // Runs a query expected to yield one integer (e.g. a pragma or a count); 0 when no row.
@@ -147,7 +158,8 @@ class Database {
     // SQLite's message about the last call on the connection.
     std::string errorMessage() const;
 
-    [[noreturn]] void fail(int rc, std::string_view what, std::string_view sql) const;
+    // Throws StoreError describing SQLite's result code `rc` for this project.
+    [[noreturn]] void fail(int rc) const;
 
   private:
     friend class Statement;
@@ -156,6 +168,7 @@ class Database {
     friend class ForeignKeysUnchecked;
     friend class Backup;
     sqlite3* db_ = nullptr;
+    std::string path_;
 };
 
 // A transaction that must be committed to count: BEGIN on construction, ROLLBACK on
