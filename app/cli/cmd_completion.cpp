@@ -26,7 +26,8 @@ struct CommandInfo {
 
 std::vector<CommandInfo> describe(const CLI::App& app) {
     std::vector<CommandInfo> out;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (const CLI::App* sub :
+         app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
         CommandInfo c{sub->get_name(), sub->get_description(), {}};
         for (const CLI::Option* o : sub->get_options()) {
             OptionInfo info;

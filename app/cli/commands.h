@@ -28,5 +28,6 @@ Command addTruthCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
 Command addSelftestCommand(CLI::App& app);
 Command addCompletionCommand(CLI::App& app);
+Command addCliReferenceCommand(CLI::App& app);
 
 }  // namespace neardup::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
     add(addBenchCommand);
     add(addSelftestCommand);
     add(addCompletionCommand);
+    add(addCliReferenceCommand);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

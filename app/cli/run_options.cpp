@@ -98,7 +98,7 @@ void addComparisonOptions(CLI::App& cmd, RunOptions& opt) {
     auto* lsh = "LSH and comparison";
     cmd.add_option("-b,--bands", opt.bands,
                    "Bands b (default: chosen from -t and -H to miss few duplicates, 18 for the "
-                   "defaults; see README \"Choosing bands and rows\")")
+                   "defaults; see docs/guide/parameters.md, \"Choosing bands and rows\")")
         ->group(lsh);
     cmd.add_option("-r,--rows", opt.rows,
                    "Rows per band r, b x r <= H (default: chosen with b, 7 for the defaults)")
