@@ -3,6 +3,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -16,6 +18,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <cmath>
 #include <utility>
@@ -59,6 +62,18 @@ qint64 runToShowFirst(const std::vector<RunSummary>& runs) {
     for (auto it = runs.rbegin(); it != runs.rend(); ++it)
         if (it->status == "ok") return it->runId;
     return runs.empty() ? 0 : runs.back().runId;
+}
+
+// The user guide's index: installed beside the executable (share/doc/neardup), else the
+// source tree's docs/ when the workbench runs from its build tree. Empty when neither is there.
+QString userGuidePath() {
+    const QStringList candidates{
+        QDir(QCoreApplication::applicationDirPath())
+            .filePath(QStringLiteral("../share/doc/neardup/docs/README.md")),
+        QStringLiteral(NEARDUP_DOCS_SOURCE_DIR "/README.md")};
+    for (const QString& c : candidates)
+        if (QFileInfo(c).isFile()) return QFileInfo(c).canonicalFilePath();
+    return QString();
 }
 
 // Why `path` cannot be a project, before anything opens it: missing, unreadable, or not a
@@ -275,6 +290,18 @@ void MainWindow::buildMenus() {
         viewMenu_->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(
+            tr("&User Guide"), this,
+            [this] {
+                const QString guide = userGuidePath();
+                if (guide.isEmpty() || !QDesktopServices::openUrl(QUrl::fromLocalFile(guide)))
+                    QMessageBox::information(
+                        this, tr("User Guide"),
+                        tr("The user guide could not be opened. It is installed in "
+                           "/usr/share/doc/neardup/docs/ (README.md is its index) and is in the "
+                           "docs/ folder of the source tree."));
+            })
+        ->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(this, tr("About NearDup Workbench"),
                            tr("<b>NearDup Workbench %1</b><p>Near-duplicate detection with "
