@@ -334,15 +334,15 @@ class TestSpill : public QObject {
             // The run's final commit fails (as on a full disk), after the comparison. (Outputs
             // are checked before any work, so a bad output path no longer gets this far.)
             ProjectStore store(path("fail.ndw"));  // creates the schema
-            sql::Database(path("fail.ndw"), false)
-                .exec(
-                    "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
-                    "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); END");
         }
         Watcher watcher;
         watcher.workParent = params.workDir;
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 runOnce(path("fail.ndw"), params, out, &watcher));
+        {
+            // The run row's last update fails, for this run only.
+            const testsupport::FailingSql failing("UPDATE runs SET dataset_id");
+            QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                     runOnce(path("fail.ndw"), params, out, &watcher));
+        }
         QVERIFY(!std::filesystem::exists(out.kept));  // renamed into place only after the commit
         QCOMPARE(watcher.duringRun.size(), std::size_t{1});
         QVERIFY(listDir(params.workDir).empty());

@@ -127,23 +127,24 @@ class TestUserFiles : public CorpusFixture {
         const std::string project = path("commit.ndw");
         Result r = run(project, {});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        // The final commit of the next run fails (as on a full disk).
-        QVERIFY(sqlExec(project,
-                        "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
-                        "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); "
-                        "END"));
-        r = run(project,
-                {QStringLiteral("--out-kept"), q(path("c-kept.txt")), QStringLiteral("--out-jsonl"),
-                 q(path("c.jsonl")), QStringLiteral("--summary-json"), q(path("c-summary.json"))});
+        // The final commit of the next run fails (as on a full disk): its run row's last update.
+        {
+            const testsupport::FailingSql failing("UPDATE runs SET dataset_id");
+            r = testsupport::neardup(
+                {QStringLiteral("run"), q(path("corpus.jsonl")), QStringLiteral("-p"), q(project),
+                 QStringLiteral("-q"), QStringLiteral("-j"), QStringLiteral("2"),
+                 QStringLiteral("--out-kept"), q(path("c-kept.txt")), QStringLiteral("--out-jsonl"),
+                 q(path("c.jsonl")), QStringLiteral("--summary-json"), q(path("c-summary.json"))},
+                CliOptions().inFolder(q(dir_)));
+        }
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("planted failure")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("no space left on device")), qPrintable(r.err));
         QVERIFY(!fs::exists(path("c-kept.txt")));
         QVERIFY(!fs::exists(path("c.jsonl")));
         QVERIFY(!fs::exists(path("c-summary.json")));
         QCOMPARE(temporaries(dir_), QStringList());
         QCOMPARE(sqlRows(project, "SELECT status FROM runs ORDER BY id"),
                  (QStringList{QStringLiteral("ok"), QStringLiteral("failed")}));
-        QVERIFY(sqlExec(project, "DROP TRIGGER fail_commit"));
         r = run(project,
                 {QStringLiteral("--out-kept"), q(path("c-kept.txt")), QStringLiteral("--out-jsonl"),
                  q(path("c.jsonl")), QStringLiteral("--summary-json"), q(path("c-summary.json"))});
@@ -357,15 +358,15 @@ class TestUserFiles : public CorpusFixture {
                            QStringLiteral("-q")},
                           dir_);
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY(sqlExec(project,
-                        "CREATE TRIGGER fail_commit BEFORE UPDATE OF status ON runs "
-                        "WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'planted failure'); "
-                        "END"));
-        r = runCli({QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
-                    QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("0.7")},
-                   dir_);
+        // Run 2 fails at its final commit (as on a full disk).
+        {
+            const testsupport::FailingSql failing("UPDATE runs SET dataset_id");
+            r = testsupport::neardup(
+                {QStringLiteral("run"), q(input), QStringLiteral("-p"), q(project),
+                 QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("0.7")},
+                CliOptions().inFolder(q(dir_)));
+        }
         QCOMPARE(r.code, 1);
-        QVERIFY(sqlExec(project, "DROP TRIGGER fail_commit"));
         std::string text = readFile(input);
         text[text.size() / 2] = text[text.size() / 2] == 'a' ? 'b' : 'a';
         writeFile(input, text);

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QtGlobal>
 #include <string>
 
 #include "cli_process.h"
@@ -31,6 +32,17 @@ QStringList sqlRows(const std::string& db, const char* sql);
 // Runs SQL statements on a project (for tests that plant faults or old formats); false when
 // the project cannot be opened or a statement fails.
 bool sqlExec(const std::string& db, const char* sql);
+
+// While it lives, the statements of NearDup's project store whose SQL begins with `sql` fail as
+// on a full disk (NEARDUP_TEST_FAIL_SQL, sqlite_handle.cpp): in this process and in the commands
+// it starts meanwhile.
+class FailingSql {
+  public:
+    explicit FailingSql(const char* sql) { qputenv("NEARDUP_TEST_FAIL_SQL", sql); }
+    ~FailingSql() { qunsetenv("NEARDUP_TEST_FAIL_SQL"); }
+    FailingSql(const FailingSql&) = delete;
+    FailingSql& operator=(const FailingSql&) = delete;
+};
 
 // True when no run was recorded in `project`: the file was never created, or it holds no run.
 bool noRunRecorded(const std::string& project);
