@@ -107,6 +107,31 @@ class TestContentPin : public QObject {
         QVERIFY(sequential(key, pair) != pin);
     }
 
+    // A line streamed past in reads of any size: its part, built piece by piece, fits between
+    // the parts around it.
+    void aPartBuiltFromPiecesFits() {
+        const PinKey key = keyOf(5);
+        const std::string content = contentOf(4 * kPinBlockBytes + 999, 11);
+        const PinTag whole = sequential(key, content);
+        for (const std::size_t from : {std::size_t{0}, std::size_t{100}, kPinBlockBytes}) {
+            for (const std::size_t to :
+                 {from + 10, from + kPinBlockBytes, from + 3 * kPinBlockBytes + 17}) {
+                ContentPinner pinner(key);
+                pinner.add(content.data(), from);
+                neardup::PinPartBuilder builder(key, from);
+                for (std::size_t at = from; at < to; at += 7777)
+                    builder.add(content.data() + at, std::min<std::size_t>(7777, to - at));
+                std::string edges;
+                const neardup::PinPart part = builder.finish(edges);
+                QCOMPARE(part.size, uint64_t{to - from});
+                pinner.add(part, edges.data(), edges.data() + part.head);
+                pinner.add(content.data() + to, content.size() - to);
+                QVERIFY2(pinner.finish() == whole,
+                         qPrintable(QStringLiteral("%1..%2").arg(from).arg(to)));
+            }
+        }
+    }
+
     void partsOutOfOrderAreRefused() {
         const PinKey key = keyOf(4);
         const std::string content = contentOf(1000, 1);

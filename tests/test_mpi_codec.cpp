@@ -51,6 +51,9 @@ InputFile sampleFile(int i) {
     f.fingerprinted = true;
     f.contentBytes = 4242;
     f.fingerprint = 0xfeedULL + static_cast<uint64_t>(i);
+    f.legacySum = i == 1;
+    f.pin = PinTag{static_cast<uint8_t>(i), 9, 8, 7};
+    f.pinKey = PinKey{static_cast<uint8_t>(i + 1), 6, 5};
     return f;
 }
 
@@ -66,7 +69,12 @@ LineChunk sampleChunk(std::size_t dataBytes) {
     c.failure = "damaged at byte 9000";
     c.failureReason = RejectReason::LineTooLong;
     c.dropped = 12;
-    c.droppedFingerprint = 0xabcdef;
+    c.droppedPin.offset = 9000;
+    c.droppedPin.size = 12;
+    c.droppedPin.head = 5;
+    c.droppedPin.tail = 7;
+    c.droppedPin.blocks = {PinTag{1, 2, 3}, PinTag{4}};
+    c.droppedEdges = "headstail12";
     return c;
 }
 
@@ -169,6 +177,9 @@ void check(const InputFile& a, const InputFile& b) {
     QCOMPARE(a.fingerprinted, b.fingerprinted);
     QCOMPARE(a.contentBytes, b.contentBytes);
     QCOMPARE(a.fingerprint, b.fingerprint);
+    QCOMPARE(a.legacySum, b.legacySum);
+    QVERIFY(a.pin == b.pin);
+    QVERIFY(a.pinKey == b.pinKey);
 }
 
 void check(const LineChunk& a, const LineChunk& b) {
@@ -180,7 +191,12 @@ void check(const LineChunk& a, const LineChunk& b) {
     QCOMPARE(a.failure, b.failure);
     QCOMPARE(a.failureReason, b.failureReason);
     QCOMPARE(a.dropped, b.dropped);
-    QCOMPARE(a.droppedFingerprint, b.droppedFingerprint);
+    QCOMPARE(a.droppedPin.offset, b.droppedPin.offset);
+    QCOMPARE(a.droppedPin.size, b.droppedPin.size);
+    QCOMPARE(a.droppedPin.head, b.droppedPin.head);
+    QCOMPARE(a.droppedPin.tail, b.droppedPin.tail);
+    QVERIFY(a.droppedPin.blocks == b.droppedPin.blocks);
+    QCOMPARE(a.droppedEdges, b.droppedEdges);
 }
 
 void check(const ChunkWork& a, const ChunkWork& b) {

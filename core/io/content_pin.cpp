@@ -87,6 +87,42 @@ PinPart pinPart(const PinKey& key, const char* data, std::size_t n, uint64_t off
     return part;
 }
 
+PinPartBuilder::PinPartBuilder(const PinKey& key, uint64_t offset) : key_(key) {
+    part_.offset = offset;
+    headDone_ = offset % kPinBlockBytes == 0;
+}
+
+void PinPartBuilder::add(const char* data, std::size_t n) {
+    thread_local Gmac gmac;
+    while (n > 0) {
+        const uint64_t at = part_.offset + part_.size;
+        const std::size_t room = kPinBlockBytes - static_cast<std::size_t>(at % kPinBlockBytes);
+        const std::size_t take = std::min(n, room);
+        if (!headDone_) {
+            head_.append(data, take);
+            if (take == room) headDone_ = true;
+        } else {
+            block_.append(data, take);
+            if (block_.size() == kPinBlockBytes) {
+                // The block ends with these bytes.
+                part_.blocks.push_back(
+                    blockTag(gmac, key_, (at + take) / kPinBlockBytes - 1, block_.data()));
+                block_.clear();
+            }
+        }
+        part_.size += take;
+        data += take;
+        n -= take;
+    }
+}
+
+PinPart PinPartBuilder::finish(std::string& edges) {
+    part_.head = head_.size();
+    part_.tail = block_.size();
+    edges = head_ + block_;
+    return part_;
+}
+
 struct ContentPinner::Impl {
     PinKey key;
     Gmac block;  // the block being filled
@@ -118,18 +154,18 @@ ContentPinner::~ContentPinner() = default;
 ContentPinner::ContentPinner(ContentPinner&&) noexcept = default;
 ContentPinner& ContentPinner::operator=(ContentPinner&&) noexcept = default;
 
-void ContentPinner::add(const PinPart& part, const char* data) {
+void ContentPinner::add(const PinPart& part, const char* head, const char* tail) {
     Impl& s = *impl_;
     if (part.offset != s.bytes)
         throw std::logic_error("content pin: a part out of order (at " +
                                std::to_string(part.offset) + ", expected " +
                                std::to_string(s.bytes) + ")");
-    s.partial(data, part.head);
+    s.partial(head, part.head);
     for (const PinTag& tag : part.blocks) {
         s.pin.update(tag.data(), tag.size());
         s.bytes += kPinBlockBytes;
     }
-    s.partial(data + (part.size - part.tail), part.tail);
+    s.partial(tail, part.tail);
 }
 
 void ContentPinner::add(const char* data, std::size_t n) {

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "document_table.h"
@@ -43,6 +44,23 @@ struct PinPart {
 // Thread-safe; for the parallel stage.
 PinPart pinPart(const PinKey& key, const char* data, std::size_t n, uint64_t offset);
 
+// A part built from pieces that arrive one after another (a line streamed past in reads): the
+// part of all of them, with the bytes of its edges kept in `edges` (head, then tail), for
+// ContentPinner::add(part, head, tail). Holds at most one block of bytes.
+class PinPartBuilder {
+  public:
+    PinPartBuilder(const PinKey& key, uint64_t offset);
+    void add(const char* data, std::size_t n);
+    // The part; `edges` receives its head's bytes followed by its tail's.
+    PinPart finish(std::string& edges);
+
+  private:
+    PinKey key_;
+    PinPart part_;
+    std::string head_, block_;  // the head so far; the bytes of the block being filled
+    bool headDone_ = false;
+};
+
 // Combines a file's content, in order, into its pin. Not thread-safe: one per file.
 class ContentPinner {
   public:
@@ -55,7 +73,11 @@ class ContentPinner {
 
     // A part from pinPart() of the bytes at `data`, which start where the content added so far
     // ends. Throws std::logic_error when they do not.
-    void add(const PinPart& part, const char* data);
+    void add(const PinPart& part, const char* data) {
+        add(part, data, data + (part.size - part.tail));
+    }
+    // The same with the bytes of the part's head at `head` and of its tail at `tail`.
+    void add(const PinPart& part, const char* head, const char* tail);
     // Bytes that follow the content added so far.
     void add(const char* data, std::size_t n);
     uint64_t bytes() const;

@@ -73,6 +73,38 @@ uint64_t fingerprintFile(const InputFile& file, uint64_t upTo, uint64_t& bytes) 
     return sum;
 }
 
+ContentPinner pinFilePrefix(const InputFile& file, uint64_t upTo) {
+    ByteStream stream;
+    stream.open(file);
+    std::string buffer(std::size_t{1} << 20, '\0');
+    ContentPinner pinner(file.pinKey);
+    while (pinner.bytes() < upTo) {
+        const uint64_t left = upTo - pinner.bytes();
+        const std::size_t got = stream.read(
+            buffer.data(), left < buffer.size() ? static_cast<std::size_t>(left) : buffer.size());
+        if (got == 0) break;
+        pinner.add(buffer.data(), got);
+    }
+    return pinner;
+}
+
+std::string contentMismatch(const InputFile& pinned, const InputFile& now) {
+    InputFile reading = now;
+    reading.pinKey = pinned.pinKey;
+    if (pinned.legacySum) {
+        uint64_t bytes = 0;
+        const uint64_t sum = fingerprintFile(reading, std::numeric_limits<uint64_t>::max(), bytes);
+        if (bytes != pinned.contentBytes || sum != pinned.fingerprint)
+            return "same size, but its content differs";
+        return {};
+    }
+    ContentPinner pinner = pinFilePrefix(reading, std::numeric_limits<uint64_t>::max());
+    const uint64_t bytes = pinner.bytes();
+    if (bytes != pinned.contentBytes || pinner.finish() != pinned.pin)
+        return "same size, but its content differs";
+    return {};
+}
+
 bool statIdentity(InputFile& file) {
     struct stat sb {};
     if (::stat(file.path.c_str(), &sb) != 0) return false;
@@ -111,15 +143,12 @@ std::string pinProblem(const InputFile& pinned) {
                " changed since it was read: it was modified at another time (no "
                "fingerprint of its content is stored to tell whether it is the same)";
     // Same size, other times or another inode: the content decides.
-    uint64_t bytes = 0;
-    uint64_t sum = 0;
     try {
-        sum = fingerprintFile(now, std::numeric_limits<uint64_t>::max(), bytes);
+        if (std::string mismatch = contentMismatch(pinned, now); !mismatch.empty())
+            return name + " changed since it was read: " + mismatch;
     } catch (const std::exception& e) {
         return name + " cannot be checked: " + e.what();
     }
-    if (bytes != pinned.contentBytes || sum != pinned.fingerprint)
-        return name + " changed since it was read: same size, but its content differs";
     return {};
 }
 

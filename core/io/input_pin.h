@@ -1,15 +1,15 @@
 // Pinned inputs: a dataset's byte offsets are only ever used on the files they were read from.
 //
 // When an input is listed, its identity is taken (size, modification and change times, device
-// and inode); while it is read, a fingerprint of its decompressed content is computed in the
-// parallel stage that parses it anyway: a position-weighted sum of its bytes, 64 bits, computed
-// per chunk and added up, so chunk boundaries do not matter (fingerprintPart). Both are stored
-// with the dataset (dataset_files). Before stored offsets are used (export of the kept lines,
-// verification of a reused dataset, the workbench showing a document) pinProblem() compares the
-// file now with what was pinned: a missing file or another size is refused at once; when only
-// its times, device or inode differ (a `touch`, a copy, a restore from backup) the content is
-// read once and its fingerprint compared, so an edit of the same size is caught while an
-// untouched copy is accepted.
+// and inode); while it is read, the pin of its decompressed content is computed in the parallel
+// stage that parses it anyway (content_pin.h: a keyed 128-bit tag, the same for any split into
+// chunks). Both are stored with the dataset (dataset_files). Before stored offsets are used
+// (export of the kept lines, verification of a reused dataset, the workbench showing a document)
+// pinProblem() compares the file now with what was pinned: a missing file or another size is
+// refused at once; when only its times, device or inode differ (a `touch`, a copy, a restore
+// from backup) the content is read once and its pin compared, so an edit of the same size is
+// caught, deliberate or not, while an untouched copy is accepted. Projects of schema versions 3
+// to 5 hold a 64-bit position-weighted sum instead (legacySum), checked the same way.
 #pragma once
 
 #include <cstddef>
@@ -17,18 +17,27 @@
 #include <string>
 #include <vector>
 
+#include "content_pin.h"
 #include "document_table.h"
 
 namespace neardup {
 
-// The contribution of `n` content bytes starting at byte `offset` of a file to its fingerprint;
-// a file's fingerprint is the sum (mod 2^64) of the contributions of any split of its content
-// into parts. Any change of a single 8-byte word changes it.
+// The legacy fingerprint (projects of schema versions 3 to 5): the contribution of `n` content
+// bytes starting at byte `offset` of a file; a file's fingerprint is the sum (mod 2^64) of the
+// contributions of any split of its content into parts.
 uint64_t fingerprintPart(const char* data, std::size_t n, uint64_t offset);
 
 // Reads the first `upTo` decompressed bytes of `file` (all of it when upTo is UINT64_MAX) and
-// returns their fingerprint, with the bytes actually read in `bytes`. Throws InputError.
+// returns their legacy fingerprint, with the bytes actually read in `bytes`. Throws InputError.
 uint64_t fingerprintFile(const InputFile& file, uint64_t upTo, uint64_t& bytes);
+
+// Reads the first `upTo` decompressed bytes of `file` (all of it when upTo is UINT64_MAX) into a
+// pinner under the file's pinKey, which goes on from there (a resumed read). Throws InputError.
+ContentPinner pinFilePrefix(const InputFile& file, uint64_t upTo);
+
+// Why the content of `now` (its path) is not what `pinned` pinned, or "": reads it once, and
+// compares its length and pin (or legacy sum). `pinned` must be fingerprinted.
+std::string contentMismatch(const InputFile& pinned, const InputFile& now);
 
 // Fills the identity fields (size, times, device, inode) of `file` from the file at its path
 // now; false when it cannot be examined.

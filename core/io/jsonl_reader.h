@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "content_pin.h"
 #include "document_table.h"
 #include "params.h"
 
@@ -91,9 +92,10 @@ struct LineChunk {
     std::string failure;
     RejectReason failureReason = RejectReason::CorruptInput;
     uint64_t dropped = 0;  // a failure chunk's bytes of the incomplete line before the damage
-    // A line_too_long chunk: `dropped` is the line's bytes with its '\n', streamed past;
-    // this is their part of the file's fingerprint (input_pin.h).
-    uint64_t droppedFingerprint = 0;
+    // A line_too_long chunk: `dropped` is the line's bytes with its '\n', streamed past; this
+    // is their part of the file's pin (content_pin.h), the bytes of its edges in droppedEdges.
+    PinPart droppedPin;
+    std::string droppedEdges;
     // A Parquet row group instead of lines (parquet_rows.h): `data` holds the bytes of the file
     // the group owns, from baseOffset; its `rows` rows are numbered from firstLine.
     bool parquet = false;

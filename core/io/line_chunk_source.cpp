@@ -127,7 +127,8 @@ struct LineChunkSource::Impl {
         }
         chunk.failure.clear();
         chunk.dropped = 0;
-        chunk.droppedFingerprint = 0;
+        chunk.droppedPin = PinPart{};
+        chunk.droppedEdges.clear();
         chunk.file = current;
         chunk.firstLine = span.firstRow + 1;
         chunk.baseOffset = span.begin;
@@ -197,13 +198,14 @@ struct LineChunkSource::Impl {
     // turns `chunk` into its line_too_long failure chunk. At most one read's worth of the line
     // is held at a time.
     void skipLongLine(LineChunk& chunk) {
-        uint64_t skipped = 0, fingerprint = 0;
+        uint64_t skipped = 0;
+        PinPartBuilder pin(files[current].pinKey, offset);
         for (;;) {
             const void* nl = std::memchr(pending.data(), '\n', pending.size());
             const std::size_t take =
                 nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - pending.data()) + 1
                    : pending.size();
-            fingerprint += fingerprintPart(pending.data(), take, offset + skipped);
+            pin.add(pending.data(), take);
             skipped += take;
             pending.erase(0, take);
             if (nl || eof) break;
@@ -219,7 +221,7 @@ struct LineChunkSource::Impl {
                         std::to_string(maxLineBytes) + " (--max-line-bytes); skipped";
         chunk.failureReason = RejectReason::LineTooLong;
         chunk.dropped = skipped;
-        chunk.droppedFingerprint = fingerprint;
+        chunk.droppedPin = pin.finish(chunk.droppedEdges);
         offset += skipped;
         delivered.fetch_add(skipped, std::memory_order_relaxed);
     }
@@ -340,7 +342,8 @@ bool LineChunkSource::next(LineChunk& chunk) {
 
         chunk.failure.clear();
         chunk.dropped = 0;
-        chunk.droppedFingerprint = 0;
+        chunk.droppedPin = PinPart{};
+        chunk.droppedEdges.clear();
         chunk.file = s.current;
         chunk.firstLine = s.line;
         chunk.baseOffset = s.offset;

@@ -103,15 +103,20 @@ void fields(auto& v, Is<HashConstants> auto& c) {
 }
 
 void fields(auto& v, Is<InputFile> auto& f) {
-    static_assert(memberCount<InputFile>() == 10, "a member was added: list it here");
+    static_assert(memberCount<InputFile>() == 13, "a member was added: list it here");
     v(f.path, f.size, f.mtimeNs, f.compression, f.ctimeNs, f.device, f.inode, f.fingerprinted,
-      f.contentBytes, f.fingerprint);
+      f.contentBytes, f.pin, f.pinKey, f.legacySum, f.fingerprint);
+}
+
+void fields(auto& v, Is<PinPart> auto& p) {
+    static_assert(memberCount<PinPart>() == 5, "a member was added: list it here");
+    v(p.offset, p.size, p.head, p.tail, p.blocks);
 }
 
 void fields(auto& v, Is<LineChunk> auto& c) {
-    static_assert(memberCount<LineChunk>() == 12, "a member was added: list it here");
+    static_assert(memberCount<LineChunk>() == 13, "a member was added: list it here");
     v(c.file, c.firstLine, c.baseOffset, c.data, c.fileStart, c.failure, c.failureReason, c.dropped,
-      c.droppedFingerprint, c.parquet, c.rowGroup, c.rows);
+      c.droppedPin, c.droppedEdges, c.parquet, c.rowGroup, c.rows);
 }
 
 void fields(auto& v, Is<Rejection> auto& r) {

@@ -2,6 +2,7 @@
 #include "dataset_rows.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -70,8 +71,8 @@ uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId) {
 void insertFiles(sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files) {
     auto st = db.prepare(
         "INSERT INTO dataset_files(dataset_id, file_index, path, size, mtime_ns, "
-        "compression, ctime_ns, device, inode, content_bytes, fingerprint) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        "compression, ctime_ns, device, inode, content_bytes, fingerprint, pin) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     st.bind(1, datasetId);
     for (std::size_t i = 0; i < files.size(); ++i) {
         const InputFile& f = files[i];
@@ -83,10 +84,12 @@ void insertFiles(sql::Database& db, int64_t datasetId, const std::vector<InputFi
             .bind(7, int64_t{f.ctimeNs})
             .bindU64(8, f.device)
             .bindU64(9, f.inode);
-        if (f.fingerprinted) {
-            st.bindU64(10, f.contentBytes).bindU64(11, f.fingerprint);
+        if (!f.fingerprinted) {
+            st.bindNull(10).bindNull(11).bindNull(12);
+        } else if (f.legacySum) {  // a dataset of an older project, saved again
+            st.bindU64(10, f.contentBytes).bindU64(11, f.fingerprint).bindNull(12);
         } else {
-            st.bindNull(10).bindNull(11);
+            st.bindU64(10, f.contentBytes).bindNull(11).bindBlob(12, f.pin.data(), f.pin.size());
         }
         st.run();
     }
@@ -110,10 +113,33 @@ InputFile readFile(const sql::Statement& st, const std::string& projectPath) {
     f.ctimeNs = row.isNull("ctime_ns") ? 0 : row.int64("ctime_ns");
     f.device = row.isNull("device") ? 0 : row.u64("device");
     f.inode = row.isNull("inode") ? 0 : row.u64("inode");
-    f.fingerprinted = !row.isNull("content_bytes") && !row.isNull("fingerprint");
+    // A content pin (schema version 6), else a legacy sum (versions 3 to 5), else none.
+    const int pin = st.column("pin");
+    const bool pinned = pin >= 0 && !st.isNull(pin);
+    if (pinned && st.bytes(pin) != f.pin.size())
+        throw StoreError("project store: the pin of input '" + f.path + "' is damaged");
+    if (pinned) std::memcpy(f.pin.data(), st.blob(pin), f.pin.size());
+    f.legacySum = !pinned && !row.isNull("fingerprint");
+    f.fingerprinted = !row.isNull("content_bytes") && (pinned || f.legacySum);
     f.contentBytes = f.fingerprinted ? row.u64("content_bytes") : 0;
-    f.fingerprint = f.fingerprinted ? row.u64("fingerprint") : 0;
+    f.fingerprint = f.legacySum ? row.u64("fingerprint") : 0;
     return f;
+}
+
+PinKey projectPinKey(const sql::Database& db) {
+    auto st = db.prepare("SELECT value FROM meta WHERE key = 'pin_key'");
+    PinKey key{};
+    const std::string_view hex = st.step() ? st.text(0) : std::string_view();
+    if (hex.size() != 2 * key.size())
+        throw StoreError("project store: the project is damaged: its content pin key is missing");
+    auto nibble = [&](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        throw StoreError("project store: the project is damaged: its content pin key is not hex");
+    };
+    for (std::size_t i = 0; i < key.size(); ++i)
+        key[i] = static_cast<uint8_t>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
+    return key;
 }
 
 std::vector<InputFile> loadFiles(const sql::Database& db, int64_t datasetId,
@@ -124,6 +150,11 @@ std::vector<InputFile> loadFiles(const sql::Database& db, int64_t datasetId,
     std::vector<InputFile> files;
     while (st.step())
         files.push_back(readFile(st, projectPath));
+    if (!files.empty()) {
+        const PinKey key = projectPinKey(db);
+        for (InputFile& f : files)
+            f.pinKey = key;
+    }
     return files;
 }
 
@@ -133,6 +164,11 @@ std::vector<DatasetFile> loadAllFiles(const sql::Database& db) {
     std::vector<DatasetFile> out;
     while (st.step())
         out.push_back({st.int64(0), st.int64(1), readFile(st, {})});
+    if (!out.empty()) {
+        const PinKey key = projectPinKey(db);
+        for (DatasetFile& f : out)
+            f.file.pinKey = key;
+    }
     return out;
 }
 

@@ -30,6 +30,9 @@ uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId);
 // ---- dataset_files ------------------------------------------------------------------------
 // Columns of a dataset_files row as readFile() reads them (all but the key).
 inline constexpr const char* kFileColumns =
+    "path, size, mtime_ns, compression, ctime_ns, device, inode, content_bytes, fingerprint, pin";
+// The columns a project of schema versions 3 to 5 has (legacy fingerprints, no content pins).
+inline constexpr const char* kSumPinnedFileColumns =
     "path, size, mtime_ns, compression, ctime_ns, device, inode, content_bytes, fingerprint";
 // The columns a project of schema version < 3 has (no pins).
 inline constexpr const char* kUnpinnedFileColumns = "path, size, mtime_ns, compression";
@@ -37,7 +40,11 @@ void insertFiles(sql::Database& db, int64_t datasetId, const std::vector<InputFi
 // An input file (with its pin, input_pin.h) from a row holding kFileColumns (by name; missing
 // pin columns read as no pin). A relative path (stored by versions before 0.2) is taken
 // relative to the folder of `projectPath`; an empty `projectPath` keeps it as stored.
+// Its pinKey is the project's (projectPinKey), which the caller fills in.
 InputFile readFile(const sql::Statement& st, const std::string& projectPath);
+// The project's content pin key (content_pin.h), kept in its meta table. Throws StoreError when
+// the project has none (a damaged project: every project of schema version 6 has one).
+PinKey projectPinKey(const sql::Database& db);
 std::vector<InputFile> loadFiles(const sql::Database& db, int64_t datasetId,
                                  const std::string& projectPath);
 // Every file of every dataset, paths as stored, by dataset and position.

@@ -111,14 +111,22 @@ DatasetSource ProjectQueries::datasetSource(int64_t datasetId) {
     if (!documents) throw QueryError("no dataset " + std::to_string(datasetId) + " in the project");
     d.reader = rec.reader;
     d.documents = *documents;
-    // The files with their pins (input_pin.h); a project of schema version < 3 has none.
-    const bool pinned = db_->queryInt("PRAGMA user_version") >= 3;
+    // The files with their pins (input_pin.h): content pins from schema version 6, legacy sums
+    // in versions 3 to 5, none before.
+    const int64_t version = db_->queryInt("PRAGMA user_version");
     auto s = db_->prepare(std::string("SELECT ") +
-                          (pinned ? store_rows::kFileColumns : store_rows::kUnpinnedFileColumns) +
+                          (version >= 6   ? store_rows::kFileColumns
+                           : version >= 3 ? store_rows::kSumPinnedFileColumns
+                                          : store_rows::kUnpinnedFileColumns) +
                           " FROM dataset_files WHERE dataset_id = ?1 ORDER BY file_index");
     s.bind(1, datasetId);
     while (s.step())
         d.files.push_back(store_rows::readFile(s, path_));
+    if (version >= 6 && !d.files.empty()) {
+        const PinKey key = store_rows::projectPinKey(*db_);
+        for (InputFile& f : d.files)
+            f.pinKey = key;
+    }
     return d;
 }
 

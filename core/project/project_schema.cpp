@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "content_pin.h"
 #include "project_store.h"
 
 namespace neardup::schema {
@@ -390,6 +391,26 @@ CREATE TABLE audit_pairs(
 ) WITHOUT ROWID;
 )sql";
 
+// Version 6 pins each input's content with a keyed tag (core/io/content_pin.h): 16 bytes under
+// the project's key, meta 'pin_key' (64 hex digits, made when the project is created or
+// upgraded). Rows of older versions keep their 64-bit fingerprint and no pin.
+constexpr const char* kSchemaV6 = R"sql(
+ALTER TABLE dataset_files ADD COLUMN pin BLOB;
+)sql";
+
+// A fresh content pin key in the meta table.
+void addPinKey(sql::Database& db) {
+    const PinKey key = newPinKey();
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (const uint8_t byte : key) {
+        hex += kHex[byte >> 4];
+        hex += kHex[byte & 15];
+    }
+    auto st = db.prepare("INSERT INTO meta(key, value) VALUES('pin_key', ?1)");
+    st.bind(1, std::string_view(hex)).run();
+}
+
 // Upgrades a project from schema `from` (< kVersion) to kVersion, inside the caller's
 // transaction. One step per version.
 void migrate(sql::Database& db, int from) {
@@ -407,6 +428,10 @@ void migrate(sql::Database& db, int from) {
             case 4:
                 db.exec(kSchemaV5);
                 break;
+            case 5:
+                db.exec(kSchemaV6);
+                addPinKey(db);
+                break;
             default:
                 throw StoreError("no upgrade from schema version " + std::to_string(v));
         }
@@ -421,6 +446,8 @@ void create(sql::Database& db) {
     db.exec(kSchemaV3);
     db.exec(kSchemaV4);
     db.exec(kSchemaV5);
+    db.exec(kSchemaV6);
+    addPinKey(db);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);
     meta.bind(1, std::string_view("format")).bind(2, std::string_view("neardup-project")).run();

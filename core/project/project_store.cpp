@@ -134,6 +134,10 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
     return rec;
 }
 
+PinKey ProjectStore::pinKey() const {
+    return store_rows::projectPinKey(impl_->db);
+}
+
 std::vector<DatasetFile> ProjectStore::datasetFiles() const {
     return store_rows::loadAllFiles(impl_->db);
 }

@@ -104,6 +104,9 @@ class ProjectStore {
     // location and identity (path, mtime, ctime, device, inode) of some of them, in one
     // transaction.
     std::vector<DatasetFile> datasetFiles() const;
+    // The key of the project's content pins (core/io/content_pin.h), which every input read
+    // into it is pinned under.
+    PinKey pinKey() const;
     void updateDatasetFiles(const std::vector<DatasetFile>& files);
 
     // Signatures cached for (dataset, SignatureParams cache key), or nothing when missing,

@@ -38,11 +38,9 @@ std::string mismatch(const InputFile& pinned, InputFile now) {
                    "inputs were fingerprinted) cannot tell whether its content is the same";
         return {};
     }
-    uint64_t bytes = 0;
     try {
-        const uint64_t sum = fingerprintFile(now, std::numeric_limits<uint64_t>::max(), bytes);
-        if (bytes != pinned.contentBytes || sum != pinned.fingerprint)
-            return name + ": same size, but its content differs";
+        if (std::string mismatch = contentMismatch(pinned, now); !mismatch.empty())
+            return name + ": " + mismatch;
     } catch (const std::exception& e) {
         return name + ": " + e.what();
     }

@@ -152,6 +152,10 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     const StoreMemoryLimit storeMemory(s.memory.storeCacheBytes());
     returnLargeBlocksWhenFreed();
     s.files = listInputs(s, inputs, outputs.shardNames);
+    // Each input is pinned under the project's key while it is read (content_pin.h).
+    const PinKey pinKey = store_.pinKey();
+    for (InputFile& f : s.files)
+        f.pinKey = pinKey;
     // Outputs are checked against the inputs, the project and the inputs of its other datasets
     // before any work (and before the run is recorded): nothing the user needs is overwritten.
     if (const std::string problem = outputProblem(outputs, s.files, protectedFiles(store_));

@@ -30,7 +30,7 @@ namespace {
 // the chunk's signatures when signed in the parallel stage.
 struct ChunkToken : ChunkWork {
     LineChunk chunk;
-    uint64_t fingerprint = 0;  // the chunk's part of its file's fingerprint (input_pin.h)
+    PinPart pin;  // the chunk's part of its file's content pin (content_pin.h)
     // The rows' digests, when the rows were signed in the parallel stage: hashing them there
     // keeps the in-order stage, which bounds the read on many cores, short.
     std::vector<uint64_t> digests;
@@ -110,9 +110,10 @@ class ChunkStream {
         s_.docs.clear();
         s_.dataset.files = s_.files;
         unfingerprinted_.assign(s_.files.size(), 0);
+        pinners_.clear();
         for (InputFile& f : s_.dataset.files) {
-            f.fingerprint = 0;
             f.contentBytes = 0;
+            pinners_.emplace_back(f.pinKey);
         }
     }
 
@@ -131,7 +132,9 @@ class ChunkStream {
             try {
                 const uint64_t upTo =
                     i < at->file ? std::numeric_limits<uint64_t>::max() : at->offset;
-                f.fingerprint = fingerprintFile(files[i], upTo, f.contentBytes);
+                pinners_[i] = pinFilePrefix(files[i], upTo);
+                f.contentBytes = pinners_[i].bytes();
+                if (i == at->file && f.contentBytes != at->offset) unfingerprinted_[i] = 1;
             } catch (const std::exception&) {
                 unfingerprinted_[i] = 1;  // unreadable or damaged: no fingerprint
             }
@@ -218,7 +221,7 @@ class ChunkStream {
     ChunkToken* prepare(ChunkToken* token) {
         if (s_.report.cancelled()) return token;  // drain at once
         const LineChunk& c = token->chunk;
-        token->fingerprint = fingerprintPart(c.data.data(), c.data.size(), c.baseOffset);
+        token->pin = pinPart(s_.files[c.file].pinKey, c.data.data(), c.data.size(), c.baseOffset);
         if (layout_.signInParallel) {
             if (layout_.elsewhere > 0)
                 s_.backend.processChunk(token->chunk, *token);
@@ -329,9 +332,16 @@ class ChunkStream {
         const LineChunk& c = token.chunk;
         InputFile& f = s_.dataset.files[c.file];
         const bool skippedLine = !c.failure.empty() && c.failureReason == RejectReason::LineTooLong;
-        f.fingerprint += token.fingerprint + c.droppedFingerprint;
         f.contentBytes += c.data.size() + (skippedLine ? c.dropped : 0);
         if (!c.failure.empty() && !skippedLine) unfingerprinted_[c.file] = 1;
+        ContentPinner& pinner = pinners_[c.file];
+        // Read with a gap (damage, or parts that do not follow each other): no pin.
+        if (token.pin.offset != pinner.bytes()) unfingerprinted_[c.file] = 1;
+        if (unfingerprinted_[c.file]) return;
+        pinner.add(token.pin, c.data.data());
+        if (skippedLine)
+            pinner.add(c.droppedPin, c.droppedEdges.data(),
+                       c.droppedEdges.data() + c.droppedPin.head);
     }
 
     // Runs that spill do not checkpoint; the others leave a record when enough input went by.
@@ -353,6 +363,8 @@ class ChunkStream {
             f.fingerprinted =
                 !unfingerprinted_[i] && f.mtimeNs >= 0 &&
                 (f.compression != InputFile::Compression::None || f.contentBytes == f.size);
+            f.legacySum = false;
+            if (f.fingerprinted) f.pin = pinners_[i].finish();
         }
     }
 
@@ -386,6 +398,7 @@ class ChunkStream {
     bool sizesKnown_ = true;
     uint64_t bytesBefore_ = 0, consumed_ = 0;  // input before a checkpoint, and since
     std::vector<uint8_t> unfingerprinted_;     // per input file: not read whole, no fingerprint
+    std::vector<ContentPinner> pinners_;       // per input file: its content pin so far
 };
 
 }  // namespace
