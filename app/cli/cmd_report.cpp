@@ -25,9 +25,17 @@ Command addReportCommand(CLI::App& app) {
         ->check(CLI::ExistingFile);
     cmd->add_option("--run", opt->report.runId, "Run number (default: the latest successful run)");
     cmd->add_option("--out", opt->out, "The HTML file to write")->required();
-    cmd->add_option("--clusters-csv", opt->clustersCsv,
-                    "Also write the run's clusters to this CSV file: one row per member (cluster, "
-                    "size, id, kept or removed, witness, Jaccard, decisions)");
+    CLI::Option* clustersCsv = cmd->add_option(
+        "--clusters-csv", opt->clustersCsv,
+        "Also write the run's clusters to this CSV file: one row per member (cluster, "
+        "size, id, kept or removed, witness, Jaccard, decisions). A cell beginning "
+        "with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
+        "spreadsheet shows it as text instead of running it as a formula");
+    cmd->add_flag("--csv-raw", opt->report.csvRaw,
+                  "Write the CSV's cells exactly as stored, without the leading ' before "
+                  "formula-like ones: for scripts that read ids back byte for byte (never open "
+                  "such a file in a spreadsheet when the ids come from untrusted data)")
+        ->needs(clustersCsv);
     cmd->add_option("--pairs", opt->report.samplePairs,
                     "Duplicate pairs shown side by side (default 8)")
         ->check(CLI::Range(0, 1000));

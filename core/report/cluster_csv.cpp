@@ -45,7 +45,14 @@ std::map<uint32_t, std::string> decisionFields(const std::vector<Decision>& deci
 
 }  // namespace
 
-std::string csvField(std::string_view field) {
+std::string csvField(std::string_view field, CsvCells cells) {
+    std::string guarded;
+    if (cells == CsvCells::Guarded && !field.empty() &&
+        std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos) {
+        guarded = '\'';
+        guarded += field;
+        field = guarded;
+    }
     if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
     std::string quoted = "\"";
     for (const char c : field) {
@@ -57,7 +64,8 @@ std::string csvField(std::string_view field) {
 }
 
 CsvWritten writeClustersCsv(const RunResult& run, const DocumentTable& docs,
-                            const std::vector<Decision>& decisions, AtomicFile& out) {
+                            const std::vector<Decision>& decisions, AtomicFile& out,
+                            CsvCells cells) {
     const std::map<uint32_t, std::string> decided = decisionFields(decisions, docs);
     const std::vector<std::vector<uint32_t>> members = clusterMembers(run);
     CsvWritten written;
@@ -69,11 +77,11 @@ CsvWritten writeClustersCsv(const RunResult& run, const DocumentTable& docs,
             const ClusterMemberRecord m = describeClusterMember(run, c, d);
             buffer += cluster;
             buffer += ',';
-            buffer += csvField(docs.id(d));
+            buffer += csvField(docs.id(d), cells);
             buffer += m.representative ? ",1," : ",0,";
             buffer += m.kept ? "kept," : "removed,";
             if (m.witnessKnown) {
-                buffer += csvField(docs.id(m.witness));
+                buffer += csvField(docs.id(m.witness), cells);
                 buffer += ',';
                 buffer += shortest(m.jaccard);
                 buffer += ',';
@@ -83,7 +91,7 @@ CsvWritten writeClustersCsv(const RunResult& run, const DocumentTable& docs,
             }
             buffer += ',';
             if (const auto found = decided.find(d); found != decided.end())
-                buffer += csvField(found->second);
+                buffer += csvField(found->second, cells);
             buffer += "\r\n";
             ++written.rows;
             if (buffer.size() >= (1u << 20)) {  // written as it grows, not held whole

@@ -42,6 +42,9 @@ struct ReportOptions {
     bool withTexts = true;
     // Bytes of each document's text shown (cut on a character boundary).
     std::size_t maxTextBytes = 3000;
+    // The clusters CSV with every cell as stored, formula-like ones unguarded (`--csv-raw`,
+    // cluster_csv.h).
+    bool csvRaw = false;
 };
 
 struct ClusterLine {

@@ -37,8 +37,9 @@ ReportWritten writeRunReport(const std::string& projectPath, const std::string& 
         return written;
     }
     AtomicFile csv(clustersCsvPath);
-    written.csvRows =
-        writeClustersCsv(data.run, docs, store.decisions(data.run.datasetId), csv).rows;
+    written.csvRows = writeClustersCsv(data.run, docs, store.decisions(data.run.datasetId), csv,
+                                       options.csvRaw ? CsvCells::Raw : CsvCells::Guarded)
+                          .rows;
     // Both are complete on disk before either takes its name.
     out.finish();
     csv.finish();
