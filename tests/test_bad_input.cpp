@@ -2,7 +2,10 @@
 // invalid UTF-8, control bytes, BOM/CRLF, odd ids, deep nesting, damaged .gz/.zst, empty,
 // unreadable and looping files, among valid near-duplicates. Checks the reported rejections,
 // the accounting, the duplicates found, the rejected lines exported, and that an export checks
-// its outputs first. (--on-error fail, output errors, determinism: test_bad_input_outputs.cpp.)
+// its outputs first; a project given as an input, keys given twice, ids with Unicode line
+// breaks, and the reason a file cannot be read. (--on-error fail, output errors, determinism:
+// test_bad_input_outputs.cpp.)
+#include <grp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -208,6 +211,122 @@ class TestBadInput : public BadInputFixture {
                          "SELECT lines_read, documents, rejected, blank_lines "
                          "FROM runs"),
                  QStringList{QStringLiteral("3000|%1|%2|%3").arg(docs).arg(bad.size()).arg(blank)});
+    }
+
+    // A project, or any SQLite file, given as an input is refused by name before anything is
+    // read, not read as hundreds of lines of bad JSON.
+    void projectGivenAsInputIsRefused() {
+        const std::string project = path("input-project.ndw");
+        Result r = neardup({QStringLiteral("run"), q(in("a_good.jsonl")), QStringLiteral("-p"),
+                            q(project), QStringLiteral("-q")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        for (const std::string& p :
+             {std::string("plain"), std::string("skip"), std::string("fail")}) {
+            const std::string other = path("other-" + p + ".ndw");
+            QStringList args{QStringLiteral("run"), q(project), QStringLiteral("-p"), q(other),
+                             QStringLiteral("-q")};
+            if (p != "plain") args << QStringLiteral("--on-error") << q(p);
+            r = neardup(args);
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains(q("'" + fs::canonical(project).string() +
+                                      "' is a NearDup project, not a dataset")),
+                     qPrintable(r.err));
+            QVERIFY2(!r.err.contains(QStringLiteral("malformed_json")), qPrintable(r.err));
+            // The run is recorded as failed, and nothing was read.
+            QCOMPARE(sqlRows(other, "SELECT status FROM runs"),
+                     QStringList{QStringLiteral("failed")});
+            QCOMPARE(sqlRows(other,
+                             "SELECT (SELECT count(*) FROM dataset_files), "
+                             "(SELECT coalesce(sum(lines_read), 0) FROM datasets)"),
+                     QStringList{QStringLiteral("0|0")});
+        }
+    }
+
+    // Lines that other readers would take differently end to end: an object with a key twice is
+    // duplicate_key (the issue's case: B kept here while Python's json sees it as a copy), an id
+    // with a Unicode line break invalid_id; both counted, stored and listed like every rejection.
+    void duplicateKeysAndLineBreakIds() {
+        const std::string dir = path("ambiguous");
+        fs::create_directories(dir);
+        const std::string t1 = words(8001, 60), t2 = words(8002, 60);
+        writeFile(dir + "/in.jsonl",
+                  doc("A", t1) + "\n" + "{\"id\":\"B\",\"text\":\"" + t2 + "\",\"text\":\"" + t1 +
+                      "\"}\n" + "{\"id\":\"C\\u2028D\",\"text\":\"" + words(8003, 60) + "\"}\n" +
+                      "{\"id\":\"E\xc2\x85" + "F\",\"text\":\"" + words(8004, 60) + "\"}\n" +
+                      doc("G", words(8005, 60)) + "\n");
+        const std::string project = path("ambiguous.ndw");
+        Result r =
+            neardup({QStringLiteral("run"), q(dir + "/in.jsonl"), QStringLiteral("-p"), q(project),
+                     QStringLiteral("--summary-json"), q(path("ambiguous.json"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("duplicate_key")), qPrintable(r.err));
+        QCOMPARE(
+            sqlRows(project,
+                    "SELECT reason, count, first_line FROM dataset_rejections "
+                    "ORDER BY reason"),
+            (QStringList{QStringLiteral("duplicate_key|1|2"), QStringLiteral("invalid_id|2|3")}));
+        QCOMPARE(sqlRows(project, "SELECT documents, rejected FROM runs"),
+                 QStringList{QStringLiteral("2|3")});
+        const QStringList details =
+            sqlRows(project, "SELECT line, detail FROM rejection_samples ORDER BY ordinal");
+        QCOMPARE(details.size(), 3);
+        QVERIFY2(details[0].contains(QStringLiteral("'text' appears twice")),
+                 qPrintable(details[0]));
+        QVERIFY2(details[1].contains(QStringLiteral("U+2028")), qPrintable(details[1]));
+        QVERIFY2(details[2].contains(QStringLiteral("U+0085")), qPrintable(details[2]));
+        const QJsonObject s =
+            QJsonDocument::fromJson(QByteArray::fromStdString(readFile(path("ambiguous.json"))))
+                .object();
+        QCOMPARE(s.value(QStringLiteral("rejected")).toInteger(), qint64{3});
+        r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                     QStringLiteral("--rejected"), q(path("ambiguous-rejected.jsonl"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const std::string listed = readFile(path("ambiguous-rejected.jsonl"));
+        QCOMPARE(countLines(listed), uint64_t{3});
+        QVERIFY(listed.find("\"reason\":\"duplicate_key\"") != std::string::npos);
+    }
+
+    // A file the user may not read: its unreadable_file rejection carries the operating
+    // system's reason wherever it is reported (the run's summary, and the error when nothing
+    // else is left), not only file:0. As root the run is made by an unprivileged user (root
+    // reads any file).
+    void unreadableFileSaysWhy() {
+        char tmpl[] = "/tmp/neardup-unreadable-XXXXXX";
+        QVERIFY(::mkdtemp(tmpl) != nullptr);
+        const std::string dir = tmpl;
+        ::chmod(dir.c_str(), 0777);  // the unprivileged run writes its project here
+        writeFile(dir + "/good.jsonl", doc("g1", words(8101, 50)) + "\n");
+        writeFile(dir + "/secret.jsonl", doc("s1", words(8102, 50)) + "\n");
+        ::chmod((dir + "/good.jsonl").c_str(), 0644);
+        ::chmod((dir + "/secret.jsonl").c_str(), root_ ? 0600 : 0);
+        testsupport::CliOptions asUser;
+        if (root_)
+            asUser.withChildSetup([] {
+                const gid_t nogroup = 65534;
+                const uid_t nobody = 65534;
+                if (::setgroups(0, nullptr) != 0 || ::setresgid(nogroup, nogroup, nogroup) != 0 ||
+                    ::setresuid(nobody, nobody, nobody) != 0)
+                    ::_exit(99);
+            });
+        const Result mixed =
+            neardup({QStringLiteral("run"), q(dir + "/good.jsonl"), q(dir + "/secret.jsonl"),
+                     QStringLiteral("-p"), q(dir + "/mixed.ndw")},
+                    asUser);
+        const Result alone = neardup({QStringLiteral("run"), q(dir + "/secret.jsonl"),
+                                      QStringLiteral("-p"), q(dir + "/alone.ndw")},
+                                     asUser);
+        ::chmod((dir + "/secret.jsonl").c_str(), 0644);
+        fs::remove_all(dir);
+        QVERIFY2(mixed.code == 0, qPrintable(mixed.err));
+        const QString why =
+            QStringLiteral("cannot read '%1': Permission denied").arg(q(dir + "/secret.jsonl"));
+        QVERIFY2(mixed.err.contains(QStringLiteral("unreadable_file (first at %1:0: %2)")
+                                        .arg(q(dir + "/secret.jsonl"), why)),
+                 qPrintable(mixed.err));
+        QCOMPARE(alone.code, 1);
+        QVERIFY2(alone.err.contains(QStringLiteral("unreadable_file 1, first at %1:0 (%2)")
+                                        .arg(q(dir + "/secret.jsonl"), why)),
+                 qPrintable(alone.err));
     }
 
     void exportChecksOutputsFirst() {

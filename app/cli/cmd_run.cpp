@@ -57,8 +57,9 @@ void printSummary(const RunResult& r) {
                    "that are no duplicate of the document kept in their cluster)\n",
                    c.chainedRemovals);
     for (const auto& rej : r.rejections)
-        fmt::print(stderr, "  rejected {} line(s): {} (first at {}:{})\n", rej.count, rej.reason,
-                   rej.firstFile, rej.firstLine);
+        fmt::print(stderr, "  rejected {} line(s): {} (first at {}:{}{}{})\n", rej.count,
+                   rej.reason, rej.firstFile, rej.firstLine, rej.firstDetail.empty() ? "" : ": ",
+                   rej.firstDetail);
     if (r.spilled)
         fmt::print(
             stderr, "  out of core: {} written to spill files (memory budget {}, peak RSS {})\n",

@@ -56,6 +56,10 @@ struct RejectionCount {
     uint64_t count = 0;
     std::string firstFile;
     uint64_t firstLine = 0;
+    // Why the first one could not be read, for the reasons about a file rather than a line
+    // (unreadable_file, corrupt_input): "cannot read 'in.jsonl': Permission denied". Empty
+    // otherwise, and for a dataset taken from a project.
+    std::string firstDetail;
 };
 
 struct OutlierBucket {

@@ -375,9 +375,12 @@ class ChunkStream {
             const auto reason = static_cast<RejectReason>(r);
             if (rejections_.counts[r] == 0) continue;
             const Rejection* first = rejections_.first(reason);
+            const bool aboutFile =
+                reason == RejectReason::UnreadableFile || reason == RejectReason::CorruptInput;
             s_.dataset.rejections.push_back({toString(reason), rejections_.counts[r],
                                              first ? files[first->file].path : std::string(),
-                                             first ? first->line : 0});
+                                             first ? first->line : 0,
+                                             first && aboutFile ? first->detail : std::string()});
         }
         s_.dataset.rejectionSamples = rejections_.samples;
         s_.dataset.rejectedLines = std::move(rejections_.all);

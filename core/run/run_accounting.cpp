@@ -15,6 +15,7 @@ std::string accountingText(const RunResult& run) {
             if (i) s += ", ";
             s += r.reason + " " + std::to_string(r.count) + ", first at " + r.firstFile + ":" +
                  std::to_string(r.firstLine);
+            if (!r.firstDetail.empty()) s += " (" + r.firstDetail + ")";
         }
         s += ")";
     }
