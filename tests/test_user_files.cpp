@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "document_fetcher.h"
+#include "input_pin.h"
 #include "project_store.h"
 #include "test_support.h"
 #include "user_files_support.h"
@@ -265,6 +267,40 @@ class TestUserFiles : public CorpusFixture {
         r = exportJsonl("e.jsonl");
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(readFile(path("pin/e.jsonl")) == first);
+        // A deliberate edit of the same size: two 8-byte words of a text changed so that a
+        // position-weighted sum of the content stays the same (the pin of schema versions 3 to
+        // 5, which anyone could match). The keyed pin is not matched.
+        std::string forged = original;
+        const std::size_t w = (forged.find("\"text\"", forged.size() / 3) + 16) / 8;
+        const std::size_t u = (forged.find("\"text\"", 2 * forged.size() / 3) + 16) / 8;
+        auto weight = [](std::size_t word) {
+            const char one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+            return neardup::fingerprintPart(one, 8, 8 * word);
+        };
+        auto inverse = [](uint64_t odd) {  // Newton's iteration modulo 2^64
+            uint64_t x = odd;
+            for (int i = 0; i < 6; ++i)
+                x *= 2 - odd * x;
+            return x;
+        };
+        uint64_t wordW = 0, wordU = 0;
+        std::memcpy(&wordW, forged.data() + 8 * w, 8);
+        std::memcpy(&wordU, forged.data() + 8 * u, 8);
+        const uint64_t delta = uint64_t{1} << 8;  // the word's second byte + 1
+        wordW += delta;
+        wordU -= delta * weight(w) * inverse(weight(u));
+        std::memcpy(forged.data() + 8 * w, &wordW, 8);
+        std::memcpy(forged.data() + 8 * u, &wordU, 8);
+        QVERIFY(forged != original && forged.size() == original.size());
+        QCOMPARE(neardup::fingerprintPart(forged.data(), forged.size(), 0),
+                 neardup::fingerprintPart(original.data(), original.size(), 0));
+        writeFile(input, forged);
+        restoreMtime();
+        r = exportJsonl("f.jsonl");
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("content differs")), qPrintable(r.err));
+        QVERIFY(!fs::exists(path("pin/f.jsonl")));
+        writeFile(input, original);
     }
 
     // Item 3: rows edited in the project were trusted (a path to another file, a length of -1).
