@@ -12,6 +12,7 @@
 #include "project_copy.h"
 #include "project_store.h"
 #include "sqlite_handle.h"
+#include "test_support.h"
 
 using namespace neardup;
 namespace fs = std::filesystem;
@@ -184,6 +185,16 @@ class TestProjectCopy : public QObject {
         QVERIFY_THROWS_EXCEPTION(StoreError, copyProject(project_, project_));
         QVERIFY_THROWS_EXCEPTION(StoreError, copyProject(path("missing.ndw"), path("x.ndw")));
         QVERIFY(!fs::exists(path("x.ndw")));
+        // The project's own input: Save As must not replace what its datasets read.
+        const std::string corpus = testsupport::readFile(corpus_);
+        try {
+            copyProject(project_, corpus_);
+            QFAIL("copied onto the project's input");
+        } catch (const StoreError& e) {
+            QVERIFY2(std::string(e.what()).find("an input of dataset 1") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(testsupport::readFile(corpus_) == corpus);
         // A file that is not a project.
         QVERIFY_THROWS_EXCEPTION(StoreError, copyProject(corpus_, path("y.ndw")));
         QVERIFY(!fs::exists(path("y.ndw")));

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "no_follow.h"
+#include "output_check.h"
+#include "project_protected_files.h"
 #include "project_store.h"
 #include "sqlite_handle.h"
 #include "unique_fd.h"
@@ -136,6 +138,15 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
         throw StoreError("'" + target + "' is the project itself");
     if (fs::is_directory(target, ec)) throw StoreError("'" + target + "' is a directory");
 
+    // The copy replaces `target`: never an input of one of the project's datasets, nor anything
+    // in a dataset folder they read or in the project's sidecar (output_check.h).
+    {
+        const ProjectStore store(source, ProjectStore::Mode::ReadOnly);
+        if (const std::string problem =
+                outputProblem({{"the copy", target}}, {}, protectedFiles(store));
+            !problem.empty())
+            throw StoreError(problem);
+    }
     const std::unique_ptr<sql::Database> src = connect(source, sql::OpenMode::ReadOnly);
     {
         const auto format = textColumn(*src, "SELECT value FROM meta WHERE key = 'format'", source);
