@@ -6,13 +6,15 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "benchmark.h"
 #include "clustering_benchmark.h"
 #include "parquet_file.h"
 #include "test_support.h"
+#include "thread_sampler.h"
 
 using namespace neardup;
 
@@ -33,6 +35,42 @@ class TestBench : public QObject {
         QCOMPARE(QString::fromStdString(formatByteSize(1500)), QStringLiteral("1500B"));
         QVERIFY(benchmarkCorpusKind("web") && benchmarkCorpusKind("long"));
         QVERIFY(!benchmarkCorpusKind("tweets"));
+    }
+
+    // The sampler counts the threads that want a core: one busy thread while the others sleep
+    // is serial; two busy threads are runnable together whatever the machine's cores.
+    void threadSamplerSeesSerialAndParallelWork() {
+        using namespace std::chrono_literals;
+        auto busyFor = [](std::chrono::milliseconds how) {
+            const auto end = std::chrono::steady_clock::now() + how;
+            volatile uint64_t x = 0;
+            while (std::chrono::steady_clock::now() < end)
+                x = x + 1;
+        };
+        {
+            ThreadSampler sampler(1ms);
+            std::thread one([&] { busyFor(300ms); });
+            one.join();
+            const ThreadSamples s = sampler.stop();
+            QVERIFY(s.samples > 20);
+            QVERIFY2(s.serialShare() > 0.8, qPrintable(QString::number(s.serialShare())));
+            QVERIFY(s.projectedSpeedup(16) < 1.5);
+        }
+        {
+            ThreadSampler sampler(1ms);
+            std::thread one([&] { busyFor(300ms); });
+            std::thread two([&] { busyFor(300ms); });
+            one.join();
+            two.join();
+            const ThreadSamples s = sampler.stop();
+            QVERIFY(s.samples > 20);
+            QVERIFY2(s.serialShare() < 0.5, qPrintable(QString::number(s.serialShare())));
+            QVERIFY(s.projectedSpeedup(16) > 1.8);
+        }
+        ThreadSamples none;
+        QCOMPARE(none.serialShare(), 0.0);
+        const ThreadSamples tenth{100, 10, 0};
+        QCOMPARE(tenth.projectedSpeedup(16), 1.0 / (0.1 + 0.9 / 16));
     }
 
     void machineIsDescribed() {
@@ -124,6 +162,12 @@ class TestBench : public QObject {
                     c[QStringLiteral("bytes")].toDouble() < 2e6);
             QVERIFY(c[QStringLiteral("documents")].toDouble() > 100);
             QVERIFY(c[QStringLiteral("peak_rss_bytes")].toDouble() > 1e6);
+            // The run's threads were sampled: a share in [0, 1] and its projection.
+            QVERIFY(c[QStringLiteral("thread_samples")].toDouble() > 0);
+            const double serial = c[QStringLiteral("serial_share")].toDouble(-1);
+            QVERIFY2(serial >= 0 && serial <= 1, qPrintable(QString::number(serial)));
+            const double projected = c[QStringLiteral("projected_speedup_16")].toDouble();
+            QVERIFY(projected >= 1 && projected <= 16);
             QStringList names;
             for (const auto& ph : c[QStringLiteral("phases")].toArray()) {
                 const QJsonObject o = ph.toObject();

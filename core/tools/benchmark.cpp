@@ -32,6 +32,7 @@
 #include "signatures.h"
 #include "simd.h"
 #include "thread_count.h"
+#include "thread_sampler.h"
 
 namespace neardup {
 
@@ -182,12 +183,15 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         o.makeBackend ? o.makeBackend(params.backend, threads) : makeCpuBackend(threads);
     RunResult run;
     double wall = 0;
+    ThreadSamples samples;
     {
         ProjectStore store(project);
         Pipeline pipeline(store, *backend);
+        ThreadSampler sampler;
         const auto start = SteadyClock::now();
         run = pipeline.run({corpus}, params, exports);
         wall = secondsSince(start);
+        samples = sampler.stop();
     }
     cleanup();
     std::ostringstream out;
@@ -199,7 +203,8 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         << "duplicates " << run.counts.duplicatePairs << "\n"
         << "removed " << run.counts.removed << "\n"
         << "threads " << run.threads << "\n"
-        << "spill " << run.spillBytes << "\n";
+        << "spill " << run.spillBytes << "\n"
+        << "samples " << samples.samples << " " << samples.one << " " << samples.none << "\n";
     // The name last: it may hold spaces ("save dataset").
     for (const PhaseTiming& p : run.phases)
         out << "phase " << p.seconds << " " << p.items << " " << p.bytes << " " << p.name << "\n";
@@ -235,6 +240,12 @@ BenchmarkCase parseCase(const std::string& text) {
             in >> c.threads;
         } else if (key == "spill") {
             in >> c.spillBytes;
+        } else if (key == "samples") {
+            ThreadSamples t;
+            in >> t.samples >> t.one >> t.none;
+            c.threadSamples = t.samples;
+            c.serialShare = t.serialShare();
+            c.projected16 = t.samples > 0 ? t.projectedSpeedup(16) : 0;
         }
     }
     return c;
@@ -570,6 +581,9 @@ std::string toJson(const BenchmarkReport& r) {
         field(o, "cores_busy", c.coresBusy);
         field(o, "memory_budget", double(c.memoryBudget));
         field(o, "spill_bytes", double(c.spillBytes));
+        field(o, "thread_samples", double(c.threadSamples));
+        field(o, "serial_share", c.serialShare);
+        field(o, "projected_speedup_16", c.projected16);
         o += "\"repeat_wall_seconds\":[";
         for (std::size_t j = 0; j < c.repeatWallSeconds.size(); ++j) {
             if (j) o += ',';
@@ -624,9 +638,9 @@ std::string toTable(const BenchmarkReport& r) {
     if (!r.cases.empty()) {
         o << "| corpus | size | docs | threads | read MB/s | signatures MB/s | buckets s | "
              "compare pairs/s | verify s | export s | store s | end-to-end MB/s | docs/s | "
-             "MB per CPU s | cores busy | peak RSS MiB | spilled MiB |\n"
+             "MB per CPU s | cores busy | serial % | x at 16 cores | peak RSS MiB | spilled MiB |\n"
           << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-             "\n";
+             "---:|---:|\n";
         for (const BenchmarkCase& c : r.cases) {
             auto seconds = [&](const char* name) {
                 const BenchmarkPhase* p = phase(c, name);
@@ -642,6 +656,8 @@ std::string toTable(const BenchmarkReport& r) {
               << seconds("export") << " | " << seconds("store") << " | " << fixed(c.endToEndMBps, 1)
               << " | " << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
               << fixed(c.coresBusy, 2) << " | "
+              << (c.threadSamples ? fixed(100 * c.serialShare, 1) : std::string("-")) << " | "
+              << (c.threadSamples ? fixed(c.projected16, 1) : std::string("-")) << " | "
               << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " | "
               << fixed(double(c.spillBytes) / double(uint64_t{1} << 20), 0) << " |\n";
         }

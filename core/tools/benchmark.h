@@ -70,6 +70,11 @@ struct BenchmarkCase {
     double cpuMBps = 0;
     // (user + system) / wall: how many cores the run kept busy on average.
     double coresBusy = 0;
+    // The run's threads sampled every 5 ms (thread_sampler.h): the share of samples in which at
+    // most one wanted a core, and Amdahl's projection from it at 16 cores.
+    uint64_t threadSamples = 0;
+    double serialShare = 0;
+    double projected16 = 0;
     uint64_t memoryBudget = 0;  // the run's --memory-budget (0: none)
     uint64_t spillBytes = 0;    // written to spill files when it ran out of core
     std::vector<BenchmarkPhase> phases;
