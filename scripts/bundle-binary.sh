@@ -2,8 +2,12 @@
 # Copies BINARY into DIR with every shared library it needs except glibc's own, and sets
 # RUNPATH $ORIGIN on each file, so that DIR starts on another x86-64 Linux (a newer glibc, none
 # of our Debian packages). Refuses a binary that links libcuda (the driver is loaded at run time)
-# and a bundle over LIMIT_MIB (default 64). Used by scripts/gpu-bundle.sh and by the test
-# `gpu_bundle`.
+# and a bundle over LIMIT_MIB (default 64). DIR/licences holds the licence of every file it
+# copies: NearDup's, each library's (the copyright file of the Debian package that owns it, or
+# the licence files of the Python wheel it comes from) and NVIDIA's for the CUDA runtime linked
+# into the binary, with licences/INDEX saying which is which; a file whose licence cannot be
+# found fails the bundle (scripts/check-licences.sh bundle). Used by scripts/gpu-bundle.sh and
+# by the test `bundle`.
 #
 #   scripts/bundle-binary.sh BINARY DIR
 set -euo pipefail
@@ -30,9 +34,100 @@ fi
 mkdir -p "$out"
 name="$(basename "$binary")"
 cp "$binary" "$out/$name"
-ldd "$binary" | awk '/=> \//{print $3}' | while read -r lib; do
-  if ! is_glibc "$lib"; then cp -L "$lib" "$out/"; fi
+libs=()
+while read -r lib; do
+  if ! is_glibc "$lib"; then libs+=("$lib"); fi
+done < <(ldd "$binary" | awk '/=> \//{print $3}')
+for lib in "${libs[@]}"; do cp -L "$lib" "$out/"; done
+
+# Licences. The Debian package owning each library, asked once for all of them, under each name
+# the file may be registered by (as ldd gives it, resolved, and either side of the /usr merge).
+here="$(cd "$(dirname "$0")" && pwd)"
+lic="$out/licences"
+mkdir -p "$lic"
+index="$lic/INDEX"
+cp "$here/../LICENSE" "$lic/neardup-MIT.txt"
+printf '%s\t%s\t%s\n' "$name" neardup-MIT.txt "NearDup (MIT)" >"$index"
+candidates() {
+  local r
+  r="$(readlink -f "$1")"
+  printf '%s\n' "$1" "$r"
+  case "$r" in /usr/*) printf '%s\n' "${r#/usr}" ;; *) printf '/usr%s\n' "$r" ;; esac
+}
+declare -A owner=()
+if command -v dpkg >/dev/null && [ ${#libs[@]} -gt 0 ]; then
+  mapfile -t paths < <(for lib in "${libs[@]}"; do candidates "$lib"; done)
+  # Lines "package[:arch][, package...]: path"; diversions are reported on lines of their own.
+  while IFS= read -r line; do
+    case "$line" in diversion*) continue ;; *": /"*) ;; *) continue ;; esac
+    pkg="${line%%: /*}"
+    pkg="${pkg%%,*}"
+    owner["${line##*: }"]="${pkg%%:*}"
+  done < <(dpkg -S "${paths[@]}" 2>/dev/null || true)
+fi
+# A library from a Python wheel (Arrow's, from pyarrow): the dist-info whose RECORD lists it.
+wheel_of() {
+  local r d di
+  r="$(readlink -f "$1")"
+  d="$(dirname "$r")"
+  for di in "$(dirname "$d")"/*.dist-info; do
+    if grep -qF "$(basename "$d")/$(basename "$r")," "$di/RECORD" 2>/dev/null; then
+      echo "$di"
+      return 0
+    fi
+  done
+  return 1
+}
+for lib in "${libs[@]}"; do
+  base="$(basename "$lib")"
+  pkg=""
+  while read -r c; do
+    if [ -n "${owner[$c]:-}" ]; then pkg="${owner[$c]}"; break; fi
+  done < <(candidates "$lib")
+  if [ -n "$pkg" ] && [ -s "/usr/share/doc/$pkg/copyright" ]; then
+    cp -L "/usr/share/doc/$pkg/copyright" "$lic/$pkg.copyright"
+    printf '%s\t%s\t%s\n' "$base" "$pkg.copyright" \
+      "Debian package $pkg $(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)" >>"$index"
+  elif di="$(wheel_of "$lib")"; then
+    wheel="$(basename "$di" .dist-info)"
+    found=0
+    for f in "$di"/licenses/* "$di"/LICENSE* "$di"/NOTICE* "$di"/COPYING*; do
+      [ -f "$f" ] || continue
+      cp "$f" "$lic/$wheel-$(basename "$f")"
+      printf '%s\t%s\t%s\n' "$base" "$wheel-$(basename "$f")" "Python wheel $wheel" >>"$index"
+      found=1
+    done
+    [ "$found" = 1 ] || { echo "bundle: the wheel $wheel of $lib carries no licence file" >&2; exit 1; }
+  else
+    echo "bundle: no licence found for $lib (no Debian package owns it, no Python wheel lists it)" >&2
+    exit 1
+  fi
 done
+# The CUDA runtime, when linked in statically: NVIDIA's licence from the toolkit of nvcc (a
+# runfile or NVIDIA's packages: EULA.txt; pip's nvidia-cuda-runtime: its licence; Debian's
+# nvidia-cuda-toolkit: its copyright file), or the file CUDA_EULA names.
+if grep -aq 'libcudart_static_' "$binary"; then
+  eula="${CUDA_EULA:-}"
+  if [ -z "$eula" ] && nvcc="$(command -v "${CUDACXX:-nvcc}")"; then
+    root="$(readlink -f "$(dirname "$nvcc")/..")"
+    for f in "$root/EULA.txt" "$root/doc/EULA.txt" "$root"/dist-info/nvidia_cuda_runtime*/licenses/License.txt \
+             /usr/share/doc/nvidia-cuda-toolkit/copyright; do
+      if [ -s "$f" ]; then eula="$f"; break; fi
+    done
+  fi
+  [ -n "$eula" ] && [ -s "$eula" ] ||
+    { echo "bundle: $binary has the CUDA runtime linked in, but no CUDA licence text was found (set CUDA_EULA)" >&2; exit 1; }
+  cp "$eula" "$lic/NVIDIA-CUDA-EULA.txt"
+  printf '%s\t%s\t%s\n' "$name" NVIDIA-CUDA-EULA.txt \
+    "CUDA runtime (libcudart_static.a, linked in), NVIDIA CUDA Toolkit End User License Agreement" >>"$index"
+fi
+cat >"$lic/README" <<'EOT'
+Licences of the files in this folder's parent. INDEX has one line per file and licence: the
+file, its licence text here, and where the file came from. The executable is NearDup's (MIT,
+neardup-MIT.txt). When it has NVIDIA's CUDA runtime linked in, INDEX lists NVIDIA's licence
+for it (NVIDIA-CUDA-EULA.txt): the runtime stays under that licence, is distributed only as
+part of NearDup, and NearDup's licence does not extend to it.
+EOT
 for f in "$out/$name" "$out"/*.so*; do
   [ -e "$f" ] || continue
   chmod u+w "$f"
@@ -40,6 +135,7 @@ for f in "$out/$name" "$out"/*.so*; do
 done
 strip --strip-unneeded "$out"/*.so* 2>/dev/null || true
 strip "$out/$name"
+"$here/check-licences.sh" bundle "$out" >/dev/null
 
 size_kib=$(du -sk "$out" | cut -f1)
 if [ "$size_kib" -gt $((limit_mib * 1024)) ]; then

@@ -2,8 +2,9 @@
 # Builds a self-contained, CLI-only `neardup` with the CUDA backend and copies it into DIR with
 # every shared library it needs except glibc's own, so that it starts on another x86-64 Linux
 # (a GPU machine with a newer glibc and none of our Debian packages). Each file's RUNPATH is
-# $ORIGIN, so the bundle works from wherever it is unpacked. Also copies scripts/gpu-check.sh,
-# which runs the whole GPU check from the bundle.
+# $ORIGIN, so the bundle works from wherever it is unpacked. DIR/licences holds the licence of
+# every file copied (scripts/bundle-binary.sh). Also copies scripts/gpu-check.sh, which runs the
+# whole GPU check from the bundle.
 #
 #   scripts/gpu-bundle.sh DIR        (build dir: build-gpu-bundle, or $BUILD_DIR)
 #
