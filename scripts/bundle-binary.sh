@@ -106,7 +106,7 @@ done
 # The CUDA runtime, when linked in statically: NVIDIA's licence from the toolkit of nvcc (a
 # runfile or NVIDIA's packages: EULA.txt; pip's nvidia-cuda-runtime: its licence; Debian's
 # nvidia-cuda-toolkit: its copyright file), or the file CUDA_EULA names.
-if grep -aq 'libcudart_static_' "$binary"; then
+if grep -aqE 'libcudart_static_|/cudart\.shm\.' "$binary"; then
   eula="${CUDA_EULA:-}"
   if [ -z "$eula" ] && nvcc="$(command -v "${CUDACXX:-nvcc}")"; then
     root="$(readlink -f "$(dirname "$nvcc")/..")"

@@ -24,8 +24,9 @@ problem() {
   echo "check-licences: $*" >&2
   problems=$((problems + 1))
 }
-# The CUDA runtime's own strings (its static library's build tag), present when it is linked in.
-has_cudart() { grep -aq 'libcudart_static_' "$1"; }
+# Strings of the CUDA runtime itself, present when it is linked in: its static library's build
+# tag (a symbol, gone once stripped) and the names of its shared-memory files (kept).
+has_cudart() { grep -aqE 'libcudart_static_|/cudart\.shm\.' "$1"; }
 
 # DEP-5 stanzas as lines "N<TAB>files<TAB>pattern" and "N<TAB>licence<TAB>expression" (N: the
 # paragraph's index), plus "N<TAB>standalone<TAB>name" for License paragraphs without Files.
