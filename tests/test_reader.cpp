@@ -274,9 +274,17 @@ class TestReader : public ReaderFixture {
             {R"(\f)", "0x0c"},
             {R"(a\r)", "0x0d"},
             {R"(\n)", "0x0a"},
+            {R"(0123456789abcdef\u2029)", "U+2029"},  // past the first eight-byte words
+            {R"(01234567\u0085xyz)", "U+0085"},
+            {"0123456789\x7f", "0x7f"},
         };
-        const std::vector<std::string> good = {R"(\u2027)", R"(\u202a)",    R"(\u00a0)",
-                                               R"(\u0084)", "\xE2\x82\xAC", "\xC2\xA9"};
+        const std::vector<std::string> good = {R"(\u2027)",
+                                               R"(\u202a)",
+                                               R"(\u00a0)",
+                                               R"(\u0084)",
+                                               "\xE2\x82\xAC",
+                                               "\xC2\xA9",
+                                               "0123456789abcdefghij~ !"};
         std::string content;
         for (const auto& [id, what] : bad)
             content += "{\"id\":\"" + id + "\",\"text\":\"t\"}\n";

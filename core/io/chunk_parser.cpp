@@ -177,9 +177,11 @@ std::string shownKey(std::string_view key) {
 inline uint64_t keyBit(std::string_view key) {
     const std::size_t n = key.size();
     if (n == 0) return 1;
-    const auto first = static_cast<unsigned char>(key[0]);
-    const auto last = static_cast<unsigned char>(key[n - 1]);
-    return uint64_t{1} << ((first ^ (last << 2) ^ (static_cast<unsigned>(n) << 4)) & 63u);
+    // Multiplicative hashing of the first and last bytes and the length: the six top bits.
+    const uint32_t x = static_cast<uint32_t>(static_cast<unsigned char>(key[0])) |
+                       static_cast<uint32_t>(static_cast<unsigned char>(key[n - 1])) << 8 |
+                       static_cast<uint32_t>(n) << 16;
+    return uint64_t{1} << ((x * 0x9E3779B1u) >> 26);
 }
 
 // Finds, in one pass over an object's fields, a key it holds twice (keys compared unescaped, as
@@ -394,6 +396,10 @@ struct ChunkParser::Impl {
     // a later component is missing or not inside an object.
     static bool lookupRest(simdjson::dom::element start, const std::vector<std::string>& path,
                            simdjson::dom::element& value) {
+        if (path.size() == 1) {
+            value = start;
+            return true;
+        }
         simdjson::dom::element cur = start;
         for (std::size_t i = 1; i < path.size(); ++i) {
             simdjson::dom::object obj;
