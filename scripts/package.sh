@@ -2,8 +2,9 @@
 # Builds the Debian package (neardup_<version>_<arch>.deb) into ./build-package (or
 # $BUILD_DIR): a hardened Release build without tests (CUDA on, MPI off), the desktop metadata
 # validated, `cpack -G DEB`, a check that the package holds the executables, man pages,
-# completions, copyright and changelog, that `neardup --version` runs from the unpacked files,
-# and `lintian --pedantic` without errors or warnings. Extra arguments go to CMake; JOBS sets
+# completions, copyright and changelog, that every file it carries that is not NearDup's has
+# its stanza and licence text (scripts/check-licences.sh), that `neardup --version` runs from
+# the unpacked files, and `lintian --pedantic` without errors or warnings. Extra arguments go to CMake; JOBS sets
 # the build's parallelism (default: every core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +50,16 @@ for f in ./usr/bin/neardup ./usr/bin/neardup-workbench \
          ./usr/share/man/man1/neardup.1.gz ./usr/share/man/man1/neardup-workbench.1.gz \
          ./usr/share/bash-completion/completions/neardup ./usr/share/zsh/vendor-completions/_neardup \
          ./usr/share/doc/neardup/copyright ./usr/share/doc/neardup/changelog.gz \
+         ./usr/share/doc/neardup/NOTICE ./usr/share/doc/neardup/third-party/cuda/EULA.txt \
+         ./usr/share/doc/neardup/third-party/arrow/LICENSE.txt \
+         ./usr/share/doc/neardup/third-party/arrow/NOTICE.txt \
          ./usr/share/icons/hicolor/48x48/apps/neardup-workbench.png \
          ./usr/share/icons/hicolor/256x256/apps/neardup-workbench.png; do
   grep -q " $f\$" <<<"$contents" || { echo "package.sh: $f missing from $deb" >&2; exit 1; }
 done
+# Licences: whatever the package carries outside /usr/bin and /usr/share, and the CUDA runtime
+# inside the executables, has its stanza in the copyright file and its texts in the package.
+./scripts/check-licences.sh package "$deb"
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
