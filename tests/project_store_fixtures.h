@@ -86,8 +86,8 @@ inline DatasetRecord makeDataset() {
     d.linesRead = 1234;
     d.blankLines = 7;
     d.inputBytes = 987654321;
-    d.rejections = {{"malformed_json", 3, "/data/corpus/part-0001.jsonl", 17},
-                    {"missing_text", 1, "/data/corpus/part-0002.jsonl.zst", 2}};
+    d.rejections = {{"malformed_json", 3, "/data/corpus/part-0001.jsonl", 17, {}},
+                    {"missing_text", 1, "/data/corpus/part-0002.jsonl.zst", 2, {}}};
     Rejection r1;
     r1.reason = RejectReason::MalformedJson;
     r1.file = 0;
@@ -102,9 +102,11 @@ inline DatasetRecord makeDataset() {
     return d;
 }
 
-// Turns a project of the current schema into what schema version 2 wrote: no sampled audits,
-// no rule, no chained count, no removed_for, the old document_status view.
+// Turns a project of the current schema into what schema version 2 wrote: no content pins, no
+// sampled audits, no rule, no chained count, no removed_for, the old document_status view.
 inline constexpr const char* kDowngradeToV2 = R"sql(
+ALTER TABLE dataset_files DROP COLUMN pin;
+DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;
 DROP TABLE audit_strata;
 DROP TABLE audit_samples;

@@ -83,17 +83,52 @@ class TestProjectUpgrade : public QObject {
             pinned.files[0].inode = 13;
             pinned.files[0].fingerprinted = true;
             pinned.files[0].contentBytes = 14;
-            pinned.files[0].fingerprint = ~uint64_t{0};
+            pinned.files[0].pin = PinTag{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
             const DatasetRecord again =
                 store.loadDataset(store.saveDataset(pinned, makeDocs(2)), nullptr);
             QCOMPARE(again.files[0].ctimeNs, int64_t{11});
             QCOMPARE(again.files[0].device, uint64_t{12});
             QCOMPARE(again.files[0].inode, uint64_t{13});
             QVERIFY(again.files[0].fingerprinted);
+            QVERIFY(!again.files[0].legacySum);
             QCOMPARE(again.files[0].contentBytes, uint64_t{14});
-            QCOMPARE(again.files[0].fingerprint, ~uint64_t{0});
+            QVERIFY(again.files[0].pin == pinned.files[0].pin);
+            QVERIFY(again.files[0].pinKey == store.pinKey());
             QVERIFY(!again.files[1].fingerprinted);
         }
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
+    }
+
+    // A version-5 project (64-bit position-weighted sums) is upgraded in place: its files keep
+    // their sums, checked as before, the project gets a content pin key, new datasets get pins.
+    void upgradesVersionFiveProjectKeepsItsSums() {
+        const std::string path = file("v5-sums.ndw");
+        int64_t datasetId = 0;
+        {
+            ProjectStore store(path);
+            datasetId = store.saveDataset(makeDataset(), makeDocs(5));
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(
+                "ALTER TABLE dataset_files DROP COLUMN pin;"
+                "DELETE FROM meta WHERE key = 'pin_key';"
+                "UPDATE dataset_files SET content_bytes = 99, fingerprint = 1234 "
+                "WHERE file_index = 0;"
+                "PRAGMA user_version = 5;"
+                "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+        }
+        ProjectStore store(path);
+        const DatasetRecord back = store.loadDataset(datasetId, nullptr);
+        QVERIFY(back.files[0].fingerprinted);
+        QVERIFY(back.files[0].legacySum);
+        QCOMPARE(back.files[0].fingerprint, uint64_t{1234});
+        QCOMPARE(back.files[0].contentBytes, uint64_t{99});
+        QVERIFY(!back.files[1].fingerprinted);
+        const PinKey key = store.pinKey();
+        QVERIFY(key != PinKey{});
+        QVERIFY(back.files[0].pinKey == key);
         sql::Database db(path, false);
         QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
     }

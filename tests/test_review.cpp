@@ -60,9 +60,11 @@ AuditPair judged(int stratum, AuditVerdict v) {
     return p;
 }
 
-// Turns a project of the current schema into what schema version 4 wrote: no sampled audits,
-// decisions without "confirmed_duplicate".
+// Turns a project of the current schema into what schema version 4 wrote: no content pins, no
+// sampled audits, decisions without "confirmed_duplicate".
 constexpr const char* kDowngradeToV4 = R"sql(
+ALTER TABLE dataset_files DROP COLUMN pin;
+DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;
 DROP TABLE audit_strata;
 DROP TABLE audit_samples;

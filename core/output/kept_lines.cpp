@@ -196,8 +196,9 @@ void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& file
         while (next < n && docs.file[next] == chunkFile && docs.offset[next] < end) {
             const uint64_t at = docs.offset[next] - chunk.baseOffset;
             if (docs.offset[next] < chunk.baseOffset) refuseRow("its offset lies in a line before");
-            if (std::string problem = rowCheck.problem(chunk.data, at, docs.length[next],
-                                                       docs.id(next), docs.line[next]);
+            if (std::string problem =
+                    rowCheck.problem(chunk.data, chunk.baseOffset == 0, at, docs.length[next],
+                                     docs.id(next), docs.line[next]);
                 !problem.empty())
                 refuseRow(problem);
             write(std::string_view(chunk.data).substr(at, docs.length[next]));

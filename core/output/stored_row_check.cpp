@@ -59,9 +59,12 @@ std::string shown(std::string_view text) {
 StoredRowCheck::StoredRowCheck(const ReaderOptions& reader)
     : idPath_(splitFieldPath(reader.idField)), idField_(reader.idField) {}
 
-std::string StoredRowCheck::problem(std::string_view data, std::size_t at, uint32_t length,
-                                    std::string_view id, uint64_t lineNo) {
-    if (at > 0 && data[at - 1] != '\n') return "its offset is not the start of a line";
+std::string StoredRowCheck::problem(std::string_view data, bool fileStart, std::size_t at,
+                                    uint32_t length, std::string_view id, uint64_t lineNo) {
+    // A file's first line starts after its UTF-8 byte order mark, if it has one.
+    const bool afterMark = fileStart && at == 3 && data.starts_with("\xEF\xBB\xBF");
+    if (at > 0 && data[at - 1] != '\n' && !afterMark)
+        return "its offset is not the start of a line";
     const std::size_t end = at + length;
     if (end > data.size()) return "its length runs past the end of its line";
     if (end < data.size() && data[end] != '\n' && data[end] != '\r')

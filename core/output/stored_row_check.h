@@ -20,10 +20,11 @@ class StoredRowCheck {
     explicit StoredRowCheck(const ReaderOptions& reader);
 
     // What is wrong with the row of the line of `length` bytes at `at` in `data` (a chunk of
-    // whole lines of its file, so a line starts at 0), stored with `id` as the document of file
+    // whole lines of its file, so a line starts at 0; `fileStart`: the chunk starts the file,
+    // whose first line may follow a byte order mark), stored with `id` as the document of file
     // line `lineNo`, or "" when the line is that document's.
-    std::string problem(std::string_view data, std::size_t at, uint32_t length, std::string_view id,
-                        uint64_t lineNo);
+    std::string problem(std::string_view data, bool fileStart, std::size_t at, uint32_t length,
+                        std::string_view id, uint64_t lineNo);
 
   private:
     std::vector<std::string> idPath_;
