@@ -369,6 +369,21 @@ class TestUserFiles : public CorpusFixture {
                      what.constData());
             QVERIFY(!fs::exists(path("pin/moved.jsonl")));
         }
+        // An id with a line break (which the reader never stores) would split into several
+        // lines of an id list: refused when the rows are loaded.
+        for (const char* breakChar : {"char(10)", "char(8232)"}) {
+            fs::copy_file(project, copy, fs::copy_options::overwrite_existing);
+            const std::string edit = std::string("UPDATE documents SET doc_id = 'a' || ") +
+                                     breakChar + " || 'b' WHERE doc_index = 4";
+            QVERIFY(sqlExec(copy, edit.c_str()));
+            const Result r = runCli({QStringLiteral("export"), QStringLiteral("-p"), q(copy),
+                                     QStringLiteral("--out-removed"), q(path("pin/ids.txt"))},
+                                    dir_);
+            QVERIFY2(r.code == 1 && r.err.contains(QStringLiteral("damaged")) &&
+                         r.err.contains(QStringLiteral("has an id holding")),
+                     qPrintable(r.err));
+            QVERIFY(!fs::exists(path("pin/ids.txt")));
+        }
         // The workbench shows a document through the fetcher: another document's line under
         // this one's name is refused there too, and says why.
         fs::copy_file(project, copy, fs::copy_options::overwrite_existing);

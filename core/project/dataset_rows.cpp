@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "field_text.h"
 #include "row_inserter.h"
 
 namespace neardup::store_rows {
@@ -254,8 +255,13 @@ void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector
             throw damaged("lies at bytes " + std::to_string(offset) + ".." +
                           std::to_string(offset + length) + ", beyond the " +
                           std::to_string(limit) + " bytes of '" + f.path + "'");
+        // An id is one line of the id lists the outputs write: one with a line break (which the
+        // reader never stores) would split into several there.
+        const std::string_view id = st.text(6);
+        if (const int lineBreak = firstIdBreak(id); lineBreak >= 0)
+            throw damaged("has an id holding " + describeIdBreak(lineBreak));
         docs.append(static_cast<uint32_t>(file), st.u64(1), static_cast<uint64_t>(offset),
-                    static_cast<uint32_t>(length), static_cast<uint32_t>(chars), keep, st.text(6));
+                    static_cast<uint32_t>(length), static_cast<uint32_t>(chars), keep, id);
     }
     if (docs.size() != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +
