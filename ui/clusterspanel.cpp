@@ -58,12 +58,15 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
       model_(new ClustersModel(jobs, this)) {
     QWidget* leftBox = buildClusterList();
     comparison_ = new ComparisonView;
+    // The comparison is the main stage: two thirds of the width for the two documents.
     auto* split = new QSplitter(Qt::Horizontal);
+    split->setObjectName(QStringLiteral("clustersSplit"));
+    split->setChildrenCollapsible(false);
     split->addWidget(leftBox);
     split->addWidget(comparison_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setSizes({600, 800});
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    split->setSizes({400, 860});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
@@ -98,13 +101,15 @@ QWidget* ClustersPanel::buildClusterList() {
         tr("Only chains and large components (see the Diameter column); sort by that column to "
            "see the farthest-spread components first"));
     count_ = new QLabel;
+    // Two short rows, so that the list stays narrow beside the comparison.
     auto* filterRow = new QHBoxLayout;
     filterRow->addWidget(searchMode_);
     filterRow->addWidget(search_, 1);
-    filterRow->addWidget(minSize_);
-    filterRow->addWidget(decidedOnly_);
-    filterRow->addWidget(flaggedOnly_);
-    filterRow->addWidget(count_);
+    auto* filterRow2 = new QHBoxLayout;
+    filterRow2->addWidget(minSize_);
+    filterRow2->addWidget(decidedOnly_);
+    filterRow2->addWidget(flaggedOnly_);
+    filterRow2->addWidget(count_, 1);
     searchProgress_ = new QProgressBar;
     searchProgress_->setObjectName(QStringLiteral("textSearchProgress"));
     searchProgress_->setMaximumHeight(14);
@@ -116,7 +121,6 @@ QWidget* ClustersPanel::buildClusterList() {
     reviewProgress_ = new ElidedLabel;
     reviewProgress_->setObjectName(QStringLiteral("reviewProgress"));
     auto* searchRow = new QHBoxLayout;
-    searchRow->addWidget(reviewProgress_);
     searchRow->addWidget(searchStatus_, 1);
     searchRow->addWidget(searchProgress_);
     searchRow->addWidget(stopSearch_);
@@ -162,6 +166,9 @@ QWidget* ClustersPanel::buildClusterList() {
     auto* lv = new QVBoxLayout(leftBox);
     lv->setContentsMargins(0, 0, 0, 0);
     lv->addLayout(filterRow);
+    lv->addLayout(filterRow2);
+    // A line of its own, so that the search status cannot squeeze it to nothing.
+    lv->addWidget(reviewProgress_);
     lv->addLayout(searchRow);
     auto* leftSplit = new QSplitter(Qt::Vertical);
     leftSplit->addWidget(view_);

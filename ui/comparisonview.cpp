@@ -65,12 +65,19 @@ QString shortId(const QString& id) {
     return id.left(kMaxChars / 2 - 1) + QStringLiteral("\u2026") + id.right(kMaxChars / 2);
 }
 
-QString header(uint32_t doc, const QString& id, bool representative, bool kept, bool shortened) {
+QString header(uint32_t doc, const QString& id, bool representative, bool kept,
+               const QString& status, bool shortened) {
     QString h =
         QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(shortId(id).toHtmlEscaped()).arg(doc);
-    h += representative ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept</span>")
-         : kept         ? QObject::tr(" &nbsp;<span style='color:#1b6e20'>kept (keep all)</span>")
-                        : QObject::tr(" &nbsp;<span style='color:#b71c1c'>removed</span>");
+    const QString word = !status.isEmpty() ? status
+                         : representative  ? QObject::tr("kept")
+                         : kept            ? QObject::tr("kept (keep all)")
+                                           : QObject::tr("removed");
+    const bool isKept =
+        status.isEmpty() ? representative || kept : status.startsWith(QObject::tr("kept"));
+    h += QStringLiteral("<br><span style='color:%1'>%2</span>")
+             .arg(isKept ? QStringLiteral("#1b6e20") : QStringLiteral("#b71c1c"),
+                  word.toHtmlEscaped());
     if (shortened) h += QObject::tr(" &nbsp;(shown shortened)");
     return h;
 }
@@ -115,12 +122,12 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     confirm_->setToolTip(
         tr("These two are duplicates: record it (the cluster counts as reviewed; nothing is "
            "changed) and go on to the next pair (Y)"));
-    keepLeft_ = new QPushButton(tr("\u25c0 Keep this one instead"));
+    keepLeft_ = new QPushButton(tr("Keep this one instead"));
     keepLeft_->setObjectName(QStringLiteral("keepLeftButton"));
     keepLeft_->setToolTip(
         tr("Make the left document its cluster's representative (Alt+Left; K keeps the removed "
            "one of the two and goes on to the next pair)"));
-    keepRight_ = new QPushButton(tr("Keep this one instead \u25b6"));
+    keepRight_ = new QPushButton(tr("Keep this one instead"));
     keepRight_->setObjectName(QStringLiteral("keepRightButton"));
     keepRight_->setToolTip(
         tr("Make the right document its cluster's representative (Alt+Right; K keeps the "
@@ -145,30 +152,33 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(keepAll_, &QPushButton::clicked, this, &ComparisonView::keepAllRequested);
     connect(undo_, &QPushButton::clicked, this, &ComparisonView::undoRequested);
 
-    auto* leftBox = new QWidget;
-    auto* lv = new QVBoxLayout(leftBox);
-    lv->setContentsMargins(0, 0, 0, 0);
-    lv->addWidget(headerA_);
-    lv->addWidget(left_);
-    auto* rightBox = new QWidget;
-    auto* rv = new QVBoxLayout(rightBox);
-    rv->setContentsMargins(0, 0, 0, 0);
-    rv->addWidget(headerB_);
-    rv->addWidget(right_);
+    // Each document with its header and the button that keeps it; navigation and the verdicts
+    // about the pair above them. Nothing here is wider than its half of a 1280-pixel screen.
+    auto side = [](QLabel* head, QPushButton* keep, QTextEdit* text) {
+        auto* box = new QWidget;
+        auto* v = new QVBoxLayout(box);
+        v->setContentsMargins(0, 0, 0, 0);
+        auto* top = new QHBoxLayout;
+        top->addWidget(head, 1);
+        top->addWidget(keep, 0, Qt::AlignTop);
+        v->addLayout(top);
+        v->addWidget(text, 1);
+        return box;
+    };
     auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(leftBox);
-    split->addWidget(rightBox);
+    split->setObjectName(QStringLiteral("documentSplit"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(side(headerA_, keepLeft_, left_));
+    split->addWidget(side(headerB_, keepRight_, right_));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(summary_, 1);
     bar->addWidget(previous_);
     bar->addWidget(next_);
     auto* decide = new QHBoxLayout;
-    decide->addWidget(keepLeft_);
     decide->addWidget(confirm_);
     decide->addWidget(notDuplicate_);
     decide->addWidget(keepAll_);
-    decide->addWidget(keepRight_);
     decide->addWidget(decisionState_, 1);
     decide->addWidget(undo_);
     auto* layout = new QVBoxLayout(this);
@@ -197,8 +207,8 @@ void ComparisonView::syncScroll(QTextEdit* from, QTextEdit* to) {
 }
 
 void ComparisonView::setComparison(const ComparisonData& d) {
-    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.keptA, d.shortenedA));
-    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.keptB, d.shortenedB));
+    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.keptA, d.statusA, d.shortenedA));
+    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.keptB, d.statusB, d.shortenedB));
     headerA_->setToolTip(d.idA);
     headerB_->setToolTip(d.idB);
     shown_ = true;

@@ -22,7 +22,10 @@ struct ComparisonData {
     bool representativeA = false, representativeB = false;
     bool keptA = false, keptB = false;  // the representative, or kept by a "keep all"
     bool notDuplicate = false;          // a decision says this pair is not a duplicate
-    std::string textA, textB;           // UTF-8, possibly shortened for display
+    // Each document's status as the members list words it ("removed (for <id>)"); empty:
+    // worded from the flags above.
+    QString statusA, statusB;
+    std::string textA, textB;  // UTF-8, possibly shortened for display
     bool shortenedA = false, shortenedB = false;
     QString errorA, errorB;  // when a document could not be read back
     WordDiff diff;

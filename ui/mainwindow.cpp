@@ -157,12 +157,9 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(buildStartPage(central));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
-    parametersDock_ = dock(tr("Parameters"), QStringLiteral("parametersDock"), parameters_,
-                           Qt::LeftDockWidgetArea);
-    datasetDock_ =
-        dock(tr("Dataset"), QStringLiteral("datasetDock"), dataset_, Qt::LeftDockWidgetArea);
-    tabifyDockWidget(parametersDock_, datasetDock_);
-    parametersDock_->raise();
+    // At 1280x800 the comparison of two documents is the main stage: the whole width goes to
+    // the clusters list and the two documents, and every other panel is a tab of the bottom
+    // area (the threshold slider beside them), one click away.
     historyDock_ =
         dock(tr("Run history"), QStringLiteral("historyDock"), history_, Qt::BottomDockWidgetArea);
     auto* thresholdDock = dock(tr("Threshold"), QStringLiteral("thresholdDock"), threshold_,
@@ -170,11 +167,16 @@ MainWindow::MainWindow(QWidget* parent)
     splitDockWidget(historyDock_, thresholdDock, Qt::Horizontal);
     monitorDock_ =
         dock(tr("Run monitor"), QStringLiteral("monitorDock"), monitor_, Qt::BottomDockWidgetArea);
+    parametersDock_ = dock(tr("Parameters"), QStringLiteral("parametersDock"), parameters_,
+                           Qt::BottomDockWidgetArea);
+    datasetDock_ =
+        dock(tr("Dataset"), QStringLiteral("datasetDock"), dataset_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(historyDock_, monitorDock_);
+    tabifyDockWidget(historyDock_, parametersDock_);
+    tabifyDockWidget(historyDock_, datasetDock_);
     historyDock_->raise();
-    resizeDocks({parametersDock_}, {440}, Qt::Horizontal);
     resizeDocks({historyDock_}, {250}, Qt::Vertical);
-    resizeDocks({historyDock_, thresholdDock}, {1200, 300}, Qt::Horizontal);
+    resizeDocks({historyDock_, thresholdDock}, {1000, 300}, Qt::Horizontal);
 
     statusProject_ = new ElidedLabel(tr("No project open"));
     statusProject_->setObjectName(QStringLiteral("projectStatus"));

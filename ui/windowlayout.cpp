@@ -13,7 +13,7 @@ namespace {
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 // Raised when the docks change so that an old layout is not applied to new docks.
-constexpr int kDockLayoutVersion = 1;
+constexpr int kDockLayoutVersion = 2;
 // Room left for the window frame and title bar, which the platform adds around the window.
 const QSize kFrameAllowance(16, 48);
 

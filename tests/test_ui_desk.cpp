@@ -1,0 +1,212 @@
+// The auditor's desk on a 1280x800 screen, offscreen: on first start the comparison of two
+// documents is the main stage. Both documents, the pair navigation and the decision buttons lie
+// wholly inside the window without scrolling (every ancestor's rectangle holds them, so no
+// scroll area clips them), each document pane keeps a readable width, and the clusters list
+// lies beside the comparison; the parameters and the run history are one click away. Checked
+// on the bundled sample and on a project whose document ids are 300 characters long.
+#include <QtGlobal>
+
+#ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
+
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QDockWidget>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextEdit>
+
+#include "clustersmodel.h"
+#include "clusterspanel.h"
+#include "comparisonview.h"
+#include "elidedlabel.h"
+#include "mainwindow.h"
+#include "ui_window_fixture.h"
+
+using namespace neardup;
+using namespace neardup::ui;
+using namespace uiwindow;
+
+namespace {
+
+const QSize kSmallScreen(1280, 800);
+
+QString describe(const QRect& r) {
+    return QStringLiteral("%1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+// Why `w` is not wholly on screen in its window: hidden, or its rectangle leaves an
+// ancestor's (a scroll area's viewport clips it, or the window cuts it off). Empty: it is.
+QString clipped(const QWidget* w) {
+    if (!w->isVisible()) return QStringLiteral("%1 is hidden").arg(w->objectName());
+    for (const QWidget* p = w->parentWidget(); p; p = p->parentWidget()) {
+        const QRect r(w->mapTo(p, QPoint(0, 0)), w->size());
+        if (!p->rect().contains(r))
+            return QStringLiteral("%1 at %2 leaves %3 (%4)")
+                .arg(w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className())
+                                               : w->objectName(),
+                     describe(r),
+                     p->objectName().isEmpty() ? QString::fromLatin1(p->metaObject()->className())
+                                               : p->objectName(),
+                     describe(p->rect()));
+        if (p->isWindow()) break;
+    }
+    return {};
+}
+
+QRect inWindow(const QWidget* w) {
+    return QRect(w->mapTo(w->window(), QPoint(0, 0)), w->size());
+}
+
+}  // namespace
+
+class TestUiDesk : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString longIds_;
+
+    // The desk as a first start shows it: both documents, navigation and decisions whole and
+    // unscrolled, the clusters list to their left.
+    void checkDesk(MainWindow& w, const char* what) {
+        QVERIFY(QGuiApplication::primaryScreen()->availableGeometry().contains(w.frameGeometry()));
+        ComparisonView* cmp = w.clusters()->comparison();
+        QTRY_VERIFY_WITH_TIMEOUT(cmp->hasComparison(), 20000);
+        QVERIFY(settle(w));
+        QTest::qWait(50);  // layouts settle after the last text is set
+        QStringList problems;
+        const QList<QWidget*> parts{
+            cmp->leftView(),      cmp->rightView(),      cmp->previousButton(),
+            cmp->nextButton(),    cmp->undoButton(),     cmp->notDuplicateButton(),
+            cmp->confirmButton(), cmp->keepLeftButton(), cmp->keepRightButton(),
+            cmp->keepAllButton(), w.clusters()->view()};
+        for (QWidget* part : parts)
+            if (const QString p = clipped(part); !p.isEmpty()) problems << p;
+        // No scroll bar stands between the user and the second document.
+        for (auto* area :
+             w.findChildren<QAbstractScrollArea*>(QStringLiteral("clustersPanelScroll")))
+            if (area->horizontalScrollBar()->isVisible())
+                problems << QStringLiteral("the clusters tab scrolls sideways");
+        const QRect left = inWindow(cmp->leftView()), right = inWindow(cmp->rightView());
+        const QRect list = inWindow(w.clusters()->view());
+        qInfo(
+            "%s: window %dx%d, clusters list %s, left document %s, right document %s, "
+            "next %s, undo %s",
+            what, w.width(), w.height(), qPrintable(describe(list)), qPrintable(describe(left)),
+            qPrintable(describe(right)), qPrintable(describe(inWindow(cmp->nextButton()))),
+            qPrintable(describe(inWindow(cmp->undoButton()))));
+        // Each document is readable (a line of some 45 characters at least) and the
+        // comparison is the larger part of the window.
+        for (const QRect& pane : {left, right})
+            if (pane.width() < 360 || pane.height() < 250)
+                problems << QStringLiteral("a document pane is %1").arg(describe(pane));
+        if (left.right() >= right.left()) problems << QStringLiteral("the panes overlap");
+        if (list.right() >= left.left())
+            problems << QStringLiteral("the clusters list is not beside the comparison");
+        if (right.right() - left.left() < w.width() / 2)
+            problems << QStringLiteral("the comparison takes less than half the width");
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+
+        // Parameters and history: a click on their tab shows them.
+        for (const char* name : {"parametersDock", "historyDock"}) {
+            auto* d = w.findChild<QDockWidget*>(QString::fromLatin1(name));
+            QVERIFY(d);
+            QVERIFY2(!d->isHidden() || w.tabifiedDockWidgets(d).size() > 0,
+                     qPrintable(QStringLiteral("%1 is closed").arg(QString::fromLatin1(name))));
+            d->raise();
+            QTRY_VERIFY(d->isVisible() && !d->visibleRegion().isEmpty());
+        }
+        QVERIFY2(clipped(cmp->nextButton()).isEmpty(), qPrintable(clipped(cmp->nextButton())));
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        isolateSettings(dir_.filePath(QStringLiteral("settings")), "test_ui_desk");
+        const QString corpus = dir_.filePath(QStringLiteral("long-ids.jsonl"));
+        writeLongIdCorpus(corpus, 160, 11, 300);
+        longIds_ = dir_.filePath(QStringLiteral("long-ids.ndw"));
+        const QString problem =
+            cliRun(longIds_, {corpus}, {QStringLiteral("--threshold"), QStringLiteral("0.7")});
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void theScreenIsSmall() {
+        QCOMPARE(QGuiApplication::primaryScreen()->geometry().size(), kSmallScreen);
+    }
+
+    void theSampleFitsAtFirstStart() {
+        QSettings().clear();
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openSample(dir_.filePath(QStringLiteral("sample"))));
+        checkDesk(w, "sample");
+    }
+
+    // "reviewed N of M clusters" is on screen, whole, and counts a confirmed pair.
+    void reviewProgressIsShownAndCounted() {
+        QSettings().clear();
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(longIds_, true));
+        QTRY_VERIFY_WITH_TIMEOUT(w.clusters()->comparison()->hasComparison(), 20000);
+        QVERIFY(settle(w));
+        auto* label = w.clusters()->findChild<ElidedLabel*>(QStringLiteral("reviewProgress"));
+        QVERIFY(label);
+        const quint64 total = w.clusters()->model()->totalCount();
+        QVERIFY(total > 1u);
+        QTRY_COMPARE(label->text(), QStringLiteral("reviewed 0 of %1 clusters").arg(total));
+        QVERIFY2(clipped(label).isEmpty(), qPrintable(clipped(label)));
+        QVERIFY2(!label->isElided(), qPrintable(QStringLiteral("%1 px wide").arg(label->width())));
+        QSignalSpy decided(w.clusters(), &ClustersPanel::decisionsChanged);
+        QTest::mouseClick(w.clusters()->comparison()->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
+        QTRY_COMPARE(label->text(), QStringLiteral("reviewed 1 of %1 clusters").arg(total));
+        QVERIFY(!label->isElided());
+    }
+
+    void threeHundredCharacterIdsFit() {
+        QSettings().clear();
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(longIds_, true));
+        checkDesk(w, "300-character ids");
+    }
+};
+
+// The screen is 1280x800: the offscreen platform reads its screens from a configuration file.
+int main(int argc, char** argv) {
+    QTemporaryDir config;
+    const QString file = config.filePath(QStringLiteral("screens.json"));
+    {
+        QFile f(file);
+        if (!f.open(QIODevice::WriteOnly)) return 2;
+        f.write(R"({"screens": [{"name": "small", "x": 0, "y": 0, "width": 1280, "height": 800,
+                    "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + file.toLocal8Bit());
+    QApplication app(argc, argv);
+    TestUiDesk test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#else  // built without the GUI
+
+#include <QTest>
+
+class TestUiDesk : public QObject {
+    Q_OBJECT
+  private slots:
+    void skipped() { QSKIP("built without the GUI (NEARDUP_GUI=OFF)"); }
+};
+QTEST_GUILESS_MAIN(TestUiDesk)
+
+#endif
+
+#include "test_ui_desk.moc"
