@@ -267,6 +267,42 @@ class TestPipeline : public QObject {
         QCOMPARE(again.clusterOf, none.clusterOf);
     }
 
+    // Re-banding a verified dataset: the exact Jaccard earlier runs stored for a pair serves
+    // the new run (fewer pairs verified), with the result of a fresh project; a run that makes
+    // its shingle sets otherwise computes its own.
+    void reBandingReusesStoredExactVerdicts() {
+        RunParams params;
+        params.compare.verify = VerifyMode::Exact;
+        const std::string project = path("verdicts.ndw");
+        auto verified = [](const RunResult& r) {
+            for (const PhaseTiming& t : r.phases)
+                if (t.name == "verify") return t.items;
+            return uint64_t{0};
+        };
+        const RunResult first = runOnce(project, params);
+        params.lsh.bands = 20;
+        params.lsh.rows = 6;
+        const RunResult second = runOnce(project, params);
+        QVERIFY(second.signaturesReused && !second.pairsReused);
+        const RunResult fresh = runOnce(path("verdicts-fresh.ndw"), params);
+        QVERIFY(verified(fresh) > 100);
+        QVERIFY2(verified(second) < verified(fresh) / 4,
+                 qPrintable(QStringLiteral("%1 of %2").arg(verified(second)).arg(verified(fresh))));
+        QCOMPARE(second.clusterOf, fresh.clusterOf);
+        QCOMPARE(second.pairs.size(), fresh.pairs.size());
+        for (std::size_t i = 0; i < fresh.pairs.size(); ++i) {
+            QCOMPARE(second.pairs[i].a, fresh.pairs[i].a);
+            QCOMPARE(second.pairs[i].exact, fresh.pairs[i].exact);
+        }
+        QVERIFY(verified(first) > 0);
+        // Word shingles make other sets: nothing stored serves them.
+        params.signature.shingle = ShingleKind::Word;
+        params.signature.ngram = 3;
+        const RunResult words = runOnce(project, params);
+        const RunResult wordsFresh = runOnce(path("verdicts-words.ndw"), params);
+        QCOMPARE(verified(words), verified(wordsFresh));
+    }
+
     void wordShinglesRun() {
         RunParams params;
         params.signature.shingle = ShingleKind::Word;

@@ -104,6 +104,11 @@ class ProjectStore {
     // location and identity (path, mtime, ctime, device, inode) of some of them, in one
     // transaction.
     std::vector<DatasetFile> datasetFiles() const;
+    // The exact Jaccard verdicts that finished runs of dataset `datasetId` stored for their pairs,
+    // from runs whose shingle sets are made as `like` makes them (normalization, shingle kind and
+    // size): the same verdict a run with other bands, rows or threshold would compute. Sorted by
+    // (a, b), one per pair; `matches` is not set.
+    std::vector<ScoredPair> storedVerdicts(int64_t datasetId, const SignatureParams& like) const;
     // The key of the project's content pins (core/io/content_pin.h), which every input read
     // into it is pinned under.
     PinKey pinKey() const;

@@ -2,14 +2,41 @@
 #include <algorithm>
 #include <string>
 
+#include "pair_verifier.h"
 #include "run_phases.h"
 #include "verify_slices.h"
 
 namespace neardup {
 
+namespace {
+
+// Gives each pair the verification would compute the exact verdict an earlier run of the same
+// dataset stored for it, when the shingle sets are made alike: re-banding a corpus then reads
+// and shingles only the documents of pairs no run verified. Returns how many were given.
+std::size_t reuseStoredVerdicts(RunState& s) {
+    if (!s.datasetId || s.params.compare.verify == VerifyMode::None) return 0;
+    const std::vector<ScoredPair> verdicts =
+        s.store.storedVerdicts(*s.datasetId, s.params.signature);
+    if (verdicts.empty()) return 0;
+    std::size_t reused = 0;
+    for (ScoredPair& p : s.pairs) {
+        if (p.exact >= 0.0f || !modeVerifies(p, s.params)) continue;
+        const auto it = std::lower_bound(verdicts.begin(), verdicts.end(), p);
+        if (it == verdicts.end() || it->a != p.a || it->b != p.b) continue;
+        p.exact = it->exact;
+        ++reused;
+    }
+    return reused;
+}
+
+}  // namespace
+
 void VerifyPhase::run() {
     s_.report.started("verify");
     const auto t0 = SteadyClock::now();
+    if (const std::size_t reused = reuseStoredVerdicts(s_); reused > 0)
+        s_.report.info("reusing the exact Jaccard of " + std::to_string(reused) +
+                       " pairs that earlier runs of this dataset verified");
     const uint64_t working = s_.memory.workingBytes(s_.docs, s_.sigs, s_.pairs);
     const VerifyCounts counts = verifyWithinBudget(
         s_.pairs, s_.files, s_.docs, s_.params, s_.run.threads,
