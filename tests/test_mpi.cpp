@@ -246,7 +246,7 @@ class TestMpi : public QObject {
         env.insert(QStringLiteral("OMPI_COMM_WORLD_SIZE"), QStringLiteral("2"));
         env.insert(QStringLiteral("OMPI_COMM_WORLD_RANK"), QStringLiteral("0"));
         const Result r = execute(cli(), runArgs(QStringLiteral("refused")), env);
-        QCOMPARE(r.code, 1);
+        QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QStringLiteral("MPI support is not compiled in")),
                  qPrintable(r.err));
 #endif

@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include <csignal>
 #include <cstdio>
 
 #include "commands.h"
@@ -33,20 +34,26 @@ int boundCores() {
 
 std::optional<int> MpiRun::start(RunParams& params) {
     const mpi::LaunchInfo launch = mpi::launchInfo();
-    if (!launch.underLauncher) return std::nullopt;
-    if (!mpi::compiledIn()) {
-        if (launch.size == 1) return std::nullopt;  // one rank: an ordinary run
-        if (launch.rank <= 0)
-            fmt::print(
-                stderr,
-                "neardup run: started as one of {} MPI ranks, but MPI support is not compiled in "
-                "(rebuild with libopenmpi-dev installed, or run without mpirun/srun)\n",
-                launch.size > 0 ? std::to_string(launch.size).c_str() : "several");
-        return kExitError;
+    // Every task refuses alike, and before the project is opened: copies that each ran alone
+    // would write the same project and outputs side by side.
+    const mpi::LaunchCheck check = mpi::checkLaunch(launch, mpi::compiledIn());
+    if (check.action == mpi::LaunchCheck::Action::Refuse) {
+        fmt::print(stderr, "neardup run: {}\n", check.message);
+        return kExitUsage;
     }
+    if (check.action == mpi::LaunchCheck::Action::Single) return std::nullopt;
     job_ = mpi::Job::start();
+    if (const std::string refused = mpi::checkJobSize(launch, job_->size()); !refused.empty()) {
+        fmt::print(stderr, "neardup run: {}\n", refused);
+        return kExitUsage;
+    }
     if (params.threads == 0) params.threads = boundCores();  // stays 0 when unknown
     if (job_->rank() == 0) return std::nullopt;
+    // A time limit or scancel signals every task: rank 0 records the run as stopped and then
+    // ends the job, which a rank dying on the signal meanwhile would cut short. The launcher's
+    // SIGKILL still ends a rank that rank 0 never stops.
+    for (const int signo : {SIGINT, SIGTERM, SIGHUP})
+        std::signal(signo, SIG_IGN);
     const BackendOptions base = backendOptions(params);
     return mpi::serveBackendRequests(
         *job_,

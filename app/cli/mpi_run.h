@@ -17,7 +17,9 @@ class MpiRun {
   public:
     // Outside a launcher: nothing (returns nullopt). Under one: starts MPI; on ranks other
     // than 0, serves rank 0 until it stops the job and returns the exit code; on rank 0
-    // returns nullopt. A build without MPI started as one of several ranks returns an error.
+    // returns nullopt. Started as one of several ranks by a build without MPI, or as one of
+    // several tasks that srun started without MPI, every task returns kExitUsage with a line
+    // saying how to launch the job, and none opens the project.
     // In a job, -j 0 (all cores) means the cores this rank may run on: the launcher usually
     // binds each rank to a core or a socket.
     std::optional<int> start(RunParams& params);

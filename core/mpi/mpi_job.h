@@ -33,13 +33,37 @@ std::string describeSupport();
 
 // What the launcher's environment says about this process, read before MPI is initialized:
 // Open MPI (OMPI_COMM_WORLD_SIZE/RANK), PMI-2 (PMI_SIZE/PMI_RANK, Slurm's srun --mpi=pmi2) and
-// PMIx (PMIX_RANK; the size then comes from SLURM_NTASKS when present).
+// PMIx (PMIX_RANK; the size then comes from SLURM_NTASKS when present); and whether Slurm's srun
+// started this process as one task of a step of several (SLURM_STEP_ID and
+// SLURM_STEP_NUM_TASKS, which srun sets and a batch script or an salloc shell lacks), which it
+// does without any of the MPI variables when srun is given no --mpi and MpiDefault is none.
 struct LaunchInfo {
-    bool underLauncher = false;  // any of those variables is set
+    bool underLauncher = false;  // any of the MPI launcher's variables is set
     int size = 0;                // ranks in the job; 0 when unknown
     int rank = -1;               // this process's rank; -1 when unknown
+    int stepTasks = 0;           // tasks of the srun step this process is one of; 0 outside
+    int stepTask = -1;           // this task's number in the step (SLURM_PROCID); -1 when unknown
 };
-LaunchInfo launchInfo();
+// Reads one environment variable: nullptr when it is not set.
+using EnvLookup = std::function<const char*(const char*)>;
+LaunchInfo launchInfo(const EnvLookup& env);
+LaunchInfo launchInfo();  // this process's environment
+
+// What `neardup run` does, started as `info` says, in a build with or without MPI.
+struct LaunchCheck {
+    enum class Action {
+        Single,    // an ordinary run in one process
+        StartJob,  // start MPI: one rank of a job
+        Refuse,    // exit 2 on every task, with `message`: no task opens the project
+    };
+    Action action = Action::Single;
+    std::string message;  // Refuse: one line, without the command's name
+};
+LaunchCheck checkLaunch(const LaunchInfo& info, bool mpiCompiledIn);
+// After MPI started: the refusal when MPI made this rank a job of its own although the
+// launcher started several (a process-management interface the MPI library does not speak);
+// empty when the job is the size the launcher said.
+std::string checkJobSize(const LaunchInfo& info, int jobSize);
 
 // The MPI library, initialized for the lifetime of this object (MPI_THREAD_SERIALIZED: the
 // pipeline calls the backend from one thread at a time, not always the same one; while chunks
