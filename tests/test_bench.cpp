@@ -8,6 +8,7 @@
 #include <QTest>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "benchmark.h"
@@ -168,6 +169,14 @@ class TestBench : public QObject {
             QVERIFY2(serial >= 0 && serial <= 1, qPrintable(QString::number(serial)));
             const double projected = c[QStringLiteral("projected_speedup_16")].toDouble();
             QVERIFY(projected >= 1 && projected <= 16);
+            // The serial samples by phase add up to the run's serial share.
+            const QJsonObject byPhase = c[QStringLiteral("serial_by_phase")].toObject();
+            QVERIFY(byPhase.contains(QStringLiteral("read")));
+            double sum = 0;
+            for (const auto& share : byPhase)
+                sum += share.toDouble();
+            QVERIFY2(std::abs(sum - serial) < 1e-6,
+                     qPrintable(QStringLiteral("%1 against %2").arg(sum).arg(serial)));
             QStringList names;
             for (const auto& ph : c[QStringLiteral("phases")].toArray()) {
                 const QJsonObject o = ph.toObject();

@@ -162,6 +162,21 @@ void generate(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64
     });
 }
 
+// Labels the sampler's samples with the phase last started (ThreadSampler::setLabel).
+struct PhaseLabels : PipelineObserver {
+    explicit PhaseLabels(ThreadSampler& s) : sampler(s) {}
+    void phaseStarted(const std::string& phase) override {
+        auto at = std::find(names.begin(), names.end(), phase);
+        if (at == names.end()) {
+            if (names.size() >= std::size_t{ThreadSampler::kLabels}) return;
+            at = names.insert(names.end(), phase);
+        }
+        sampler.setLabel(static_cast<int>(at - names.begin()));
+    }
+    ThreadSampler& sampler;
+    std::vector<std::string> names{"setup"};
+};
+
 // One pipeline run in a child; its result as "key value" lines.
 std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int threads) {
     const fs::path base = fs::path(o.workDir) / ("run-" + std::to_string(getpid()));
@@ -184,14 +199,21 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
     RunResult run;
     double wall = 0;
     ThreadSamples samples;
+    std::ostringstream byPhase;
     {
-        ProjectStore store(project);
-        Pipeline pipeline(store, *backend);
         ThreadSampler sampler;
+        PhaseLabels labels(sampler);
+        ProjectStore store(project);
+        Pipeline pipeline(store, *backend, &labels);
         const auto start = SteadyClock::now();
         run = pipeline.run({corpus}, params, exports);
         wall = secondsSince(start);
         samples = sampler.stop();
+        for (std::size_t i = 0; i < labels.names.size(); ++i) {
+            const ThreadSamples& t = sampler.underLabel(static_cast<int>(i));
+            byPhase << "serial-phase " << t.samples << " " << t.one << " " << t.none << " "
+                    << labels.names[i] << "\n";
+        }
     }
     cleanup();
     std::ostringstream out;
@@ -204,7 +226,8 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         << "removed " << run.counts.removed << "\n"
         << "threads " << run.threads << "\n"
         << "spill " << run.spillBytes << "\n"
-        << "samples " << samples.samples << " " << samples.one << " " << samples.none << "\n";
+        << "samples " << samples.samples << " " << samples.one << " " << samples.none << "\n"
+        << byPhase.str();
     // The name last: it may hold spaces ("save dataset").
     for (const PhaseTiming& p : run.phases)
         out << "phase " << p.seconds << " " << p.items << " " << p.bytes << " " << p.name << "\n";
@@ -240,6 +263,12 @@ BenchmarkCase parseCase(const std::string& text) {
             in >> c.threads;
         } else if (key == "spill") {
             in >> c.spillBytes;
+        } else if (key == "serial-phase") {
+            ThreadSamples t;
+            std::string name;
+            in >> t.samples >> t.one >> t.none >> std::ws;
+            std::getline(in, name);
+            c.serialByPhase.emplace_back(name, double(t.one + t.none));
         } else if (key == "samples") {
             ThreadSamples t;
             in >> t.samples >> t.one >> t.none;
@@ -248,6 +277,8 @@ BenchmarkCase parseCase(const std::string& text) {
             c.projected16 = t.samples > 0 ? t.projectedSpeedup(16) : 0;
         }
     }
+    for (auto& [name, share] : c.serialByPhase)
+        share = c.threadSamples > 0 ? share / double(c.threadSamples) : 0;
     return c;
 }
 
@@ -584,6 +615,11 @@ std::string toJson(const BenchmarkReport& r) {
         field(o, "thread_samples", double(c.threadSamples));
         field(o, "serial_share", c.serialShare);
         field(o, "projected_speedup_16", c.projected16);
+        o += "\"serial_by_phase\":{";
+        for (std::size_t j = 0; j < c.serialByPhase.size(); ++j)
+            field(o, c.serialByPhase[j].first.c_str(), c.serialByPhase[j].second,
+                  j + 1 < c.serialByPhase.size());
+        o += "},";
         o += "\"repeat_wall_seconds\":[";
         for (std::size_t j = 0; j < c.repeatWallSeconds.size(); ++j) {
             if (j) o += ',';
@@ -660,6 +696,18 @@ std::string toTable(const BenchmarkReport& r) {
               << (c.threadSamples ? fixed(c.projected16, 1) : std::string("-")) << " | "
               << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " | "
               << fixed(double(c.spillBytes) / double(uint64_t{1} << 20), 0) << " |\n";
+        }
+        // Where each case's serial share went, largest first.
+        for (const BenchmarkCase& c : r.cases) {
+            if (c.serialByPhase.empty()) continue;
+            auto phases = c.serialByPhase;
+            std::stable_sort(phases.begin(), phases.end(),
+                             [](const auto& a, const auto& b) { return a.second > b.second; });
+            o << "\nSerial share by phase (" << c.corpus << ", " << c.threads << " thread(s)): ";
+            for (std::size_t i = 0; i < phases.size(); ++i)
+                o << (i ? ", " : "") << phases[i].first << " " << fixed(100 * phases[i].second, 1)
+                  << " %";
+            o << "\n";
         }
     }
     if (!r.formats.empty()) o << "\n" << formatsTable(r.formats);

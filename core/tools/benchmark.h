@@ -75,6 +75,9 @@ struct BenchmarkCase {
     uint64_t threadSamples = 0;
     double serialShare = 0;
     double projected16 = 0;
+    // Where the serial samples fell: per phase (the last one started when sampled; "setup" before
+    // the first), its serial samples as a share of all the run's samples. In phase order.
+    std::vector<std::pair<std::string, double>> serialByPhase;
     uint64_t memoryBudget = 0;  // the run's --memory-budget (0: none)
     uint64_t spillBytes = 0;    // written to spill files when it ran out of core
     std::vector<BenchmarkPhase> phases;

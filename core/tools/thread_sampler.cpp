@@ -71,9 +71,12 @@ ThreadSampler::~ThreadSampler() {
 void ThreadSampler::sample(long self) {
     const int wanting = threadsWantingACore(self);
     if (wanting < 0) return;
-    ++counts_.samples;
-    if (wanting == 0) ++counts_.none;
-    if (wanting == 1) ++counts_.one;
+    const int label = label_.load(std::memory_order_relaxed);
+    for (ThreadSamples* counts : {&counts_, &byLabel_[label >= 0 && label < kLabels ? label : 0]}) {
+        ++counts->samples;
+        if (wanting == 0) ++counts->none;
+        if (wanting == 1) ++counts->one;
+    }
 }
 
 ThreadSamples ThreadSampler::stop() {

@@ -37,11 +37,20 @@ class ThreadSampler {
     // Stops sampling and returns what was counted.
     ThreadSamples stop();
 
+    // Samples from now on also count under `label` (0 .. kLabels - 1; a phase's number): where
+    // the serial time goes. Label 0 until set.
+    static constexpr int kLabels = 32;
+    void setLabel(int label) { label_.store(label, std::memory_order_relaxed); }
+    // After stop(): what was counted under each label.
+    const ThreadSamples& underLabel(int label) const { return byLabel_[label]; }
+
   private:
     void sample(long self);
     std::chrono::microseconds period_;
     std::atomic<bool> stop_{false};
+    std::atomic<int> label_{0};
     ThreadSamples counts_;
+    ThreadSamples byLabel_[kLabels];
     std::thread thread_;
 };
 
