@@ -46,7 +46,7 @@ QStringList leftovers(const std::string& dir) {
 class TestInterrupt : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
-    std::string corpus_, extra_;
+    std::string corpus_, extra_, reference_;
     qint64 fullRunMs_ = 0;
 
     std::string path(const std::string& name) const {
@@ -101,6 +101,7 @@ class TestInterrupt : public QObject {
             QVERIFY(p.waitForFinished(300000));
             QCOMPARE(p.exitCode(), 0);
             fullRunMs_ = timer.elapsed();
+            reference_ = path("ref-" + std::to_string(copies) + ".ndw");
             if (fullRunMs_ >= 1200) break;
         }
         qInfo("an uninterrupted run of %d copies takes %lld ms", copies,
@@ -154,6 +155,26 @@ class TestInterrupt : public QObject {
             QCOMPARE(sqlRows(project, "PRAGMA integrity_check"), QStringList{QStringLiteral("ok")});
             QVERIFY(!fs::exists(output));
             QCOMPARE(leftovers(dir_.path().toStdString()), QStringList{});
+            // SIGTERM is recorded as what sends it (a batch job's time limit, scancel), not as
+            // the user; Ctrl-C is the user.
+            const QStringList error = sqlRows(project, "SELECT error FROM runs");
+            QVERIFY2(error.size() == 1 &&
+                         error[0].startsWith(signal == SIGTERM
+                                                 ? QStringLiteral("stopped by a signal (SIGTERM: ")
+                                                 : QStringLiteral("cancelled by the user")),
+                     qPrintable(error.join(QLatin1Char('\n'))));
+            if (signal != SIGTERM) continue;
+            // The job a time limit stopped goes on with --resume to the uninterrupted result.
+            QProcess resumed;
+            start(resumed, {QStringLiteral("run"), QStringLiteral("-p"), q(project),
+                            QStringLiteral("--resume"), QStringLiteral("-q"), QStringLiteral("-j"),
+                            QStringLiteral("2"), QStringLiteral("--out-jsonl"), q(output)});
+            QVERIFY(resumed.waitForFinished(300000));
+            QCOMPARE(resumed.exitCode(), 0);
+            const char* counts =
+                "SELECT documents, kept, removed, duplicate_pairs FROM runs WHERE status = 'ok'";
+            QCOMPARE(sqlRows(project, counts), sqlRows(reference_, counts));
+            QVERIFY(fs::exists(output));
         }
         QVERIFY2(interrupted > 0, "no run was interrupted");
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "backend_factory.h"
+#include "cancelled.h"
 #include "commands.h"
 #include "component_chain.h"
 #include "memory_budget.h"
@@ -24,9 +25,11 @@ namespace {
 
 std::atomic<bool> gCancel{false};
 
-// The first Ctrl-C or SIGTERM cancels the run cleanly; a second one exits at once (the project
+// The first Ctrl-C or SIGTERM cancels the run cleanly, recorded with the signal (SIGTERM is
+// rarely the user: a batch job's time limit, scancel); a second one exits at once (the project
 // stays intact, as after kill -9).
-extern "C" void onSignal(int) {
+extern "C" void onSignal(int signo) {
+    if (!gCancel.load()) noteStopSignal(signo);
     if (gCancel.exchange(true)) ::_exit(kExitInterrupted);
 }
 

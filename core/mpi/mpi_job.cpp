@@ -3,6 +3,7 @@
 // the other ranks' service in mpi_worker_service.cpp.
 #include "mpi_job.h"
 
+#include "cancelled.h"
 #include "mpi_codec.h"
 #include "mpi_job_state.h"
 
@@ -31,7 +32,9 @@ Job::~Job() {
     } catch (...) {
         impl_->broken = true;  // a rank is gone
     }
-    if (impl_->broken) impl_->transport->abort();  // ends every rank, this one too
+    // Ends every rank, this one too. A run stopped by a signal ends with 130, as one process
+    // does, so that a batch script can tell a time limit's stop (and requeue) from a failure.
+    if (impl_->broken) impl_->transport->abort(stopSignal() != 0 ? 130 : 1);
 }
 
 int Job::rank() const {

@@ -87,8 +87,8 @@ Transport::~Transport() {
     MPI_Finalize();
 }
 
-void Transport::abort() {
-    MPI_Abort(MPI_COMM_WORLD, 1);
+void Transport::abort(int code) {
+    MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 void Transport::send(int dest, int tag, const std::vector<char>& bytes) {

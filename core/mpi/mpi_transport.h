@@ -46,8 +46,9 @@ class Transport {
     int localRank() const { return localRank_; }  // rank among the ranks on this host
     const std::string& host() const { return host_; }
 
-    // Ends every rank of the job, this one included (MPI_Abort).
-    void abort();
+    // Ends every rank of the job, this one included (MPI_Abort), with `code` as the exit code the
+    // launcher reports.
+    void abort(int code);
 
     // Sends a whole message, blocking until its buffers may be reused.
     void send(int dest, int tag, const std::vector<char>& bytes);

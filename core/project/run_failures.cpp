@@ -61,7 +61,7 @@ std::optional<int64_t> recordUnfinishedRun(ProjectStore& store, RunResult run,
             if (error) std::rethrow_exception(error);
         } catch (const Cancelled&) {
             status = "interrupted";
-            message = "cancelled by the user while reading the inputs or saving the dataset";
+            message = stopReason() + " while reading the inputs or saving the dataset";
         } catch (const std::exception& e) {
             message = e.what();
         } catch (...) {

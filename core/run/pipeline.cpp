@@ -179,7 +179,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
         ClusterPhase(s).run();
         ExportPhase(s).run();
     } catch (const Cancelled&) {
-        store_.markRun(s.run.runId, "interrupted", "cancelled by the user");
+        store_.markRun(s.run.runId, "interrupted", stopReason());
         throw;
     } catch (const std::exception& e) {
         store_.markRun(s.run.runId, "failed", e.what());
