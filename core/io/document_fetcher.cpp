@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "arrow_ipc_file.h"
+#include "field_text.h"
 #include "input_pin.h"
 #include "jsonl_reader.h"
 #include "parquet_rows.h"
@@ -47,9 +48,8 @@ struct DocumentFetcher::Impl {
                                  " (changed since it was read?)");
             parsed.clear();
             parsed.file = where.file;
-            std::string defaultIdPath = f.path;
-            for (char& c : defaultIdPath)
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+            // Default ids name the file as the reader does (field_text.h).
+            const std::string defaultIdPath = idSafeName(f.path);
             appendParquetRows(columns, where.length, 1, static_cast<uint32_t>(where.offset),
                               where.line - where.length, reader, defaultIdPath, parsed);
             if (parsed.docs.empty()) {
