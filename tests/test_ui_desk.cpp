@@ -11,6 +11,8 @@
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QDockWidget>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
@@ -168,6 +170,43 @@ class TestUiDesk : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
         QTRY_COMPARE(label->text(), QStringLiteral("reviewed 1 of %1 clusters").arg(total));
         QVERIFY(!label->isElided());
+    }
+
+    // A copy that changed only case and spacing shows as equal word for word: the diff
+    // compares words as the run's matcher did (lowercase, collapsed whitespace, NFC).
+    void caseChangedCopyShowsEqual() {
+        const QString corpus = dir_.filePath(QStringLiteral("case.jsonl"));
+        QString text;
+        for (int i = 0; i < 60; ++i)
+            text += QStringLiteral("Word%1 of The Original Text ").arg(i);
+        {
+            QFile f(corpus);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            auto line = [&f](const QString& id, const QString& t) {
+                QJsonObject o;
+                o.insert(QStringLiteral("id"), id);
+                o.insert(QStringLiteral("text"), t);
+                f.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+            };
+            line(QStringLiteral("original"), text);
+            line(QStringLiteral("shouted"),
+                 text.toUpper().replace(QStringLiteral(" "), QStringLiteral("  \t")));
+        }
+        const QString project = dir_.filePath(QStringLiteral("case.ndw"));
+        const QString problem = cliRun(project, {corpus});
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(project, true));
+        ComparisonView* cmp = w.clusters()->comparison();
+        QTRY_VERIFY_WITH_TIMEOUT(cmp->hasComparison(), 20000);
+        QVERIFY(cmp->leftText() != cmp->rightText());  // each shown as written
+        const QString summary = cmp->summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("300 words equal")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral(">0 only left<")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral(">0 only right<")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("ignoring case")), qPrintable(summary));
     }
 
     void threeHundredCharacterIdsFit() {

@@ -157,6 +157,25 @@ class TestWordDiff : public QObject {
         QVERIFY(!full.truncated);
         QCOMPARE(full.equalTokens, std::size_t{4});
     }
+
+    // With the run's normalization a copy that changed case, spacing and composition is equal
+    // word for word, as the matcher sees it; without it, or with lowercasing off, it is not.
+    void normalizedWordsCompareAsTheMatcherSees() {
+        const std::string a = "The caf\xc3\xa9 opened  in PARIS\ttoday";
+        const std::string b = "the cafe\xcc\x81 Opened in paris   TODAY";  // e + combining acute
+        const WordDiff raw = diffWords(a, b);
+        QCOMPARE(raw.equalTokens, std::size_t{1});  // "in"
+        const NormalizeOptions matcher;             // NFC, lowercase, collapsed whitespace
+        const WordDiff seen = diffWords(a, b, matcher);
+        QCOMPARE(seen.equalTokens, std::size_t{6});
+        QCOMPARE(seen.runs.size(), std::size_t{1});
+        QCOMPARE(seen.runs[0].kind, DiffKind::Equal);
+        // The tokens keep the original texts' offsets.
+        QCOMPARE(word(b, seen.b[1]), std::string("cafe\xcc\x81"));
+        NormalizeOptions caseKept;
+        caseKept.lowercase = false;
+        QCOMPARE(diffWords(a, b, caseKept).equalTokens, std::size_t{2});  // "caf\xc3\xa9", "in"
+    }
 };
 
 QTEST_GUILESS_MAIN(TestWordDiff)

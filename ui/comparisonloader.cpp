@@ -1,6 +1,7 @@
 // Reading a pair of documents back for the side-by-side view (comparisonloader.h).
 #include "comparisonloader.h"
 
+#include <QStringList>
 #include <cmath>
 
 #include "document_fetcher.h"
@@ -53,7 +54,16 @@ ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow
     d.textB = y.text;
     d.shortenedA = shorten(d.textA);
     d.shortenedB = shorten(d.textB);
-    d.diff = diffWords(d.textA, d.textB);
+    // Words are compared as the run's matcher saw them, so that a copy that only changed case
+    // or spacing shows as equal.
+    const NormalizeOptions& normalize = run.params.signature.normalize;
+    d.diff = diffWords(d.textA, d.textB, normalize);
+    QStringList ignored;
+    if (normalize.lowercase) ignored << QObject::tr("case");
+    ignored << QObject::tr("spacing");
+    if (normalize.nfc) ignored << QObject::tr("Unicode composition");
+    d.diffBasis =
+        QObject::tr("ignoring %1, as the run matched").arg(ignored.join(QStringLiteral(", ")));
     return d;
 }
 

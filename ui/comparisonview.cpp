@@ -246,6 +246,7 @@ void ComparisonView::setComparison(const ComparisonData& d) {
                  .arg(d.diff.equalTokens)
                  .arg(removed)
                  .arg(added);
+    if (!d.diffBasis.isEmpty()) parts.back() += QStringLiteral(" (%1)").arg(d.diffBasis);
     if (d.diff.truncated) parts << tr("too different for a word alignment");
     if (d.notDuplicate) parts << tr("<b>marked not a duplicate</b> (still linked through others)");
     summary_->setText(parts.join(QStringLiteral(" \u00b7 ")));

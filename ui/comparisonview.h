@@ -29,6 +29,8 @@ struct ComparisonData {
     bool shortenedA = false, shortenedB = false;
     QString errorA, errorB;  // when a document could not be read back
     WordDiff diff;
+    QString
+        diffBasis;  // how words were compared: "ignoring case, spacing, ..., as the run matched"
     double estimated = 0;  // NaN when the pair was not stored
     uint32_t matches = 0;
     int hashes = 0;

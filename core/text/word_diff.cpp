@@ -1,10 +1,10 @@
 #include "word_diff.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "digest.h"
+#include "shingles.h"
 
 namespace neardup {
 
@@ -16,28 +16,37 @@ bool isSpace(char c) {
 
 // The two word sequences with one hash per word, so most comparisons are one integer compare.
 // The hashes live only in memory and equal words always hash alike, so the diff does not depend
-// on which 64-bit hash this is.
+// on which 64-bit hash this is. A word is compared by its key: its bytes, or its normalized
+// code points when a normalizer is given.
 class Words {
   public:
     Words(std::string_view a, std::string_view b, const std::vector<WordToken>& ta,
-          const std::vector<WordToken>& tb)
-        : a_(a), b_(b), ta_(ta), tb_(tb) {
-        ha_.reserve(ta.size());
-        hb_.reserve(tb.size());
-        for (const auto& t : ta)
-            ha_.push_back(fnv1a(a.substr(t.begin, t.length)));
-        for (const auto& t : tb)
-            hb_.push_back(fnv1a(b.substr(t.begin, t.length)));
+          const std::vector<WordToken>& tb, Normalizer* normalizer) {
+        fill(a, ta, normalizer, ka_, ha_);
+        fill(b, tb, normalizer, kb_, hb_);
     }
-    bool equal(std::size_t i, std::size_t j) const {
-        if (ha_[i] != hb_[j] || ta_[i].length != tb_[j].length) return false;
-        return std::memcmp(a_.data() + ta_[i].begin, b_.data() + tb_[j].begin, ta_[i].length) == 0;
-    }
+    bool equal(std::size_t i, std::size_t j) const { return ha_[i] == hb_[j] && ka_[i] == kb_[j]; }
 
   private:
-    std::string_view a_, b_;
-    const std::vector<WordToken>& ta_;
-    const std::vector<WordToken>& tb_;
+    static void fill(std::string_view text, const std::vector<WordToken>& tokens,
+                     Normalizer* normalizer, std::vector<std::string>& keys,
+                     std::vector<uint64_t>& hashes) {
+        keys.reserve(tokens.size());
+        hashes.reserve(tokens.size());
+        for (const auto& t : tokens) {
+            const std::string_view word = text.substr(t.begin, t.length);
+            if (normalizer) {
+                const std::vector<uint32_t>& cps = normalizer->run(word);
+                keys.emplace_back(reinterpret_cast<const char*>(cps.data()),
+                                  cps.size() * sizeof(uint32_t));
+            } else {
+                keys.emplace_back(word);
+            }
+            hashes.push_back(fnv1a(keys.back()));
+        }
+    }
+
+    std::vector<std::string> ka_, kb_;
     std::vector<uint64_t> ha_, hb_;
 };
 
@@ -144,11 +153,14 @@ std::vector<WordToken> tokenizeWords(std::string_view text) {
     return out;
 }
 
-WordDiff diffWords(std::string_view a, std::string_view b, std::size_t maxEdits) {
+namespace {
+
+WordDiff diff(std::string_view a, std::string_view b, Normalizer* normalizer,
+              std::size_t maxEdits) {
     WordDiff out;
     out.a = tokenizeWords(a);
     out.b = tokenizeWords(b);
-    const Words words(a, b, out.a, out.b);
+    const Words words(a, b, out.a, out.b, normalizer);
     const std::size_t n = out.a.size(), m = out.b.size();
     std::size_t prefix = 0;
     while (prefix < n && prefix < m && words.equal(prefix, prefix))
@@ -174,6 +186,18 @@ WordDiff diffWords(std::string_view a, std::string_view b, std::size_t maxEdits)
     for (const auto& r : out.runs)
         if (r.kind == DiffKind::Equal) out.equalTokens += r.aEnd - r.aBegin;
     return out;
+}
+
+}  // namespace
+
+WordDiff diffWords(std::string_view a, std::string_view b, std::size_t maxEdits) {
+    return diff(a, b, nullptr, maxEdits);
+}
+
+WordDiff diffWords(std::string_view a, std::string_view b, const NormalizeOptions& normalize,
+                   std::size_t maxEdits) {
+    Normalizer normalizer(normalize);
+    return diff(a, b, &normalizer, maxEdits);
 }
 
 }  // namespace neardup

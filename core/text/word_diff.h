@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "params.h"
+
 namespace neardup {
 
 struct WordToken {
@@ -42,5 +44,11 @@ struct WordDiff {
 // the work: O((N + M) * maxEdits) time and about 2 * maxEdits^2 bytes; near-duplicates need
 // few edits.
 WordDiff diffWords(std::string_view a, std::string_view b, std::size_t maxEdits = 2000);
+// The same, with words compared as the matcher sees them: each word normalized by `normalize`
+// (NFC, lowercase as the run's parameters say; whitespace never counts, words are cut at it),
+// so that a copy that changed only case or spacing shows as equal. Tokens keep the offsets of
+// the original texts.
+WordDiff diffWords(std::string_view a, std::string_view b, const NormalizeOptions& normalize,
+                   std::size_t maxEdits = 2000);
 
 }  // namespace neardup
