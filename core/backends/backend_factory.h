@@ -76,12 +76,11 @@ struct BackendOptions {
 };
 
 // The CPU threads from which a run of the default kind (the one-permutation sketch, hash band
-// keys) is faster on the CPU alone than with a GPU. On the 16-core H100 host (docs/
-// performance.md, 2026-11-27), 1.08 GB took 2.26-2.59 s on 16 threads and 2.98-3.42 s on 8,
-// against 3.63-3.75 s with the GPU; 4 threads took 4.34-4.86 s. Such a run signs cheaply and
-// its buckets are sparse, so the GPU's share is small and its transfers and per-band passes
-// cost more than they save. The classic sketch (2.7x faster to sign on the GPU) and sum keys
-// (dense buckets, compared 4.2x faster) keep the GPU.
+// keys) is faster on the CPU alone than with a GPU, as measured on a 16-core H100 host
+// (docs/performance.md, "Threads and GPUs"). Such a run signs cheaply and its buckets are
+// sparse, so the GPU's share is small and its transfers and per-band passes cost more than they
+// save. The classic sketch and sum keys (dense buckets), where the GPU's kernels win by
+// several times, keep the GPU.
 inline constexpr int kCpuOutrunsGpuThreads = 8;
 
 // Whether "auto" with these options keeps to the CPU whatever GPUs there are: no devices are

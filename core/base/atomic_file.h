@@ -16,8 +16,7 @@
 // and the window four back is waited for and dropped from the page cache. finish() syncs the
 // whole file anyway, so nothing waits longer; but a multi-gigabyte output no longer fills the
 // page cache with dirty pages that the kernel must then write back and reclaim while the run
-// is still writing, which on the 2-core development VM cost 1-5 s of kernel time per 4 GB
-// written (docs/performance.md, "Writing behind").
+// is still writing, at a cost in kernel time that grows with the output (docs/performance.md).
 #pragma once
 
 #include <cstdint>

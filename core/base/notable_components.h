@@ -1,4 +1,4 @@
-// The components a run names after it finishes (issue 19): the largest ones and every one of
+// The components a run names after it finishes: the largest ones and every one of
 // kLargeComponent members or more, each with its diameter, so that a chain of near-duplicates
 // (documents linked only through the documents between them) shows in `neardup run`'s summary
 // on stderr, in --summary-json and in the HTML report alike. Plain data: core/project's

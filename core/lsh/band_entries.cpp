@@ -13,9 +13,8 @@ namespace neardup {
 
 namespace {
 
-// Below this many documents a comparison sort of the band is as fast: it is sorted whole. (At
-// 18,000 documents the radix passes took the buckets phase from 0.037-0.041 to 0.018-0.030 s
-// on one thread, and from 0.030-0.040 to 0.016-0.022 s on two, on the 2-vCPU Zen 3 machine.)
+// Below this many documents a comparison sort of the band is as fast: it is sorted whole
+// (measured: docs/performance.md).
 constexpr std::size_t kRadixFrom = std::size_t{1} << 12;
 // A block (one thread's share of each pass) has at least this many entries.
 constexpr std::size_t kEntriesPerBlock = std::size_t{1} << 15;

@@ -19,10 +19,9 @@ namespace neardup {
 // from band to band: the passes' other buffer). Three stable radix passes of 11 bits over the
 // keys' top 33 bits then order them by key, documents staying in order within a key; entries
 // whose keys agree on those bits but not below them (rare on hashed keys) are sorted among
-// themselves at the end. Each pass counts per block, then scatters per block. Measured on
-// 408,267 documents and 18 bands (Zen 3, one thread), 57 ns an entry for the earlier top-16-bit
-// bins, each sorted, against 32 ns: the strided read of the band's keys out of the document-
-// major key matrix is most of what is left. Bands too small for it to pay are sorted whole.
+// themselves at the end. Each pass counts per block, then scatters per block; what is left is
+// mostly the strided read of the band's keys out of the document-major key matrix
+// (docs/performance.md). Bands too small for it to pay are sorted whole.
 // Runs on the threads of the caller's task arena.
 void gatherSortedBandEntries(const uint64_t* keys, std::size_t documents, int bands, int band,
                              const std::vector<uint8_t>& eligible,

@@ -31,10 +31,9 @@ LshSuggestion suggestBandsRows(double threshold, int hashes, double fpWeight = 0
 // The weight of a missed duplicate against a dissimilar candidate when NearDup chooses b and r.
 // A false positive costs one signature comparison (and, near the threshold, an exact check
 // that rejects it); a false negative is a duplicate left in the data. Equal weights (datasketch's
-// default) give 9 x 13 for 0.8 and 128 hashes, missing 60 % of the pairs at 0.8. 0.99 was
-// chosen by measurement: on the planted corpora it keeps the duplicate-document-set Jaccard at
-// or above 0.998 at every threshold from 0.5 to 0.9 (0.95 reproduces the old fixed 16 x 8 at
-// 0.8 but drops to 0.994 at 0.9, where it picks 9 x 14). README "Choosing bands and rows".
+// default) give 9 x 13 for 0.8 and 128 hashes, missing 60 % of the pairs at 0.8. 0.99 keeps the
+// duplicate-document-set Jaccard at or above 0.998 at every threshold from 0.5 to 0.9 on the
+// planted corpora, where lower weights lose accuracy at 0.9 (docs/guide/parameters.md).
 inline constexpr double kMissWeight = 0.99;
 
 // The (b, r) a run uses when the user gives neither (or the one not given): the minimum of the

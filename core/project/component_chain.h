@@ -1,4 +1,4 @@
-// The chain of a component (issue 19), for the workbench's cluster view: which kept document
+// The chain of a component, for the workbench's cluster view: which kept document
 // vouches for which removal, drawn as a tree, and the component's diameter, so that users spot
 // a chain of near-duplicates (documents linked only through the documents between them) before
 // exporting.

@@ -51,9 +51,8 @@ void checkPairs(const RunResult& run, uint64_t documents) {
 void loadWitnessPairs(const sql::Database& db, RunResult& run) {
     const std::vector<uint64_t> keys = witnessPairKeys(run);
     // A key's lookup (a B-tree descent, in loadRun's snapshot) costs about as much as reading a
-    // dozen rows in order: 192,273 witnesses of a run with 58.9 million stored pairs are looked
-    // up in under a second, where reading every pair takes 20 s. Few witnesses among many
-    // stored pairs are looked up; otherwise the pairs are read through.
+    // dozen rows in order: few witnesses among many stored pairs are looked up; otherwise the
+    // pairs are read through.
     constexpr uint64_t kRowsPerLookup = 16;
     if (keys.size() * kRowsPerLookup < run.counts.storedPairs) {
         run.pairs = store_rows::lookUpPairs(db, run.runId, keys);
