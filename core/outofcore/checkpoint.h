@@ -22,15 +22,7 @@
 // checksum. Once the dataset is saved, that file is completed into the cache and renamed
 // (keepValuesAs): the values are written once, not once here and again into the cache. The
 // checkpoint is removed then, or once the dataset and its signatures are saved otherwise.
-//
-// Layout, little-endian: "NDWCKP03", uint32 key length, key; then records, each
-//   uint64 payload length, payload, uint64 CRC-32 of the payload
-// payload: uint32 file, uint64 offset, uint64 line (the position after the record's rows);
-//   uint64 lines read, blank lines, bytes read (all totals); uint64 first row, rows (n),
-//   CRC-32 of the rows' values (n x H u32 in the values' file); the n rows' file (u32), line
-//   (u64), offset (u64), length (u32), chars (u32), keep (f64), id length (u32) and bytes;
-//   digests (n u64), eligible (n u8);
-//   uint64 rejections, each: reason (u8), file (u32), line (u64), detail length (u32), detail.
+// The files' layout: docs/project-format.md, "Read checkpoints".
 #pragma once
 
 #include <sys/types.h>
