@@ -642,7 +642,10 @@ void checkShape(const sql::Database& db, const std::string& path) {
         if (o.type == "index" && (o.layout != want.layout || o.table != want.table))
             refuse(path, "its index " + quoted(name) + " differs from the one NearDup writes");
         if (o.type != "table") continue;
-        for (const auto& [column, c] : o.columns) {
+        // (Structured bindings are copied into names a lambda may capture: clang 14 cannot
+        // capture the bindings themselves.)
+        for (const auto& [columnName, c] : o.columns) {
+            const std::string& column = columnName;
             const auto w = std::find_if(want.columns.begin(), want.columns.end(),
                                         [&](const auto& e) { return e.first == column; });
             if (w == want.columns.end())
@@ -652,7 +655,8 @@ void checkShape(const sql::Database& db, const std::string& path) {
                 refuse(path, "column " + quoted(column) + " of table " + quoted(name) + " is " +
                                  c.describe() + ", where NearDup writes " + w->second.describe());
         }
-        for (const auto& [column, c] : want.columns) {
+        for (const auto& [columnName, c] : want.columns) {
+            const std::string& column = columnName;
             const bool present = std::any_of(o.columns.begin(), o.columns.end(),
                                              [&](const auto& e) { return e.first == column; });
             if (!present)
