@@ -13,15 +13,18 @@
 #include <QDockWidget>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
 
+#include "auditdialog.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "comparisonview.h"
@@ -69,7 +72,7 @@ QRect inWindow(const QWidget* w) {
 class TestUiDesk : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
-    QString longIds_;
+    QString longIds_, caseCopy_;
 
     // The desk as a first start shows it: both documents, navigation and decisions whole and
     // unscrolled, the clusters list to their left.
@@ -136,6 +139,30 @@ class TestUiDesk : public QObject {
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
+    // Two documents, the second the first in capitals with more spacing: one pair.
+    void makeCaseCopyProject() {
+        const QString corpus = dir_.filePath(QStringLiteral("case.jsonl"));
+        QString text;
+        for (int i = 0; i < 60; ++i)
+            text += QStringLiteral("Word%1 of The Original Text ").arg(i);
+        {
+            QFile f(corpus);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            auto line = [&f](const QString& id, const QString& t) {
+                QJsonObject o;
+                o.insert(QStringLiteral("id"), id);
+                o.insert(QStringLiteral("text"), t);
+                f.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+            };
+            line(QStringLiteral("original"), text);
+            line(QStringLiteral("shouted"),
+                 text.toUpper().replace(QStringLiteral(" "), QStringLiteral("  \t")));
+        }
+        caseCopy_ = dir_.filePath(QStringLiteral("case.ndw"));
+        const QString problem = cliRun(caseCopy_, {corpus});
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
     void theScreenIsSmall() {
         QCOMPARE(QGuiApplication::primaryScreen()->geometry().size(), kSmallScreen);
     }
@@ -175,30 +202,10 @@ class TestUiDesk : public QObject {
     // A copy that changed only case and spacing shows as equal word for word: the diff
     // compares words as the run's matcher did (lowercase, collapsed whitespace, NFC).
     void caseChangedCopyShowsEqual() {
-        const QString corpus = dir_.filePath(QStringLiteral("case.jsonl"));
-        QString text;
-        for (int i = 0; i < 60; ++i)
-            text += QStringLiteral("Word%1 of The Original Text ").arg(i);
-        {
-            QFile f(corpus);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            auto line = [&f](const QString& id, const QString& t) {
-                QJsonObject o;
-                o.insert(QStringLiteral("id"), id);
-                o.insert(QStringLiteral("text"), t);
-                f.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
-            };
-            line(QStringLiteral("original"), text);
-            line(QStringLiteral("shouted"),
-                 text.toUpper().replace(QStringLiteral(" "), QStringLiteral("  \t")));
-        }
-        const QString project = dir_.filePath(QStringLiteral("case.ndw"));
-        const QString problem = cliRun(project, {corpus});
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
         MainWindow w;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openProject(project, true));
+        QVERIFY(w.openProject(caseCopy_, true));
         ComparisonView* cmp = w.clusters()->comparison();
         QTRY_VERIFY_WITH_TIMEOUT(cmp->hasComparison(), 20000);
         QVERIFY(cmp->leftText() != cmp->rightText());  // each shown as written
@@ -207,6 +214,44 @@ class TestUiDesk : public QObject {
         QVERIFY2(summary.contains(QStringLiteral(">0 only left<")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral(">0 only right<")), qPrintable(summary));
         QVERIFY2(summary.contains(QStringLiteral("ignoring case")), qPrintable(summary));
+    }
+
+    // The sampled audit words each document's status as the members list does ("removed (for
+    // original)"), never "kept" for both.
+    void auditLabelsEqualTheMainView() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(caseCopy_, true));
+        QTRY_VERIFY_WITH_TIMEOUT(w.clusters()->comparison()->hasComparison(), 20000);
+        QVERIFY(settle(w));
+        QTableWidget* members = w.clusters()->membersTable();
+        QCOMPARE(members->rowCount(), 2);
+        QStringList statuses;
+        for (int row = 0; row < 2; ++row)
+            statuses << members->item(row, 3)->text();
+        QVERIFY2(statuses.contains(QStringLiteral("removed (for original)")),
+                 qPrintable(statuses.join(QStringLiteral(", "))));
+        AuditDialog* dialog = w.openAuditDialog();
+        QVERIFY(dialog);
+        QSignalSpy shown(dialog, &AuditDialog::pairShown);
+        QTest::mouseClick(dialog->drawButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.size() >= 1, 20000);
+        for (int row = 0; row < 2; ++row) {
+            const QString doc = QStringLiteral("(document %1)").arg(members->item(row, 0)->text());
+            bool found = false;
+            for (const char* side : {"leftHeader", "rightHeader"}) {
+                auto* header = dialog->comparison()->findChild<QLabel*>(QString::fromLatin1(side));
+                QVERIFY(header);
+                if (!header->text().contains(doc)) continue;
+                found = true;
+                QVERIFY2(
+                    header->text().contains(QLatin1Char('>') + statuses[row] + QLatin1Char('<')),
+                    qPrintable(header->text() + QStringLiteral(" lacks ") + statuses[row]));
+            }
+            QVERIFY2(found, qPrintable(doc));
+        }
+        dialog->close();
     }
 
     void threeHundredCharacterIdsFit() {

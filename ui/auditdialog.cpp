@@ -289,8 +289,9 @@ void AuditDialog::showPairAt(int index) {
         this, latestPair_.next(),
         [run, pair](JobContext& ctx) {
             ComparisonData d = loadComparison(ctx, run, pair, true);
-            d.keptA = d.keptB = true;  // the audit judges the pair, not what the run kept
-            d.representativeA = d.representativeB = true;
+            // Worded as the clusters panel words them, so that the pair judged here is the
+            // pair seen there.
+            loadStatuses(ctx, run, d);
             return d;
         },
         [this](ComparisonData d) {

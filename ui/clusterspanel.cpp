@@ -389,12 +389,7 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                 members_->setItem(i, 0, new QTableWidgetItem(QString::number(m.docIndex)));
                 members_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.docId)));
                 members_->setItem(i, 2, new QTableWidgetItem(QString::number(m.chars)));
-                members_->setItem(
-                    i, 3,
-                    new QTableWidgetItem(m.representative ? tr("kept")
-                                         : m.keptWhole    ? tr("kept (keep all)")
-                                         : m.kept         ? tr("kept (no kept duplicate before it)")
-                                                  : tr("removed (for %1)").arg(m.removedFor)));
+                members_->setItem(i, 3, new QTableWidgetItem(memberStatus(m, memberList_)));
             }
             members_->resizeColumnsToContents();
             chain_->setChain(d.chain, memberList_, d.toRepresentative);
@@ -497,24 +492,30 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
     const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan(""), false};
     const bool haveStored = stored != nullptr;
     bool repA = false, repB = false, keptA = false, keptB = false;
+    QString statusA, statusB;
     for (const auto& m : memberList_) {
         if (m.docIndex == a) {
             repA = m.representative;
             keptA = m.kept;
+            statusA = memberStatus(m, memberList_);
         }
         if (m.docIndex == b) {
             repB = m.representative;
             keptB = m.kept;
+            statusB = memberStatus(m, memberList_);
         }
     }
     jobs_->submit<ComparisonData>(
         this,
-        [run, pair, haveStored, repA, repB, keptA, keptB, position](JobContext& ctx) {
+        [run, pair, haveStored, repA, repB, keptA, keptB, statusA, statusB,
+         position](JobContext& ctx) {
             ComparisonData d = loadComparison(ctx, run, pair, haveStored);
             d.representativeA = repA;
             d.representativeB = repB;
             d.keptA = keptA;
             d.keptB = keptB;
+            d.statusA = statusA;
+            d.statusB = statusB;
             d.position = position;
             return d;
         },

@@ -22,7 +22,42 @@ bool shorten(std::string& s) {
     return true;
 }
 
+// As many members as the clusters panel lists of a giant cluster.
+constexpr uint64_t kMaxMembersRead = 5000;
+
+// Ids of a few hundred characters are shortened in the middle inside a status line.
+QString shortened(const std::string& id) {
+    constexpr qsizetype kMax = 48;
+    const QString s = QString::fromStdString(id);
+    return s.size() <= kMax ? s
+                            : s.left(kMax / 2 - 1) + QStringLiteral("\u2026") + s.right(kMax / 2);
+}
+
 }  // namespace
+
+QString memberStatus(const ClusterMember& m, const std::vector<ClusterMember>& members) {
+    if (m.representative) return QObject::tr("kept");
+    if (m.keptWhole) return QObject::tr("kept (keep all)");
+    if (m.kept) return QObject::tr("kept (no kept duplicate before it)");
+    for (const ClusterMember& w : members)
+        if (m.removedFor >= 0 && w.docIndex == uint32_t(m.removedFor))
+            return QObject::tr("removed (for %1)").arg(shortened(w.docId));
+    return QObject::tr("removed (for document %1)").arg(m.removedFor);
+}
+
+void loadStatuses(JobContext& ctx, const RunInfo& run, ComparisonData& d) {
+    for (auto [doc, status] : {std::pair{d.docA, &d.statusA}, std::pair{d.docB, &d.statusB}}) {
+        const int64_t cluster = ctx.queries().clusterOfDocument(run.runId, doc);
+        if (cluster < 0) {
+            *status = QObject::tr("in no cluster");
+            continue;
+        }
+        const std::vector<ClusterMember> members =
+            ctx.queries().clusterMembers(run.runId, cluster, kMaxMembersRead);
+        for (const ClusterMember& m : members)
+            if (m.docIndex == doc) *status = memberStatus(m, members);
+    }
+}
 
 ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
                               bool stored) {

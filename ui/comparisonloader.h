@@ -15,4 +15,12 @@ namespace neardup::ui {
 ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
                               bool stored);
 
+// A member's status as the members list and the comparison headers word it: "kept", "kept
+// (keep all)", "kept (no kept duplicate before it)" or "removed (for <id of its witness>)".
+QString memberStatus(const ClusterMember& m, const std::vector<ClusterMember>& members);
+
+// The statuses of d.docA and d.docB in the run as the clusters panel shows them (each one's
+// cluster and members), for a view that judges a pair outside the panel (the sampled audit).
+void loadStatuses(JobContext& ctx, const RunInfo& run, ComparisonData& d);
+
 }  // namespace neardup::ui
