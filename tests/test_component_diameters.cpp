@@ -147,10 +147,12 @@ class TestComponentDiameters : public QObject {
         QVERIFY2(blocked.rowsHeldAtMost <= 1001,
                  qPrintable(QString::number(blocked.rowsHeldAtMost)));
         QVERIFY(blocked.rowsHeldAtMost > 0);
-        // Largest first: clusters 0 (5,040), 1 (560), 3 (3); cluster 2 (2 members) is not named.
+        // Largest first: clusters 0 (5,040), 1 (560), 3 (3), then cluster 2 (2 members), named
+        // beyond the three largest because it is flagged: a chain.
         compareComponents(blocked.notable.components,
                           {expected(run_, signatures_, 0), expected(run_, signatures_, 1),
-                           expected(run_, signatures_, 3)});
+                           expected(run_, signatures_, 3), expected(run_, signatures_, 2)});
+        QVERIFY(blocked.notable.components[3].chain);
         QVERIFY(blocked.notable.components[0].diameter < 1.0);  // the rows do differ
         // The same as one block (the default for an unknown budget holds them all here), and as
         // blocks of 7 rows (not dividing any component).

@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -23,8 +24,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
+#include <random>
 
 #include "auditdialog.h"
+#include "chain_corpus.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "comparisonview.h"
@@ -252,6 +255,66 @@ class TestUiDesk : public QObject {
             QVERIFY2(found, qPrintable(doc));
         }
         dialog->close();
+    }
+
+    // One run, three front ends, one count: a chain smaller than the three largest components
+    // (stars of 30) is flagged by the workbench, --summary-json and the HTML report alike.
+    void chainFlagsAgree() {
+        const QString corpus = dir_.filePath(QStringLiteral("chains.jsonl"));
+        testsupport::writeChainCorpus(corpus.toStdString());
+        {
+            QFile f(corpus);
+            QVERIFY(f.open(QIODevice::Append));
+            std::mt19937 random(5);
+            for (int star = 0; star < 3; ++star) {
+                QStringList words;
+                for (int i = 0; i < 160; ++i)
+                    words << QStringLiteral("w%1s%2").arg(random() % 100000).arg(star);
+                for (int v = 0; v < 30; ++v) {
+                    QStringList copy = words;
+                    copy[int(random() % 160)] = QStringLiteral("edit%1").arg(v);
+                    QJsonObject o;
+                    o.insert(QStringLiteral("id"), QStringLiteral("s%1-%2").arg(star).arg(v));
+                    o.insert(QStringLiteral("text"), copy.join(QLatin1Char(' ')));
+                    f.write(QJsonDocument(o).toJson(QJsonDocument::Compact) + '\n');
+                }
+            }
+        }
+        const QString project = dir_.filePath(QStringLiteral("chains.ndw"));
+        const QString summaryPath = dir_.filePath(QStringLiteral("chains.json"));
+        const QString problem =
+            cliRun(project, {corpus}, {QStringLiteral("--summary-json"), summaryPath});
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QFile summaryFile(summaryPath);
+        QVERIFY(summaryFile.open(QIODevice::ReadOnly));
+        const QJsonObject components = QJsonDocument::fromJson(summaryFile.readAll())
+                                           .object()
+                                           .value(QStringLiteral("components"))
+                                           .toObject();
+        const int cliFlagged = components.value(QStringLiteral("chains")).toInt() +
+                               components.value(QStringLiteral("large")).toInt();
+
+        const QString html = dir_.filePath(QStringLiteral("chains.html"));
+        const testsupport::CliResult report =
+            testsupport::neardup({QStringLiteral("report"), QStringLiteral("-p"), project,
+                                  QStringLiteral("--out"), html, QStringLiteral("--no-text")});
+        QCOMPARE(report.code, 0);
+        QFile htmlFile(html);
+        QVERIFY(htmlFile.open(QIODevice::ReadOnly));
+        const QRegularExpression counts(QStringLiteral("(\\d+) chain\\(s\\), (\\d+) large"));
+        const QRegularExpressionMatch m = counts.match(QString::fromUtf8(htmlFile.readAll()));
+        QVERIFY(m.hasMatch());
+        const int reportFlagged = m.captured(1).toInt() + m.captured(2).toInt();
+
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(project, true));
+        QVERIFY(settle(w));
+        QTRY_VERIFY_WITH_TIMEOUT(w.clusters()->model()->flaggedCount() > 0, 20000);
+        const int workbenchFlagged = int(w.clusters()->model()->flaggedCount());
+        QCOMPARE(cliFlagged, workbenchFlagged);
+        QCOMPARE(reportFlagged, workbenchFlagged);
     }
 
     void threeHundredCharacterIdsFit() {

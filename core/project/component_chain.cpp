@@ -423,10 +423,6 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
     std::iota(chosen.begin(), chosen.end(), 0u);
     std::stable_sort(chosen.begin(), chosen.end(),
                      [&size](uint32_t x, uint32_t y) { return size[x] > size[y]; });
-    std::size_t keep = std::min(few, clusters);
-    while (keep < clusters && size[chosen[keep]] >= kLargeComponent)
-        ++keep;
-    chosen.resize(keep);
     if (chosen.empty()) return out;
 
     const MemberLists members = membersOf(run, chosen);
@@ -474,6 +470,11 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
     }
     if (reading) reading->rowsHeldAtMost = held;
     setFlags(out.components, chainBelow(run.params.compare.threshold, hashes));
+    // Named: the few largest and every flagged one, still largest first.
+    std::vector<ComponentDiameter> named;
+    for (std::size_t k = 0; k < out.components.size(); ++k)
+        if (k < few || out.components[k].flagged()) named.push_back(out.components[k]);
+    out.components = std::move(named);
     return out;
 }
 

@@ -131,8 +131,10 @@ StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& st
 std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
 
 // The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
-// HTML report): the `few` largest and every component of kLargeComponent members or more,
-// largest first (ties: cluster order), with their diameters from the signature rows of their
+// HTML report): every component is measured, as the workbench's listing measures them, so that
+// the three count the same chains; named are the `few` largest and every flagged one (a chain,
+// or kLargeComponent members or more), largest first (ties: cluster order), with their
+// diameters from the signature rows of their
 // members alone (one read per member, not a pass over the cache; NaN, flagged by size only and
 // diameterUnknown saying why, when the run's signatures are not cached). `run` is the finished
 // run (clusterOf, representative); cluster is its index. Independent of the thread count: it

@@ -178,9 +178,10 @@ std::string chartsSection(const ReportData& d) {
 }
 
 // The largest clusters (components) in one table: the ten largest by size and every component
-// the run names (component_chain.h: the three largest and every one of kLargeComponent members
-// or more), largest first, with the diameter and flags of those the run measured, and what a
-// chain means in plain words: the diameter is what tells a chain from a star of duplicates.
+// the run names (component_chain.h: the three largest and every flagged one: a chain, or
+// kLargeComponent members or more), largest first, with the diameter and flags of those the run
+// measured, and what a chain means in plain words: the diameter is what tells a chain from a star
+// of duplicates.
 std::string largestSection(const ReportData& d) {
     if (d.largestClusters.empty() && d.components.empty()) return {};
     const NotableComponents& all = d.run.components;
@@ -211,8 +212,9 @@ std::string largestSection(const ReportData& d) {
     });
     std::string html = fmt::format(
         "<h2>Largest components</h2>\n<p class=\"note\">The largest clusters (connected "
-        "components of duplicate pairs), with the diameter of those the run measures: the three "
-        "largest and every one of {} members or more. The diameter of a component is the "
+        "components of duplicate pairs), with the diameter of those the run names: the three "
+        "largest and every flagged one (a chain, or {} members or more). The diameter of a "
+        "component is the "
         "lowest estimated Jaccard of a member with the kept representative. Below {:.3f} the "
         "component is flagged as a chain: a member far from the kept document, linked only "
         "through others. Components of {} members or more are flagged whatever their "
