@@ -9,7 +9,9 @@
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
 
 #include <QAbstractScrollArea>
+#include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,13 +21,17 @@
 #include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
+#include <QWheelEvent>
 #include <random>
 
+#include <cmath>
 #include "auditdialog.h"
 #include "chain_corpus.h"
 #include "clustersmodel.h"
@@ -33,6 +39,11 @@
 #include "comparisonview.h"
 #include "elidedlabel.h"
 #include "mainwindow.h"
+#include "parameterspanel.h"
+#include "runhistorymodel.h"
+#include "runhistorypanel.h"
+#include "startpage.h"
+#include "thresholdpanel.h"
 #include "ui_window_fixture.h"
 
 using namespace neardup;
@@ -315,6 +326,90 @@ class TestUiDesk : public QObject {
         const int workbenchFlagged = int(w.clusters()->model()->flaggedCount());
         QCOMPARE(cliFlagged, workbenchFlagged);
         QCOMPARE(reportFlagged, workbenchFlagged);
+    }
+
+    // The wheel over an unfocused combo or spin box of the Parameters dock changes nothing.
+    void wheelOverUnfocusedFieldsChangesNothing() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.findChild<QDockWidget*>(QStringLiteral("parametersDock"))->raise();
+        QTRY_VERIFY(w.parameters()->isVisible());
+        int tried = 0;
+        for (QWidget* field : w.parameters()->findChildren<QWidget*>()) {
+            auto* combo = qobject_cast<QComboBox*>(field);
+            auto* spin = qobject_cast<QSpinBox*>(field);
+            if (!field->isVisible() || !field->isEnabled() || (!combo && !spin)) continue;
+            if (combo && combo->count() < 2) continue;
+            if (combo) combo->setCurrentIndex(0);
+            if (spin) spin->setValue(spin->minimum());
+            const QString before = combo ? combo->currentText() : spin->text();
+            field->clearFocus();
+            QVERIFY(!field->hasFocus());
+            const QPointF at(field->width() / 2.0, field->height() / 2.0);
+            for (const int delta : {-120, 120, -120}) {
+                QWheelEvent wheel(at, field->mapToGlobal(at), QPoint(), QPoint(0, delta),
+                                  Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                QApplication::sendEvent(field, &wheel);
+            }
+            const QString after = combo ? combo->currentText() : spin->text();
+            QVERIFY2(
+                after == before,
+                qPrintable(
+                    QStringLiteral("%1: %2 became %3").arg(field->objectName(), before, after)));
+            ++tried;
+        }
+        QVERIFY(tried >= 5);
+    }
+
+    // The slider moves θ by 0.01 with the arrows and 0.05 with Page Down.
+    void sliderStepsInHundredths() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(caseCopy_, true));
+        QVERIFY(settle(w));
+        QSlider* slider = w.threshold()->slider();
+        QTRY_VERIFY(slider->isEnabled());
+        const double start = w.threshold()->threshold();
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_PageDown);
+        QTRY_VERIFY(std::abs(w.threshold()->threshold() - (start - 0.05)) < 1e-9);
+        QTest::keyClick(slider, Qt::Key_Left);
+        QTRY_VERIFY(std::abs(w.threshold()->threshold() - (start - 0.06)) < 1e-9);
+    }
+
+    // File > Close Project goes back to the start page with nothing of the project shown;
+    // Help > Keyboard Shortcuts lists the review keys.
+    void closeProjectAndShortcuts() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(caseCopy_, true));
+        QTRY_VERIFY_WITH_TIMEOUT(w.clusters()->comparison()->hasComparison(), 20000);
+        QVERIFY(settle(w));
+        auto* close = w.findChild<QAction*>(QStringLiteral("closeProjectAction"));
+        QVERIFY(close && close->isEnabled());
+        close->trigger();
+        QVERIFY(w.projectPath().isEmpty());
+        QTRY_VERIFY(w.startPage()->isVisible());
+        QVERIFY(!w.clusters()->comparison()->hasComparison());
+        QCOMPARE(w.history()->model()->rowCount(), 0);
+        QCOMPARE(w.clusters()->model()->rowCount(), 0);
+        QVERIFY(!close->isEnabled());
+        QVERIFY(settle(w));
+        QVERIFY(w.projectPath().isEmpty());  // nothing pending brought it back
+
+        auto* shortcuts = w.findChild<QAction*>(QStringLiteral("keyboardShortcutsAction"));
+        QVERIFY(shortcuts);
+        shortcuts->trigger();
+        auto* table = w.findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
+        QVERIFY(table);
+        QStringList keys;
+        for (int r = 0; r < table->rowCount(); ++r)
+            keys << table->item(r, 0)->text();
+        for (const char* k : {"Y", "N", "K", "Ctrl+Z", "F5 / Shift+F5"})
+            QVERIFY2(keys.contains(QString::fromLatin1(k)), k);
     }
 
     void threeHundredCharacterIdsFit() {

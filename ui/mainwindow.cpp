@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -11,12 +12,14 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -255,6 +258,9 @@ void MainWindow::buildMenus() {
     recentMenu_->setToolTipsVisible(true);
     saveAsAction_ = file->addAction(tr("Save Project &As\u2026"), this, &MainWindow::saveAsDialog);
     saveAsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    closeAction_ = file->addAction(tr("&Close Project"), this, [this] { closeProject(); });
+    closeAction_->setObjectName(QStringLiteral("closeProjectAction"));
+    closeAction_->setShortcut(QKeySequence::Close);
     file->addSeparator();
     exportAction_ = file->addAction(tr("&Export Run\u2026"), this, [this] { openExportDialog(); });
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -304,6 +310,8 @@ void MainWindow::buildMenus() {
                            "docs/ folder of the source tree."));
             })
         ->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showKeyboardShortcuts(); })
+        ->setObjectName(QStringLiteral("keyboardShortcutsAction"));
     help->addAction(tr("&About"), this, [this] {
         QMessageBox::about(this, tr("About NearDup Workbench"),
                            tr("<b>NearDup Workbench %1</b><p>Near-duplicate detection with "
@@ -395,6 +403,89 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     updateRunEnabled();
     refreshRuns(std::exchange(reselectRun_, 0));
     return true;
+}
+
+bool MainWindow::closeProject(bool quiet) {
+    if (project_.isEmpty()) return true;
+    if (run_->isRunning() || saving_) {
+        if (!quiet)
+            QMessageBox::information(this, tr("Close project"),
+                                     saving_
+                                         ? tr("Wait for Save As to finish first.")
+                                         : tr("Wait for the run to finish or cancel it first."));
+        return false;
+    }
+    project_.clear();
+    opening_ = false;
+    queries_->setProject(QString());
+    background_->setProject(QString());
+    setResumable(std::nullopt);
+    latestRun_.forget();  // a run still being read is not shown
+    runInfo_ = RunInfo{};
+    runShownOnce_ = false;
+    clusters_->clearRun();
+    threshold_->setRun(RunInfo{});
+    buckets_->setRun(RunInfo{});
+    history_->setRuns({}, 0);
+    dataset_->setInputs({});
+    dataset_->setDatasetInfo(QString());
+    statusProject_->setText(tr("No project open"));
+    updateTitle();
+    updateRunEnabled();
+    return true;
+}
+
+QDialog* MainWindow::showKeyboardShortcuts() {
+    struct Key {
+        QString keys, what;
+    };
+    const QList<Key> keys{
+        {tr("Y"), tr("Confirm duplicate, next pair")},
+        {tr("N"), tr("Not a duplicate, next pair")},
+        {tr("K"), tr("Keep the removed one of the pair instead, next pair")},
+        {tr("Alt+Down / Alt+Up"), tr("Next / previous pair, across clusters")},
+        {tr("Alt+N"), tr("Not a duplicate, stay on the pair")},
+        {tr("Alt+Left / Alt+Right"), tr("Keep the left / right document instead")},
+        {tr("Alt+K"), tr("Keep all members of the cluster")},
+        {tr("Ctrl+Z"), tr("Undo the latest decision")},
+        {QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText),
+         tr("Search the clusters")},
+        {tr("D / N / U, Left / Right"),
+         tr("Audit dialog: duplicate / not / unsure; previous / next pair")},
+        {tr("Left / Right, Page Up / Page Down"), tr("Threshold slider: \u03b8 by 0.01 / by 0.05")},
+        {tr("F5 / Shift+F5"), tr("Run / cancel the run")},
+        {tr("Ctrl+L"), tr("Use the selected run's parameters")},
+        {tr("Ctrl+E"), tr("Export the run")},
+        {QKeySequence(QKeySequence::New).toString(QKeySequence::NativeText), tr("New project")},
+        {QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText), tr("Open project")},
+        {QKeySequence(QKeySequence::Close).toString(QKeySequence::NativeText), tr("Close project")},
+        {tr("Ctrl+Shift+S"), tr("Save project as")},
+        {QKeySequence(QKeySequence::HelpContents).toString(QKeySequence::NativeText),
+         tr("User guide")},
+    };
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("keyboardShortcuts"));
+    dialog->setWindowTitle(tr("Keyboard Shortcuts"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* table = new QTableWidget(int(keys.size()), 2, dialog);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setHorizontalHeaderLabels({tr("Keys"), tr("Does")});
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    for (int i = 0; i < int(keys.size()); ++i) {
+        table->setItem(i, 0, new QTableWidgetItem(keys[i].keys));
+        table->setItem(i, 1, new QTableWidgetItem(keys[i].what));
+    }
+    table->resizeColumnsToContents();
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(
+        new QLabel(tr("The review keys work while the Clusters tab is shown and no "
+                      "text box has the focus.")));
+    layout->addWidget(table);
+    dialog->resize(620, 520);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::refreshRuns(qint64 select) {
@@ -541,6 +632,8 @@ void MainWindow::updateRunEnabled() {
                                   !(run_ && run_->isRunning()));
     if (saveAsAction_)
         saveAsAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
+    if (closeAction_)
+        closeAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
 }
 
 void MainWindow::updateTitle() {

@@ -11,6 +11,7 @@
 #include "run_lock.h"
 
 class QAction;
+class QDialog;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -52,6 +53,11 @@ class MainWindow : public QMainWindow {
     // without a project, or while a copy is under way. projectSaved() reports the outcome.
     bool saveProjectAs(const QString& path, bool quiet = false);
     bool isSaving() const { return saving_; }
+    // File ▸ Close Project: back to the start page with no project open; refused (false, with a
+    // message unless quiet) while a run or Save As is going.
+    bool closeProject(bool quiet = false);
+    // Help ▸ Keyboard Shortcuts: a non-modal list of every key the workbench answers to.
+    QDialog* showKeyboardShortcuts();
     // A non-modal dialog listing the documents run b removes that run a keeps, and back.
     RunDiffDialog* compareRuns(qint64 a, qint64 b);
     QString projectPath() const { return project_; }
@@ -170,6 +176,7 @@ class MainWindow : public QMainWindow {
     QAction* exportAction_ = nullptr;
     QAction* exportReportAction_ = nullptr;
     QAction* saveAsAction_ = nullptr;
+    QAction* closeAction_ = nullptr;
     bool saving_ = false;
     qint64 reselectRun_ = 0;
     ElidedLabel* statusProject_ = nullptr;

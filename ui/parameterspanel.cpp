@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -40,6 +41,21 @@ QSpinBox* spin(int lo, int hi, int value) {
     s->setKeyboardTracking(true);
     return s;
 }
+
+// The wheel over a combo or spin box that does not have the focus scrolls the panel instead of
+// changing the value under the pointer on its way past.
+class WheelGuard : public QObject {
+  public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        auto* w = qobject_cast<QWidget*>(watched);
+        if (event->type() == QEvent::Wheel && w && !w->hasFocus()) {
+            event->ignore();  // goes on to the scroll area around the panel
+            return true;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
 
 void setCombo(QComboBox* c, const char* text) {
     const int i = c->findText(QString::fromLatin1(text));
@@ -201,6 +217,13 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     layout->addWidget(validation_);
     layout->addWidget(plot_, 1);
     layout->addWidget(suggestion_);
+
+    auto* guard = new WheelGuard(this);
+    for (QWidget* w : findChildren<QWidget*>())
+        if (qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w)) {
+            w->setFocusPolicy(Qt::StrongFocus);
+            w->installEventFilter(guard);
+        }
 
     auto onEdit = [this] { refresh(); };
     for (QSpinBox* s : {ngram_, hashes_, bands_, rows_, buckets_, threads_})

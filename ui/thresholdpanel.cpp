@@ -136,6 +136,13 @@ void ThresholdPanel::setRun(const RunInfo& run) {
     refreshQueued_ = false;
     const bool usable = run.runId != 0 && run.status == "ok" && run.params.compare.storeFloor < 1.0;
     slider_->setEnabled(usable);
+    if (usable) {
+        // The steps span [storeFloor, 1]: the arrows move θ by 0.01 and Page Up/Down by 0.05,
+        // so that 0.80 to 0.70 is two key presses.
+        const double span = 1.0 - run.params.compare.storeFloor;
+        slider_->setSingleStep(std::max(1, int(std::lround(0.01 / span * kSteps))));
+        slider_->setPageStep(std::max(1, int(std::lround(0.05 / span * kSteps))));
+    }
     if (!usable) {
         result_->setText(run.runId ? tr("Run %1 is %2: nothing to re-cluster.")
                                          .arg(run.runId)
