@@ -40,6 +40,7 @@
 #include "elidedlabel.h"
 #include "mainwindow.h"
 #include "parameterspanel.h"
+#include "qcp.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
 #include "startpage.h"
@@ -211,6 +212,10 @@ class TestUiDesk : public QObject {
         QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10000);
         QTRY_COMPARE(label->text(), QStringLiteral("reviewed 1 of %1 clusters").arg(total));
         QVERIFY(!label->isElided());
+        // The decision is named by the documents' ids, not their internal numbers.
+        const QString message = w.clusters()->comparison()->decisionMessage();
+        QVERIFY2(message.startsWith(QStringLiteral("Recorded: confirmed duplicate https://")),
+                 qPrintable(message));
     }
 
     // A copy that changed only case and spacing shows as equal word for word: the diff
@@ -410,6 +415,33 @@ class TestUiDesk : public QObject {
             keys << table->item(r, 0)->text();
         for (const char* k : {"Y", "N", "K", "Ctrl+Z", "F5 / Shift+F5"})
             QVERIFY2(keys.contains(QString::fromLatin1(k)), k);
+    }
+
+    // The phase chart's seconds labels never overlap at the history dock's width.
+    void phaseChartLabelsDoNotOverlap() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(longIds_, true));
+        QVERIFY(settle(w));
+        auto* chart = w.findChild<QCustomPlot*>(QStringLiteral("phaseChart"));
+        QVERIFY(chart && chart->isVisible());
+        QTest::qWait(100);  // the queued replot after the layout
+        chart->replot();
+        QCPAxis* x = chart->xAxis;
+        const QVector<double> ticks = x->tickVector();
+        const QVector<QString> labels = x->tickVectorLabels();
+        QVERIFY(ticks.size() >= 2);
+        const QFontMetrics metrics(x->tickLabelFont());
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double gap = x->coordToPixel(ticks[i]) - x->coordToPixel(ticks[i - 1]);
+            const double need =
+                (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) /
+                2.0;
+            QVERIFY2(gap > need + 2, qPrintable(QStringLiteral("'%1' and '%2': %3 px apart")
+                                                    .arg(labels[i - 1], labels[i])
+                                                    .arg(gap)));
+        }
     }
 
     void threeHundredCharacterIdsFit() {

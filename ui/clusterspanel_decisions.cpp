@@ -25,16 +25,25 @@ struct DecisionOutcome {
     int64_t anchorCluster = -1;  // where the anchor document is now
 };
 
-QString describe(const Decision& d) {
+// A decision in words, naming the documents by their ids (shortened in the middle when long),
+// as the user sees them, rather than by their internal numbers. Runs in a job.
+QString describe(const Decision& d, ProjectQueries& q, int64_t datasetId) {
+    auto id = [&](uint32_t doc) {
+        constexpr qsizetype kMax = 40;
+        QString s = QString::fromStdString(q.documentId(datasetId, doc));
+        if (s.size() > kMax)
+            s = s.left(kMax / 2 - 1) + QStringLiteral("\u2026") + s.right(kMax / 2);
+        return s;
+    };
     switch (d.kind) {
         case DecisionKind::NotDuplicate:
-            return ClustersPanel::tr("not a duplicate %1 / %2").arg(d.a).arg(d.b);
+            return ClustersPanel::tr("not a duplicate %1 / %2").arg(id(d.a), id(d.b));
         case DecisionKind::KeepInstead:
-            return ClustersPanel::tr("keep %1 instead").arg(d.a);
+            return ClustersPanel::tr("keep %1 instead").arg(id(d.a));
         case DecisionKind::KeepAll:
-            return ClustersPanel::tr("keep all with %1").arg(d.a);
+            return ClustersPanel::tr("keep all with %1").arg(id(d.a));
         case DecisionKind::ConfirmedDuplicate:
-            return ClustersPanel::tr("confirmed duplicate %1 / %2").arg(d.a).arg(d.b);
+            return ClustersPanel::tr("confirmed duplicate %1 / %2").arg(id(d.a), id(d.b));
     }
     return {};
 }
@@ -111,7 +120,7 @@ void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t a
             d.b = isPairDecision(kind) ? std::max(a, b) : 0;
             d.id = recordDecision(ctx.store(), datasetId, kind, a, b);
             DecisionOutcome out;
-            out.message = tr("Recorded: %1.").arg(describe(d));
+            out.message = tr("Recorded: %1.").arg(describe(d, ctx.queries(), datasetId));
             // Rebuilds the audited listing with the new decision.
             out.anchorCluster = ctx.queries().clusterOfDocument(runId, anchor);
             return out;
@@ -143,7 +152,7 @@ void ClustersPanel::undoDecision() {
                 out.message = tr("No decision to undo.");
                 return out;
             }
-            out.message = tr("Undone: %1.").arg(describe(*d));
+            out.message = tr("Undone: %1.").arg(describe(*d, ctx.queries(), datasetId));
             out.anchorCluster = ctx.queries().clusterOfDocument(runId, d->a);
             return out;
         },
@@ -240,13 +249,18 @@ void ClustersPanel::refreshDecisionState() {
     }
     const int64_t datasetId = run_.datasetId;
     const qint64 runId = run_.runId;
-    jobs_->submit<std::vector<Decision>>(
-        this, [datasetId](JobContext& ctx) { return ctx.queries().decisions(datasetId); },
-        [this, runId](std::vector<Decision> list) {
+    jobs_->submit<std::pair<int, QString>>(
+        this,
+        [datasetId](JobContext& ctx) {
+            const std::vector<Decision> list = ctx.queries().decisions(datasetId);
+            return std::make_pair(
+                int(list.size()),
+                list.empty() ? QString() : describe(list.back(), ctx.queries(), datasetId));
+        },
+        [this, runId](std::pair<int, QString> state) {
             if (runId != run_.runId) return;
-            decisionCount_ = int(list.size());
-            comparison_->setDecisionState(decisionCount_,
-                                          list.empty() ? QString() : describe(list.back()));
+            decisionCount_ = state.first;
+            comparison_->setDecisionState(decisionCount_, state.second);
         });
 }
 

@@ -53,10 +53,19 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     chart_->xAxis->ticker()->setTickCount(4);
     // The rows' height is known once the chart is laid out (and changes when it is resized):
     // which labels fit is decided then, and the chart drawn again when that changed.
+    // The seconds axis gets as many ticks as its labels fit side by side in its width.
+    chart_->xAxis->setNumberFormat(QStringLiteral("g"));
+    chart_->xAxis->setNumberPrecision(2);
     connect(chart_, &QCustomPlot::afterLayout, this, [this] {
         const std::vector<int> before = labelledRows_;
         fitPhaseLabels();
-        if (labelledRows_ != before) chart_->replot(QCustomPlot::rpQueuedReplot);
+        const int label = QFontMetrics(chart_->xAxis->tickLabelFont())
+                              .horizontalAdvance(QStringLiteral("0.0000")) +
+                          16;
+        const int ticks = std::clamp(chart_->xAxis->axisRect()->width() / label, 1, 4);
+        const bool retick = chart_->xAxis->ticker()->tickCount() != ticks;
+        chart_->xAxis->ticker()->setTickCount(ticks);
+        if (labelledRows_ != before || retick) chart_->replot(QCustomPlot::rpQueuedReplot);
     });
 
     compare_->setObjectName(QStringLiteral("compareRunsButton"));
