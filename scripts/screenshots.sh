@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates docs/screenshots/*.png from a real window under Xvfb (1600x1000): a generated
+# Regenerates docs/screenshots/*.png from a real window under Xvfb at 1280x800, the smallest
+# screen the workbench is laid out for: a generated
 # corpus of 3,000 documents, three runs with different parameters, then the workbench's
 # --screenshot mode on the clusters view, the buckets view (with a bucket's documents listed)
 # and the diff of two runs. PNGs are quantized with pngquant when it is installed.
@@ -16,7 +17,7 @@ run --threshold 0.8
 run --threshold 0.7 --bands 20 --rows 5
 run --threshold 0.75 --bands 9 --rows 13 --verify exact --keep longest
 shot() {
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/workbench/neardup-workbench" \
+  xvfb-run -a -s "-screen 0 1280x800x24" "$build/app/workbench/neardup-workbench" \
     "$work/corpus.ndw" --screenshot "$@"
 }
 out=docs/screenshots
