@@ -38,6 +38,7 @@
 #include "clusterspanel.h"
 #include "comparisonview.h"
 #include "elidedlabel.h"
+#include "exportdialog.h"
 #include "mainwindow.h"
 #include "parameterspanel.h"
 #include "qcp.h"
@@ -382,6 +383,33 @@ class TestUiDesk : public QObject {
         QTRY_VERIFY(std::abs(w.threshold()->threshold() - (start - 0.05)) < 1e-9);
         QTest::keyClick(slider, Qt::Key_Left);
         QTRY_VERIFY(std::abs(w.threshold()->threshold() - (start - 0.06)) < 1e-9);
+    }
+
+    // Export's file names carry the working threshold when the slider is off the run's own,
+    // so that exports at two thresholds never overwrite each other.
+    void exportNamesCarryTheta() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openProject(caseCopy_, true));
+        QVERIFY(settle(w));
+        ExportDialog* own = w.openExportDialog();
+        QVERIFY(own);
+        QVERIFY2(own->plannedFiles().value(0).endsWith(QStringLiteral("case-run-1-kept.txt")),
+                 qPrintable(own->plannedFiles().value(0)));
+        own->close();
+        QSlider* slider = w.threshold()->slider();
+        QTRY_VERIFY(slider->isEnabled());
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_PageDown);
+        QTRY_VERIFY(!std::isnan(w.threshold()->workingThreshold()));
+        ExportDialog* moved = w.openExportDialog();
+        QVERIFY(moved);
+        const QString expected = QStringLiteral("case-run-1-theta-%1-kept.txt")
+                                     .arg(w.threshold()->workingThreshold(), 0, 'f', 3);
+        QVERIFY2(moved->plannedFiles().value(0).endsWith(expected),
+                 qPrintable(moved->plannedFiles().value(0) + QStringLiteral(" for ") + expected));
+        moved->close();
     }
 
     // File > Close Project goes back to the start page with nothing of the project shown;

@@ -34,7 +34,8 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
     auto* dirRow = new QHBoxLayout;
     dirRow->addWidget(dir_, 1);
     dirRow->addWidget(browse);
-    prefix_ = new QLineEdit(QStringLiteral("run-%1").arg(runId));
+    autoPrefix_ = QStringLiteral("run-%1").arg(runId);
+    prefix_ = new QLineEdit(autoPrefix_);
     kept_ = new QCheckBox(tr("Kept ids (one per line)"));
     removed_ = new QCheckBox(tr("Removed ids (one per line)"));
     clusters_ = new QCheckBox(tr("Clusters (JSONL: id, cluster, representative)"));
@@ -89,8 +90,17 @@ void ExportDialog::setOutputDirectory(const QString& dir) {
 }
 
 void ExportDialog::setProjectName(const QString& name) {
-    prefix_->setText(name.isEmpty() ? QStringLiteral("run-%1").arg(runId_)
-                                    : QStringLiteral("%1-run-%2").arg(name).arg(runId_));
+    project_ = name;
+    updatePrefix();
+}
+
+void ExportDialog::updatePrefix() {
+    QString prefix = project_.isEmpty() ? QStringLiteral("run-%1").arg(runId_)
+                                        : QStringLiteral("%1-run-%2").arg(project_).arg(runId_);
+    // Exports at two working thresholds never overwrite each other.
+    if (!std::isnan(threshold_)) prefix += QStringLiteral("-theta-%1").arg(threshold_, 0, 'f', 3);
+    if (prefix_->text().isEmpty() || prefix_->text() == autoPrefix_) prefix_->setText(prefix);
+    autoPrefix_ = prefix;
 }
 QString ExportDialog::outputDirectory() const {
     return dir_->text();
@@ -265,6 +275,7 @@ void ExportDialog::setThreshold(double threshold) {
     setWindowTitle(std::isnan(threshold)
                        ? tr("Export run %1").arg(runId_)
                        : tr("Export run %1 at \u03b8 = %2").arg(runId_).arg(threshold, 0, 'f', 3));
+    updatePrefix();
 }
 
 void ExportDialog::cancelExport() {

@@ -69,12 +69,16 @@ class ExportDialog : public QDialog {
     void finish(bool ok, const QString& message);
     void askBeforeReplacing(const QStringList& existing);
     void runExport();
+    // The file-name prefix from the project, run and working threshold, unless the user typed
+    // one of their own.
+    void updatePrefix();
 
     JobQueue* jobs_;
     qint64 runId_;
     double threshold_ = std::numeric_limits<double>::quiet_NaN();
     QLineEdit* dir_;
     QLineEdit* prefix_;
+    QString project_, autoPrefix_;
     QCheckBox* kept_;
     QCheckBox* removed_;
     QCheckBox* clusters_;
