@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -141,6 +142,22 @@ class TestUiDesk : public QObject {
             QTRY_VERIFY(d->isVisible() && !d->visibleRegion().isEmpty());
         }
         QVERIFY2(clipped(cmp->nextButton()).isEmpty(), qPrintable(clipped(cmp->nextButton())));
+
+        // The run history shows each run's counts without scrolling; the long parameters
+        // line may run past the edge.
+        w.findChild<QDockWidget*>(QStringLiteral("historyDock"))->raise();
+        QTableView* runs = w.history()->view();
+        QTRY_VERIFY(runs->isVisible() && runs->model()->rowCount() > 0);
+        for (const int column : {int(RunHistoryModel::Documents), int(RunHistoryModel::Clusters),
+                                 int(RunHistoryModel::Removed)}) {
+            const QHeaderView* h = runs->horizontalHeader();
+            const int end = h->sectionViewportPosition(column) + h->sectionSize(column);
+            QVERIFY2(h->sectionViewportPosition(column) >= 0 && end <= runs->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                    .arg(column)
+                                    .arg(end)
+                                    .arg(runs->viewport()->width())));
+        }
     }
 
   private slots:

@@ -37,6 +37,15 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     view_->verticalHeader()->setDefaultSectionSize(22);
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->horizontalHeader()->setStretchLastSection(false);
+    // What a run did comes first (documents, clusters, removed, precision) and the long
+    // parameters line last, so that the counts stay in sight in the bottom dock.
+    QHeaderView* header = view_->horizontalHeader();
+    int visual = RunHistoryModel::Documents;
+    for (const int column : {RunHistoryModel::Documents, RunHistoryModel::Clusters,
+                             RunHistoryModel::Removed, RunHistoryModel::Precision})
+        header->moveSection(header->visualIndex(column), visual++);
+    header->moveSection(header->visualIndex(RunHistoryModel::Parameters),
+                        RunHistoryModel::ColumnCount - 1);
     connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &RunHistoryPanel::onSelectionChanged);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
