@@ -1,10 +1,6 @@
 // The content pin (core/io/content_pin.h): the same tag however the content is split into
 // parts, a different tag for any change of content, length, block order or key.
-#include <dlfcn.h>
-#include <openssl/evp.h>
-
 #include <QTest>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -142,15 +138,6 @@ class TestContentPin : public QObject {
         ContentPinner pinner(key);
         const neardup::PinPart later = neardup::pinPart(key, content.data() + 10, 10, 10);
         QVERIFY_THROWS_EXCEPTION(std::logic_error, pinner.add(later, content.data() + 10));
-    }
-
-    // libparquet exports its own OpenSSL: the pins must use the system's libcrypto (the one
-    // Debian updates), which every link line names first.
-    void pinsUseTheSystemLibcrypto() {
-        Dl_info info{};
-        QVERIFY(dladdr(reinterpret_cast<void*>(&EVP_MAC_fetch), &info) != 0);
-        QVERIFY2(info.dli_fname != nullptr && std::strstr(info.dli_fname, "libcrypto") != nullptr,
-                 info.dli_fname);
     }
 
     void keysAreRandom() { QVERIFY(neardup::newPinKey() != neardup::newPinKey()); }
