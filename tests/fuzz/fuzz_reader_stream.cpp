@@ -49,11 +49,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     try {
         files = expandInputs({memoryFile()}, OnError::Skip);
     } catch (const UnsupportedInputError&) {
-        // Columnar files are refused by name, whatever --on-error says; only their magic bytes
-        // may cause it (Parquet "PAR1", Arrow IPC "ARROW1" or a stream's 0xFFFFFFFF marker).
+        // Columnar files and SQLite databases (a project given as an input) are refused by
+        // name, whatever --on-error says; only their magic bytes may cause it (Parquet "PAR1",
+        // Arrow IPC "ARROW1" or a stream's 0xFFFFFFFF marker, SQLite's "SQLite format 3\0").
         const std::string_view head(reinterpret_cast<const char*>(data + 1), size - 1);
         FUZZ_CHECK(head.starts_with("PAR1") || head.starts_with("ARROW1") ||
-                   head.starts_with("\xff\xff\xff\xff"));
+                   head.starts_with("\xff\xff\xff\xff") ||
+                   head.starts_with(std::string_view("SQLite format 3\0", 16)));
         return 0;
     }
     FUZZ_CHECK(files.size() == 1);
