@@ -10,8 +10,9 @@
 // change the pin, and a file read again in other chunks (a resumed read, a check) gives the same.
 //
 // GMAC is a universal-hash MAC: without the key, content of the same length with the same tag is
-// found with probability about 2^-128 per try, whatever the content; its cost is a quarter of a
-// nanosecond a byte on CPUs with carry-less multiply. The key is the project's own
+// found with probability about 2^-128 per try, whatever the content; with carry-less multiply it
+// costs about what the parse's own pass over the bytes costs (docs/performance.md). The key is
+// the project's own
 // (pin_key in its meta table): the pin resists deliberate edits by anyone who cannot read the
 // project; whoever can read it can also rewrite it, which no pin prevents (docs/robustness.md).
 #pragma once

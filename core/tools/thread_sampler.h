@@ -2,10 +2,8 @@
 // says about scaling. A thread wants a core when /proc/self/task/<tid>/stat shows it running or
 // runnable (state R). The share of samples in which at most one thread wants a core is the run's
 // serial share s: that time does not shrink with more cores, so Amdahl's law projects a speed-up
-// of 1 / (s + (1 - s) / n) at n cores. Measured on a 2-core machine with 2 threads, this
-// projection matched what a 16-core host measured (docs/performance.md), so the serial share is
-// the figure to drive down without a big machine at hand. Linux only: elsewhere no samples are
-// taken.
+// of 1 / (s + (1 - s) / n) at n cores, which a 2-core machine can measure for a big one
+// (docs/performance.md). Linux only: elsewhere no samples are taken.
 #pragma once
 
 #include <atomic>
