@@ -105,15 +105,23 @@ for lib in "${libs[@]}"; do
 done
 # The CUDA runtime, when linked in statically: NVIDIA's licence from the toolkit of nvcc (a
 # runfile or NVIDIA's packages: EULA.txt; pip's nvidia-cuda-runtime: its licence; Debian's
-# nvidia-cuda-toolkit: its copyright file), or the file CUDA_EULA names.
+# nvidia-cuda-toolkit: its copyright file), or the file CUDA_EULA names. The toolkit is the one
+# CUDACXX names, else nvcc on PATH, else /usr/local/cuda, where CMake also looks: a build may
+# have found nvcc there with /usr/local/cuda/bin off PATH.
 if grep -aqE 'libcudart_static_|/cudart\.shm\.' "$binary"; then
   eula="${CUDA_EULA:-}"
-  if [ -z "$eula" ] && nvcc="$(command -v "${CUDACXX:-nvcc}")"; then
+  nvcc=""
+  for candidate in "${CUDACXX:-}" "$(command -v nvcc || true)" /usr/local/cuda/bin/nvcc; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then nvcc="$candidate"; break; fi
+  done
+  if [ -z "$eula" ] && [ -n "$nvcc" ]; then
     root="$(readlink -f "$(dirname "$nvcc")/..")"
-    for f in "$root/EULA.txt" "$root/doc/EULA.txt" "$root"/dist-info/nvidia_cuda_runtime*/licenses/License.txt \
-             /usr/share/doc/nvidia-cuda-toolkit/copyright; do
+    for f in "$root/EULA.txt" "$root/doc/EULA.txt" "$root"/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do
       if [ -s "$f" ]; then eula="$f"; break; fi
     done
+  fi
+  if [ -z "$eula" ] && [ -s /usr/share/doc/nvidia-cuda-toolkit/copyright ]; then
+    eula=/usr/share/doc/nvidia-cuda-toolkit/copyright
   fi
   [ -n "$eula" ] && [ -s "$eula" ] ||
     { echo "bundle: $binary has the CUDA runtime linked in, but no CUDA licence text was found (set CUDA_EULA)" >&2; exit 1; }

@@ -40,6 +40,11 @@ class TestBundle : public QObject {
         bundle_ = dir_.path() + QStringLiteral("/bundle");
         QProcess make;
         make.setProcessChannelMode(QProcess::MergedChannels);
+#ifdef NEARDUP_CUDA_COMPILER
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("CUDACXX"), QStringLiteral(NEARDUP_CUDA_COMPILER));
+        make.setProcessEnvironment(env);
+#endif
         make.start(QStringLiteral(NEARDUP_SOURCE_DIR "/scripts/bundle-binary.sh"),
                    {QStringLiteral(NEARDUP_CLI_PATH), bundle_});
         QVERIFY(make.waitForFinished(120000));
