@@ -209,6 +209,21 @@ class TestReport : public QObject {
         QCOMPARE(marked.right, std::string("a &lt;b&gt; <ins>d</ins>"));
     }
 
+    // The report's word diff compares words as the matcher did (the workbench's diffWords with
+    // the run's normalization): a copy that changed only case and spacing has nothing marked.
+    void caseChangedCopyIsUnmarked() {
+        using neardup::report::markWordDifferences;
+        const auto marked = markWordDifferences("The Original  text", "THE original text\t");
+        QCOMPARE(marked.changedWords, std::size_t{0});
+        QCOMPARE(marked.left, std::string("The Original  text"));  // shown as written
+        QCOMPARE(marked.right, std::string("THE original text\t"));
+        neardup::NormalizeOptions caseKept;
+        caseKept.lowercase = false;
+        const auto strict = markWordDifferences("The text", "THE text", caseKept);
+        QCOMPARE(strict.left, std::string("<del>The</del> text"));
+        QCOMPARE(strict.right, std::string("<ins>THE</ins> text"));
+    }
+
     void changedInputIsRefusedOrLeftOut() {
         QVERIFY(QFile::copy(d("sample.jsonl"), d("moving.jsonl")));
         QCOMPARE(testsupport::neardup({QStringLiteral("run"), QStringLiteral("-p"), d("moving.ndw"),

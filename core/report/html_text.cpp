@@ -139,8 +139,9 @@ std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) {
     return text.substr(0, end);
 }
 
-MarkedPair markWordDifferences(std::string_view left, std::string_view right) {
-    const WordDiff diff = diffWords(left, right);
+MarkedPair markWordDifferences(std::string_view left, std::string_view right,
+                               const NormalizeOptions& normalize) {
+    const WordDiff diff = diffWords(left, right, normalize);
     MarkedPair out;
     std::size_t leftCursor = 0, rightCursor = 0;
     for (const DiffRun& run : diff.runs) {

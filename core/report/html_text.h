@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "params.h"
+
 namespace neardup::report {
 
 // `text` with &, <, >, " and ' replaced by entities: safe inside element content and inside a
@@ -28,11 +30,14 @@ std::string byteSizeText(uint64_t bytes);
 std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes);
 
 // Both texts of a pair as HTML, each word that the other text lacks wrapped in <del> (left)
-// or <ins> (right) (core/text/word_diff.h); whitespace is kept as it is.
+// or <ins> (right); whitespace is kept as it is. Words are compared as the matcher saw them,
+// normalized by `normalize` (core/text/word_diff.h): a copy that changed only case or spacing
+// shows no marks, as in the workbench's comparison.
 struct MarkedPair {
     std::string left, right;
     std::size_t changedWords = 0;  // words marked on either side
 };
-MarkedPair markWordDifferences(std::string_view left, std::string_view right);
+MarkedPair markWordDifferences(std::string_view left, std::string_view right,
+                               const NormalizeOptions& normalize = {});
 
 }  // namespace neardup::report
