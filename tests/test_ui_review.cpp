@@ -248,6 +248,41 @@ class TestUiReview : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(shownPair().first == doc || shownPair().second == doc, 20000);
     }
 
+    // A decision's message names the documents by their ids and speaks of its own cluster:
+    // another cluster selected clears it (the undo line keeps the last decision).
+    void decisionMessageFollowsTheCluster() {
+        QVERIFY(uiwindow::settle(*window_));
+        ClustersPanel* panel = window_->clusters();
+        QTRY_VERIFY(panel->comparison()->hasComparison() && panel->model()->rowCount() > 2);
+        panel->selectClusterRow(0);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->comparison()->hasComparison(), 20000);
+        QVERIFY(uiwindow::settle(*window_));
+        const uint32_t left = panel->comparison()->leftDocument();
+        QString id;
+        QTableWidget* members = panel->membersTable();
+        for (int r = 0; r < members->rowCount(); ++r)
+            if (members->item(r, 0)->text().toUInt() == left) id = members->item(r, 1)->text();
+        QVERIFY(!id.isEmpty() && id != QString::number(left));
+        QSignalSpy decided(panel, &ClustersPanel::decisionsChanged);
+        QTest::mouseClick(panel->comparison()->notDuplicateButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 20000);
+        QVERIFY(uiwindow::settle(*window_));
+        const QString message = panel->comparison()->decisionMessage();
+        QVERIFY2(message.startsWith(QStringLiteral("Recorded: not a duplicate ")) &&
+                     message.contains(id),
+                 qPrintable(message + QStringLiteral(" lacks ") + id));
+        const qint64 decidedCluster = panel->currentCluster();
+        int other = 0;
+        while (panel->model()->clusterAt(other)->cluster == decidedCluster)
+            ++other;
+        QSignalSpy shown(panel, &ClustersPanel::clusterShown);
+        panel->selectClusterRow(other);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.size() >= 1, 20000);
+        QCOMPARE(panel->currentCluster(), panel->model()->clusterAt(other)->cluster);
+        QVERIFY2(panel->comparison()->decisionMessage().isEmpty(),
+                 qPrintable(panel->comparison()->decisionMessage()));
+    }
+
     // Run ▸ Audit N Random Pairs: a sample drawn as core draws it, verdicts by key (D, N, U),
     // the estimate in the dialog, beside the run in the history and in the clusters panel;
     // opened again, the dialog goes on with the same sample.

@@ -297,6 +297,8 @@ void ClustersPanel::setRun(const RunInfo& run) {
     run_ = run;
     deciding_ = false;
     cluster_ = -1;
+    messageCluster_ = -1;
+    comparison_->setDecisionMessage(QString());
     pairs_.clear();
     memberList_.clear();
     members_->setRowCount(0);
@@ -379,8 +381,10 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                 d.toRepresentative.push_back(signatures.similarity(n.doc, rep));
             return d;
         },
-        [this, ticket](ClusterDetail d) {
+        [this, ticket, cluster](ClusterDetail d) {
             if (!ticket.current()) return;
+            // What was recorded in another cluster is not about this one.
+            if (cluster != messageCluster_) comparison_->setDecisionMessage(QString());
             memberList_ = std::move(d.members);
             pairs_ = std::move(d.pairs);
             members_->setRowCount(int(memberList_.size()));

@@ -173,6 +173,8 @@ class ClustersPanel : public QWidget {
     int decisionCount_ = 0;
     bool deciding_ = false;              // a decision is being recorded: ignore more until it shows
     bool advanceAfterDecision_ = false;  // then show the pair after wantPair_
+    // The cluster the decision message speaks of: another cluster shown clears the message.
+    qint64 messageCluster_ = -1;
     // The running text search: its stop flag, and the latest search (an earlier one's results
     // are dropped).
     std::shared_ptr<std::atomic<bool>> searchCancel_;

@@ -111,6 +111,7 @@ void ClustersPanel::record(DecisionKind kind, uint32_t a, uint32_t b, uint32_t a
     const qint64 runId = run_.runId;
     const int64_t datasetId = run_.datasetId;
     comparison_->setDecisionMessage(tr("Recording\u2026"));
+    messageCluster_ = cluster_;
     jobs_->submit<DecisionOutcome>(
         this,
         [=](JobContext& ctx) {
@@ -161,11 +162,13 @@ void ClustersPanel::undoDecision() {
             deciding_ = false;
             wantPair_.reset();
             comparison_->setDecisionMessage(tr("Cannot undo: %1").arg(e));
+            messageCluster_ = cluster_;
         });
 }
 
 void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster) {
     comparison_->setDecisionMessage(message);
+    messageCluster_ = anchorCluster;
     refreshDecisionState();
     // The rows loaded so far are re-read in place; then the cluster of the decision (or the
     // row that was selected, when that cluster is gone) is shown again.
