@@ -111,8 +111,8 @@ class TestFaultInjection : public CorpusFixture {
                 else
                     QVERIFY2(!anyOutput(tag), what.constData());
                 // A run that failed cleans up after itself; one killed during its export may
-                // leave its hidden `.<output>.tmp-<pid>` files (docs/robustness.md), never an
-                // output under its final name.
+                // leave its hidden `.<output>.tmp-<pid>` files (docs/reference/guarantees.md),
+                // never an output under its final name.
                 if (!kill)
                     QCOMPARE(temporaries(path("fault"))
                                  .filter(QStringLiteral(".%1.").arg(q(tag)), Qt::CaseSensitive),

@@ -12,9 +12,9 @@
 // GMAC is a universal-hash MAC: without the key, content of the same length with the same tag is
 // found with probability about 2^-128 per try, whatever the content; with carry-less multiply it
 // costs about what the parse's own pass over the bytes costs (docs/performance.md). The key is
-// the project's own
-// (pin_key in its meta table): the pin resists deliberate edits by anyone who cannot read the
-// project; whoever can read it can also rewrite it, which no pin prevents (docs/robustness.md).
+// the project's own (pin_key in its meta table): the pin resists deliberate edits by anyone who
+// cannot read the project; whoever can read it can also rewrite it, which no pin prevents
+// (docs/reference/threat-model.md).
 #pragma once
 
 #include <array>

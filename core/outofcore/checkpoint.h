@@ -22,7 +22,7 @@
 // checksum. Once the dataset is saved, that file is completed into the cache and renamed
 // (keepValuesAs): the values are written once, not once here and again into the cache. The
 // checkpoint is removed then, or once the dataset and its signatures are saved otherwise.
-// The files' layout: docs/project-format.md, "Read checkpoints".
+// The files' layout: docs/reference/project-format.md, "Read checkpoints".
 #pragma once
 
 #include <sys/types.h>
