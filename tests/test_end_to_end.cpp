@@ -51,8 +51,8 @@ class TestEndToEnd : public QObject {
         QTest::newRow("rolling") << QStringLiteral("rolling") << QString()
                                  << QStringLiteral("classic");
     }
-    // Bounds sit a little under the figures measured on the 18,000-document corpus in the
-    // README, since a 6,000-document corpus has fewer pairs to average over.
+    // Bounds sit a little under the figures measured on the 18,000-document corpora of
+    // docs/accuracy.md, since a 6,000-document corpus has fewer pairs to average over.
     void accuracyWithinBounds() {
         QFETCH(QString, family);
         QFETCH(QString, sketch);

@@ -4,9 +4,9 @@
 // slider (value set -> counts shown), the diff of two runs, listing a bucket and Save As.
 //
 // By default it builds a small project so that the suite checks the harness; point it at a
-// real one for the measurement quoted in the README:
+// real one for the measurement quoted in docs/guide/workbench.md:
 //   NEARDUP_UI_SCALE_PROJECT=/path/big.ndw QT_QPA_PLATFORM=offscreen tests/test_ui_scale
-// (the project needs two runs over one dataset for the diff; see the README's workbench section).
+// (the project needs two runs over one dataset for the diff).
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI

@@ -8,7 +8,7 @@
 
 namespace neardup::cli {
 
-// Exit codes, documented in the README and in --help.
+// Exit codes, documented in docs/guide/getting-started.md and in --help.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
