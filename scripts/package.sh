@@ -51,6 +51,8 @@ for f in ./usr/bin/neardup ./usr/bin/neardup-workbench \
          ./usr/share/bash-completion/completions/neardup ./usr/share/zsh/vendor-completions/_neardup \
          ./usr/share/doc/neardup/copyright ./usr/share/doc/neardup/changelog.gz \
          ./usr/share/doc/neardup/NOTICE ./usr/share/doc/neardup/third-party/cuda/EULA.txt \
+         ./usr/share/doc/neardup/docs/README.md ./usr/share/doc/neardup/docs/reference/cli.md \
+         ./usr/share/doc/neardup/docs/reference/project-format.md \
          ./usr/share/doc/neardup/third-party/arrow/LICENSE.txt \
          ./usr/share/doc/neardup/third-party/arrow/NOTICE.txt \
          ./usr/share/icons/hicolor/48x48/apps/neardup-workbench.png \

@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
     using namespace neardup::cli;
     neardup::installCudaBackends();
     CLI::App app{"neardup " NEARDUP_VERSION
-                 " - find near-duplicate documents in JSON Lines corpora (MinHash-LSH)\n"
+                 " - find near-duplicate documents in JSON Lines, Parquet and Arrow corpora "
+                 "(MinHash-LSH)\n"
                  "Exit codes: 0 ok, 1 error (bad input, I/O, project), 2 usage, 130 interrupted."};
     app.require_subcommand(1);
     app.set_version_flag("--version", "neardup " NEARDUP_VERSION);
