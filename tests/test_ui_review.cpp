@@ -31,6 +31,7 @@
 #include "comparisonview.h"
 #include "corpus_generator.h"
 #include "mainwindow.h"
+#include "numbertext.h"
 #include "pipeline.h"
 #include "project_queries.h"
 #include "project_store.h"
@@ -99,7 +100,7 @@ class TestUiReview : public QObject {
     void keysReviewPairAfterPair() {
         MainWindow& w = *window_;
         ClustersPanel* panel = w.clusters();
-        const QString total = QLocale().toString(qulonglong(run_.counts.clusters));
+        const QString total = countText(run_.counts.clusters);
         QTRY_COMPARE(panel->reviewProgressText(),
                      QStringLiteral("reviewed 0 of %1 clusters").arg(total));
         // The largest cluster first (the table's default order): it has several pairs.
@@ -151,10 +152,9 @@ class TestUiReview : public QObject {
         QCOMPARE(std::make_pair(decisions.back().a, decisions.back().b), rejected);
         QTRY_VERIFY(shownPair() != rejected);
         const ReviewProgress progress = q.reviewProgress(run_.runId);
-        QTRY_COMPARE(panel->reviewProgressText(),
-                     QStringLiteral("reviewed %1 of %2 clusters")
-                         .arg(progress.reviewed)
-                         .arg(QLocale().toString(qulonglong(progress.clusters))));
+        QTRY_COMPARE(panel->reviewProgressText(), QStringLiteral("reviewed %1 of %2 clusters")
+                                                      .arg(progress.reviewed)
+                                                      .arg(countText(progress.clusters)));
         QVERIFY(progress.reviewed >= 2);
         // The buttons' tooltips name the keys.
         QVERIFY(panel->comparison()->confirmButton()->toolTip().contains(QStringLiteral("(Y)")));

@@ -1,6 +1,7 @@
 // The workbench's run controller starts runs through the run service with every execution
 // option of its request: a worker count the engine refuses fails the run and says why, and a
-// valid one is used (the backend it reports has that many workers).
+// valid one is used (the backend it reports has that many workers). Counts and rates are
+// written by one locale-aware helper (ui/numbertext.h), in the run monitor as elsewhere.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -9,9 +10,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <QLabel>
 #include <fstream>
 
+#include "numbertext.h"
 #include "runcontroller.h"
+#include "runmonitor.h"
 
 using namespace neardup;
 using namespace neardup::ui;
@@ -61,6 +65,38 @@ class TestUiRunController : public QObject {
         QCOMPARE(status, QStringLiteral("ok"));
         QVERIFY2(infos.join(QLatin1Char('\n')).contains(QStringLiteral("2 workers")),
                  qPrintable(infos.join(QLatin1Char('\n'))));
+    }
+
+    // Counts are grouped as the locale says, and as in English under the C locale (which
+    // groups nothing): never "1740" beside "1,740".
+    void countsAreGroupedAsTheLocaleSays() {
+        const QLocale before;
+        QLocale::setDefault(QLocale::c());
+        QCOMPARE(countText(1740), QStringLiteral("1,740"));
+        QCOMPARE(countText(quint64(13356745)), QStringLiteral("13,356,745"));
+        QCOMPARE(countText(999), QStringLiteral("999"));
+        QCOMPARE(rateText(13356745.4, QStringLiteral("items/s")),
+                 QStringLiteral("13,356,745 items/s"));
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(countText(1740), QStringLiteral("1.740"));
+        QLocale::setDefault(before);
+    }
+
+    // The run monitor's throughput is a grouped count ("13356745 items/s" before).
+    void monitorRatesAreGrouped() {
+        const QLocale before;
+        QLocale::setDefault(QLocale::c());
+        RunController controller;
+        RunMonitor monitor(&controller);
+        emit controller.started();
+        emit controller.phaseStarted(QStringLiteral("compare"));
+        emit controller.phaseFinished(QStringLiteral("compare"), 1.0, 13356745, 0, false);
+        QStringList texts;
+        for (const QLabel* label : monitor.findChildren<QLabel*>())
+            texts << label->text();
+        QLocale::setDefault(before);
+        QVERIFY2(texts.contains(QStringLiteral("13,356,745 items/s")),
+                 qPrintable(texts.join(QStringLiteral(" | "))));
     }
 };
 

@@ -30,6 +30,7 @@
 #include "clusterspanel.h"
 #include "corpus_generator.h"
 #include "mainwindow.h"
+#include "numbertext.h"
 #include "pipeline.h"
 #include "project_queries.h"
 #include "run_diff.h"
@@ -223,7 +224,7 @@ class TestUiScale : public QObject {
             }));
             times.push_back(ms(clock));
             QVERIFY(t->resultText().contains(QString::number(t->lastResult()->clusters)) ||
-                    t->resultText().contains(QLocale().toString(t->lastResult()->clusters)));
+                    t->resultText().contains(countText(t->lastResult()->clusters)));
         }
         const Stats s = stats(times);
         qInfo(

@@ -12,7 +12,6 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
-#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -28,6 +27,7 @@
 #include "decisions.h"
 #include "exportdialog.h"
 #include "mainwindow.h"
+#include "numbertext.h"
 #include "parameterspanel.h"
 #include "project_queries.h"
 #include "project_store.h"
@@ -215,12 +215,10 @@ class TestUiThreshold : public QObject {
         MainWindow& w = *window_;
         // The history's Removed says what an export removes with the decision.
         const uint64_t audited = ProjectStore(project.toStdString()).loadRun(1).counts.removed;
-        const QLocale locale;
         const QString removedText = audited == own.removed
-                                        ? locale.toString(qulonglong(own.removed))
+                                        ? countText(own.removed)
                                         : QStringLiteral("%1 (%2 after decisions)")
-                                              .arg(locale.toString(qulonglong(own.removed)),
-                                                   locale.toString(qulonglong(audited)));
+                                              .arg(countText(own.removed), countText(audited));
         QTRY_COMPARE(w.history()->model()->index(0, RunHistoryModel::Removed).data().toString(),
                      removedText);
         moveSlider(t);

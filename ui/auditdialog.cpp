@@ -11,6 +11,7 @@
 
 #include "comparisonloader.h"
 #include "comparisonview.h"
+#include "numbertext.h"
 #include "project_store.h"
 
 namespace neardup::ui {
@@ -28,7 +29,7 @@ QString precisionText(const PrecisionEstimate& e) {
     // A precision is the precision of the run's pairs at a threshold.
     if (!std::isnan(e.threshold))
         s += AuditDialog::tr(" at \u03b8 %1").arg(thresholdText(e.threshold));
-    s += AuditDialog::tr(", %1 judged").arg(e.judged);
+    s += AuditDialog::tr(", %1 judged").arg(countText(e.judged));
     if (e.coverage < 1.0)
         s += AuditDialog::tr(", strata holding %1 % of the pairs").arg(e.coverage * 100, 0, 'f', 0);
     return s;
@@ -209,11 +210,11 @@ void AuditDialog::updateEstimate() {
     estimate_ = estimatePrecision(sample_->draw);
     QString text = tr("Sample %1 of %2 pairs at \u03b8 %3 (seed %4): %5; %6 unsure.")
                        .arg(sample_->sampleId)
-                       .arg(sample_->draw.pairs.size())
+                       .arg(countText(sample_->draw.pairs.size()))
                        .arg(thresholdText(sample_->draw.threshold))
                        .arg(sample_->draw.seed)
                        .arg(precisionText(estimate_))
-                       .arg(estimate_.unsure);
+                       .arg(countText(estimate_.unsure));
     // A sample of another threshold is shown as it is; the user may draw one at the working θ.
     if (std::abs(sample_->draw.threshold - drawThreshold()) > 1e-9)
         text +=
@@ -242,18 +243,16 @@ void AuditDialog::applyVerdicts() {
             saving_ = false;
             updateApplyButton();
             const uint64_t recorded = a.notDuplicate + a.confirmed;
-            QString text = tr("Recorded %1 decision(s): %2 not a duplicate, %3 confirmed "
-                              "duplicate.")
-                               .arg(recorded)
-                               .arg(a.notDuplicate)
-                               .arg(a.confirmed);
+            QString text =
+                tr("Recorded %1 decision(s): %2 not a duplicate, %3 confirmed "
+                   "duplicate.")
+                    .arg(countText(recorded), countText(a.notDuplicate), countText(a.confirmed));
             if (a.skipped > 0)
                 text += QLatin1Char(' ') +
                         tr("Skipped %1 pair(s) that already had a decision (%2 of them "
                            "differing from the verdict): undo those in the comparison view to "
                            "change them.")
-                            .arg(a.skipped)
-                            .arg(a.conflicting);
+                            .arg(countText(a.skipped), countText(a.conflicting));
             applied_->setText(text);
             emit verdictsApplied(recorded > 0);
         },

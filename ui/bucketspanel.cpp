@@ -5,13 +5,13 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <cmath>
+#include "numbertext.h"
 #include "qcp.h"
 
 #include "bucket_members.h"
@@ -62,10 +62,6 @@ QStandardItem* numberItem(double sortValue, const QString& text) {
     item->setData(sortValue, Qt::UserRole);
     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     return item;
-}
-
-QString count(uint64_t v) {
-    return QLocale().toString(static_cast<qulonglong>(v));
 }
 
 QStandardItem* keyItem(uint64_t key) {
@@ -260,13 +256,13 @@ void BucketsPanel::reload() {
                 comparisons += b.comparisons;
                 outlierCount += b.outlierCount;
             }
-            stats_->setText(
-                tr("%1 buckets, %2 with two or more members, largest %3; %4 "
-                   "comparisons; mean size %5, \u03c3 %6; %7 outliers")
-                    .arg(count(buckets), count(multi), count(maxSize), count(comparisons))
-                    .arg(d.moments.mean, 0, 'f', 3)
-                    .arg(d.moments.stddev, 0, 'f', 3)
-                    .arg(count(outlierCount)));
+            stats_->setText(tr("%1 buckets, %2 with two or more members, largest %3; %4 "
+                               "comparisons; mean size %5, \u03c3 %6; %7 outliers")
+                                .arg(countText(buckets), countText(multi), countText(maxSize),
+                                     countText(comparisons))
+                                .arg(d.moments.mean, 0, 'f', 3)
+                                .arg(d.moments.stddev, 0, 'f', 3)
+                                .arg(countText(outlierCount)));
 
             // Bars at the geometric middle of each log2 bin; empty bins cannot sit on a log
             // axis, so they are left out and the value range is set by hand.
@@ -309,8 +305,8 @@ void BucketsPanel::reload() {
             for (const OutlierRow& o : d.outliers) {
                 outliers_->appendRow(
                     {numberItem(o.band, QString::number(o.band)), keyItem(o.key),
-                     numberItem(double(o.size), count(o.size)),
-                     numberItem(double(o.comparisons), count(o.comparisons)),
+                     numberItem(double(o.size), countText(o.size)),
+                     numberItem(double(o.comparisons), countText(o.comparisons)),
                      numberItem(o.share, QStringLiteral("%1%").arg(o.share * 100, 0, 'f', 3))});
             }
             table_->resizeColumnsToContents();
@@ -405,8 +401,8 @@ void BucketsPanel::showMembers(const BucketMembersResult& r) {
         id->setToolTip(tr("document %1").arg(row.index));
         QStandardItem* text = textItem(row.preview);
         text->setToolTip(row.preview);
-        members_->appendRow({id, numberItem(row.bytes, count(row.bytes)),
-                             numberItem(row.chars, count(row.chars)), text});
+        members_->appendRow({id, numberItem(row.bytes, countText(row.bytes)),
+                             numberItem(row.chars, countText(row.chars)), text});
     }
     membersTable_->resizeColumnToContents(0);
     membersTable_->resizeColumnToContents(1);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -299,7 +300,7 @@ QVariant ClustersModel::diameterData(qint64 cluster, int role) const {
                 tip +=
                     tr(" A chain: members are linked to the representative only through "
                        "other members; open the Chain tab before exporting.");
-            if (d->large) tip += tr(" A large component (%1 members).").arg(d->size);
+            if (d->large) tip += tr(" A large component (%1 members).").arg(countText(d->size));
             return tip;
         }
         default:
@@ -324,7 +325,7 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
         case Cluster:
             return QString::number(r->cluster);
         case Size:
-            return QString::number(r->size);
+            return countText(r->size);
         case Representative:
             return QString::fromStdString(r->representativeId);
         case MinEstimated:
@@ -334,7 +335,7 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
         case Exact:
             return similarity(r->minExact);
         case Pairs:
-            return QString::number(r->pairs);
+            return countText(r->pairs);
         case Decision:
             return decisionText(r->decisions);
         default:

@@ -33,6 +33,7 @@
 #include "comparisonview.h"
 #include "elidedlabel.h"
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -327,9 +328,9 @@ void ClustersPanel::updateCount() {
         return;
     }
     const quint64 flagged = model_->flaggedCount();
-    count_->setText(
-        flagged ? tr("%1 clusters, %2 flagged \u26a0").arg(model_->totalCount()).arg(flagged)
-                : tr("%1 clusters").arg(model_->totalCount()));
+    count_->setText(flagged ? tr("%1 clusters, %2 flagged \u26a0")
+                                  .arg(countText(model_->totalCount()), countText(flagged))
+                            : tr("%1 clusters").arg(countText(model_->totalCount())));
     count_->setToolTip(flagged ? tr("Chains and large components: see the Diameter column")
                                : QString());
 }
@@ -392,7 +393,7 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                 const ClusterMember& m = memberList_[std::size_t(i)];
                 members_->setItem(i, 0, new QTableWidgetItem(QString::number(m.docIndex)));
                 members_->setItem(i, 1, new QTableWidgetItem(QString::fromStdString(m.docId)));
-                members_->setItem(i, 2, new QTableWidgetItem(QString::number(m.chars)));
+                members_->setItem(i, 2, new QTableWidgetItem(countText(m.chars)));
                 members_->setItem(i, 3, new QTableWidgetItem(memberStatus(m, memberList_)));
             }
             members_->resizeColumnsToContents();
@@ -476,14 +477,14 @@ void ClustersPanel::showPair(int index) {
     pairIndex_ = index;
     const PairRow& p = pairs_[std::size_t(index)];
     // Browsing stops at kMaxPairsBrowsed pairs: then say so, and how many the cluster has.
-    QString position =
-        tr("pair %1 of %2 in cluster %3").arg(index + 1).arg(pairs_.size()).arg(cluster_);
+    QString position = tr("pair %1 of %2 in cluster %3")
+                           .arg(countText(index + 1), countText(pairs_.size()))
+                           .arg(cluster_);
     if (pairs_.size() >= kMaxPairsBrowsed) {
         const ClusterRow* row = model_->clusterAt(model_->rowOfCluster(cluster_));
         position = tr("pair %1 of the first %2 browsable pairs (of %3 stored) in cluster %4")
-                       .arg(index + 1)
-                       .arg(pairs_.size())
-                       .arg(row ? QString::number(row->pairs) : tr("more"))
+                       .arg(countText(index + 1), countText(pairs_.size()),
+                            row ? countText(row->pairs) : tr("more"))
                        .arg(cluster_);
     }
     compare(p.a, p.b, &p, position);

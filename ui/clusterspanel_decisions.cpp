@@ -5,7 +5,6 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
@@ -15,6 +14,7 @@
 #include "comparisonview.h"
 #include "elidedlabel.h"
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -233,10 +233,8 @@ void ClustersPanel::refreshReviewProgress() {
             return p;
         },
         [this](Progress p) {
-            const QLocale locale;
             QString text = tr("reviewed %1 of %2 clusters")
-                               .arg(locale.toString(qulonglong(p.review.reviewed)),
-                                    locale.toString(qulonglong(p.review.clusters)));
+                               .arg(countText(p.review.reviewed), countText(p.review.clusters));
             // The sampled audit's estimate, beside the run it measures.
             if (p.audit && p.audit->judged > 0)
                 text += QStringLiteral(" \u00b7 ") + tr("audit: %1").arg(precisionText(*p.audit));

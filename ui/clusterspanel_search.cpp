@@ -13,6 +13,7 @@
 #include "clustersmodel.h"
 #include "comparisonview.h"
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -65,7 +66,7 @@ void ClustersPanel::startTextSearch() {
             const quint64 total = in->documents.size();
             searchProgress_->setRange(0, 1000);
             searchProgress_->setValue(0);
-            searchStatus_->setText(tr("Searching %1 documents\u2026").arg(total));
+            searchStatus_->setText(tr("Searching %1 documents\u2026").arg(countText(total)));
             searchTextsOf(in, needle, ticket, cancel, failed);
         },
         failed);
@@ -97,13 +98,13 @@ void ClustersPanel::searchTextsOf(std::shared_ptr<const SearchInput> in, const Q
             searchProgress_->hide();
             stopSearch_->hide();
             auto matches = std::make_shared<const std::vector<uint32_t>>(std::move(r.matches));
-            QString text =
-                r.cancelled
-                    ? tr("Stopped after %1 documents: %2 match so far")
-                          .arg(r.searched)
-                          .arg(matches->size())
-                    : tr("%1 of %2 clustered documents match").arg(matches->size()).arg(r.searched);
-            if (r.unreadable) text += tr(" (%1 could not be read back)").arg(r.unreadable);
+            QString text = r.cancelled
+                               ? tr("Stopped after %1 documents: %2 match so far")
+                                     .arg(countText(r.searched), countText(matches->size()))
+                               : tr("%1 of %2 clustered documents match")
+                                     .arg(countText(matches->size()), countText(r.searched));
+            if (r.unreadable)
+                text += tr(" (%1 could not be read back)").arg(countText(r.unreadable));
             searchStatus_->setText(text);
             model_->setDocumentFilter(matches);
             emit textSearchFinished(matches->size());

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "elidedlabel.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -243,9 +244,7 @@ void ComparisonView::setComparison(const ComparisonData& d) {
                      .arg(d.exactStored ? tr("verified by the run") : tr("computed now"));
     parts << tr("%1 words equal, <span style='background:#ffcdcd'>%2 only left</span>, "
                 "<span style='background:#c8f0c8'>%3 only right</span>")
-                 .arg(d.diff.equalTokens)
-                 .arg(removed)
-                 .arg(added);
+                 .arg(countText(d.diff.equalTokens), countText(removed), countText(added));
     if (!d.diffBasis.isEmpty()) parts.back() += QStringLiteral(" (%1)").arg(d.diffBasis);
     if (d.diff.truncated) parts << tr("too different for a word alignment");
     if (d.notDuplicate) parts << tr("<b>marked not a duplicate</b> (still linked through others)");

@@ -21,6 +21,7 @@
 #include "arrow_ipc_file.h"
 #include "jobqueue.h"
 #include "jsonl_reader.h"
+#include "numbertext.h"
 #include "parquet_file.h"
 
 namespace neardup::ui {
@@ -344,10 +345,10 @@ QString DatasetPanel::noInputsText() const {
 QString DatasetPanel::summaryText(const RecordPreview& p) const {
     const InputFieldList& l = p.listing;
     QString text = tr("%n file(s), %1 on disk; %2 field(s) listed", "", int(p.files.size()))
-                       .arg(QLocale().formattedDataSize(qint64(p.totalBytes)))
-                       .arg(l.fields.size());
+                       .arg(numberLocale().formattedDataSize(qint64(p.totalBytes)))
+                       .arg(countText(l.fields.size()));
     if (l.unlisted) text += tr(" (from the first %n file(s))", "", int(l.files.size()));
-    if (p.unparsed) text += tr(", %1 line(s) not JSON objects").arg(p.unparsed);
+    if (p.unparsed) text += tr(", %1 line(s) not JSON objects").arg(countText(p.unparsed));
     if (p.parquetFirst)
         text += tr("; the first file is columnar: its first rows' %1 and %2 are shown")
                     .arg(p.fields.value(0), p.fields.value(1));

@@ -35,6 +35,7 @@
 #include "elidedlabel.h"
 #include "exportdialog.h"
 #include "jobqueue.h"
+#include "numbertext.h"
 #include "parameterspanel.h"
 #include "runcontroller.h"
 #include "runhistorydiff.h"
@@ -98,14 +99,11 @@ QString rejectionText(const DatasetRecord& d) {
         rejected += r.count;
     QString text = QObject::tr("Dataset %1: %2 files, %3 lines, %4 blank, %5 rejected")
                        .arg(d.id)
-                       .arg(d.files.size())
-                       .arg(d.linesRead)
-                       .arg(d.blankLines)
-                       .arg(rejected);
+                       .arg(countText(d.files.size()), countText(d.linesRead),
+                            countText(d.blankLines), countText(rejected));
     for (const auto& r : d.rejections)
         text += QObject::tr("\n  %1 \u00d7 %2, first at %3:%4")
-                    .arg(r.count)
-                    .arg(QString::fromStdString(r.reason))
+                    .arg(countText(r.count), QString::fromStdString(r.reason))
                     .arg(QFileInfo(QString::fromStdString(r.firstFile)).fileName())
                     .arg(r.firstLine);
     return text;

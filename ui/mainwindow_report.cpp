@@ -13,6 +13,7 @@
 
 #include "jobqueue.h"
 #include "mainwindow.h"
+#include "numbertext.h"
 #include "run_report.h"
 
 namespace neardup::ui {
@@ -102,11 +103,11 @@ void MainWindow::writeReport(const QString& path, bool withTexts, const QString&
                 outcome.ok = true;
                 outcome.message = tr("Wrote the report of run %1 (%2 pairs shown) to %3")
                                       .arg(w.runId)
-                                      .arg(w.pairsShown)
+                                      .arg(countText(w.pairsShown))
                                       .arg(QString::fromStdString(out));
                 if (!csv.empty())
                     outcome.message += tr(", its clusters (%1 rows) to %2")
-                                           .arg(w.csvRows)
+                                           .arg(countText(w.csvRows))
                                            .arg(QString::fromStdString(csv));
             } catch (const report::ChangedInputError& e) {
                 outcome.changedInput = true;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "numbertext.h"
 #include "run_service.h"
 
 namespace neardup::ui {
@@ -84,9 +85,8 @@ bool RunController::start(const RunRequest& request) {
                 runId = r.runId;
                 message = QStringLiteral("run %1: %2 documents, %3 clusters, %4 removed")
                               .arg(r.runId)
-                              .arg(r.counts.documents)
-                              .arg(r.counts.clusters)
-                              .arg(r.counts.removed);
+                              .arg(countText(r.counts.documents), countText(r.counts.clusters),
+                                   countText(r.counts.removed));
             } catch (const Cancelled&) {
                 status = QStringLiteral("interrupted");
                 message = QStringLiteral("cancelled; the run is marked interrupted");

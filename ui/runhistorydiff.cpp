@@ -3,21 +3,17 @@
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
 namespace {
-
-QString count(uint64_t v) {
-    return QLocale().toString(static_cast<qulonglong>(v));
-}
 
 QVariant clusterCell(int64_t c, bool sortRole) {
     if (sortRole) return QVariant(qlonglong(c));
@@ -114,12 +110,13 @@ RunDiffDialog::RunDiffDialog(JobQueue* jobs, qint64 runA, qint64 runB, QWidget* 
                    "both.\n%7 newly removed by run %4 (kept by run %1), %8 no longer removed "
                    "(removed by run %1, kept by run %4).")
                     .arg(runA_)
-                    .arg(count(d.removedA), count(d.documents))
+                    .arg(countText(d.removedA), countText(d.documents))
                     .arg(runB_)
-                    .arg(count(d.removedB), count(d.removedBoth), count(d.newlyRemoved.size()),
-                         count(d.noLongerRemoved.size())));
-            tabs_->setTabText(0, tr("Newly removed (%1)").arg(count(d.newlyRemoved.size())));
-            tabs_->setTabText(1, tr("No longer removed (%1)").arg(count(d.noLongerRemoved.size())));
+                    .arg(countText(d.removedB), countText(d.removedBoth),
+                         countText(d.newlyRemoved.size()), countText(d.noLongerRemoved.size())));
+            tabs_->setTabText(0, tr("Newly removed (%1)").arg(countText(d.newlyRemoved.size())));
+            tabs_->setTabText(
+                1, tr("No longer removed (%1)").arg(countText(d.noLongerRemoved.size())));
             newly_->setRows(std::move(d.newlyRemoved));
             noLonger_->setRows(std::move(d.noLongerRemoved));
             loaded_ = true;

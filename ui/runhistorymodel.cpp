@@ -2,11 +2,11 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLocale>
 #include <QRegularExpression>
 #include <cmath>
 
 #include "auditdialog.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -24,10 +24,6 @@ double totalSeconds(const RunSummary& run) {
     for (const auto& p : run.phases)
         s += p.seconds;
     return s;
-}
-
-QString count(uint64_t v) {
-    return QLocale().toString(static_cast<qulonglong>(v));
 }
 
 QString seconds(double s) {
@@ -113,7 +109,7 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && index.column() == Removed)
         return decided ? tr("The run removed %1; with the audit decisions recorded since, an "
                             "export removes %2.")
-                             .arg(count(c.removed), count(audited->second))
+                             .arg(countText(c.removed), countText(audited->second))
                        : tr("Documents the run removed (what an export removes).");
     const auto estimate = estimates_.find(r->runId);
     const bool sampled = estimate != estimates_.end() && estimate->second.judged > 0;
@@ -127,7 +123,7 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
     const bool sortRole = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sortRole) return {};
     auto num = [&](uint64_t v) -> QVariant {
-        return sortRole ? QVariant(static_cast<qulonglong>(v)) : QVariant(count(v));
+        return sortRole ? QVariant(static_cast<qulonglong>(v)) : QVariant(countText(v));
     };
     auto secs = [&](double v) -> QVariant { return sortRole ? QVariant(v) : QVariant(seconds(v)); };
     switch (index.column()) {
@@ -151,7 +147,8 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
             return num(c.clusters);
         case Removed:
             if (decided && !sortRole)
-                return tr("%1 (%2 after decisions)").arg(count(c.removed), count(audited->second));
+                return tr("%1 (%2 after decisions)")
+                    .arg(countText(c.removed), countText(audited->second));
             return num(c.removed);
         case Precision:
             if (!sampled) return sortRole ? QVariant(-1.0) : QVariant();

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "elidedlabel.h"
+#include "numbertext.h"
 #include "run_result.h"
 #include "runcontroller.h"
 
@@ -27,11 +28,11 @@ QString formatSeconds(double s) {
 }
 
 QString formatRate(const QString& phase, double perSecond) {
-    if (countsBytes(phase)) return QStringLiteral("%1 MB/s").arg(perSecond / 1e6, 0, 'f', 1);
+    if (countsBytes(phase)) return rateText(perSecond / 1e6, QStringLiteral("MB/s"), 1);
     const QString unit = phase == QLatin1String("compare") || phase == QLatin1String("buckets")
                              ? QObject::tr("bands/s")
                              : QObject::tr("items/s");
-    return QStringLiteral("%1 %2").arg(perSecond, 0, 'f', perSecond < 100 ? 1 : 0).arg(unit);
+    return rateText(perSecond, unit, perSecond < 100 ? 1 : 0);
 }
 
 }  // namespace
@@ -158,8 +159,7 @@ void RunMonitor::onPhaseFinished(const QString& phase, double seconds, quint64 i
     r.eta->clear();
     if (showsRates(seconds)) {
         const double per = double(countsBytes(phase) ? bytes : items) / seconds;
-        r.rate->setText(countsBytes(phase) ? formatRate(phase, per)
-                                           : tr("%1 items/s").arg(per, 0, 'f', 0));
+        r.rate->setText(countsBytes(phase) ? formatRate(phase, per) : rateText(per, tr("items/s")));
     } else {
         r.rate->clear();
     }

@@ -2,7 +2,6 @@
 
 #include <QFormLayout>
 #include <QLabel>
-#include <QLocale>
 #include <QPushButton>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -13,6 +12,7 @@
 #include "clustering.h"
 #include "decisions.h"
 #include "jobqueue.h"
+#include "numbertext.h"
 
 namespace neardup::ui {
 
@@ -34,10 +34,6 @@ struct ReclusterState {
 namespace {
 
 constexpr int kSteps = 1000;
-
-QString count(quint64 v) {
-    return QLocale().toString(static_cast<qulonglong>(v));
-}
 
 double millisecondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -156,7 +152,7 @@ void ThresholdPanel::setRun(const RunInfo& run) {
                           "run's stored pairs (\u2265 %5).")
                            .arg(run.runId)
                            .arg(run.params.compare.threshold, 0, 'f', 3)
-                           .arg(count(run.clusters), count(run.removed))
+                           .arg(countText(run.clusters), countText(run.removed))
                            .arg(run.params.compare.storeFloor, 0, 'f', 3));
     result_->setText(tr("Loading the stored pairs\u2026"));
     {
@@ -247,20 +243,20 @@ void ThresholdPanel::show(const ReclusterResult& r) {
 QString ThresholdPanel::resultText() const {
     if (!last_) return {};
     const ReclusterResult& r = *last_;
-    QString text =
-        tr("At \u03b8 = %1: <b>%2 clusters, %3 removed</b> (%4 "
-           "duplicate pairs of %5 "
-           "stored), re-clustered in %6 ms")
-            .arg(r.threshold, 0, 'f', 3)
-            .arg(count(r.clusters), count(r.removed), count(r.duplicatePairs), count(r.pairs))
-            .arg(r.milliseconds, 0, 'f', 1);
+    QString text = tr("At \u03b8 = %1: <b>%2 clusters, %3 removed</b> (%4 "
+                      "duplicate pairs of %5 "
+                      "stored), re-clustered in %6 ms")
+                       .arg(r.threshold, 0, 'f', 3)
+                       .arg(countText(r.clusters), countText(r.removed),
+                            countText(r.duplicatePairs), countText(r.pairs))
+                       .arg(r.milliseconds, 0, 'f', 1);
     if (r.chainedRemovals > 0)
         text += r.witnessRule ? tr("; every removal has a witness (the components rule would "
                                    "remove %1 "
                                    "without one)")
-                                    .arg(count(r.chainedRemovals))
+                                    .arg(countText(r.chainedRemovals))
                               : tr("; <b>%1 removals without a witness</b> (chained)")
-                                    .arg(count(r.chainedRemovals));
+                                    .arg(countText(r.chainedRemovals));
     if (r.decisionsApplied > 0)
         text += tr("; %n audit decision(s) applied", "", int(r.decisionsApplied));
     if (r.verified)
