@@ -1,4 +1,4 @@
-// The chain view of a cluster (issue 19): its members as a tree of who vouches for whom, built
+// The chain view of a cluster: its members as a tree of who vouches for whom, built
 // by witnessChain() (core/project/component_chain.h). Under each kept member, the removals it is
 // the witness of, with the pair's Jaccard; under a removed member, the kept members the cluster
 // reaches only through it, marked as such. Each node also shows its estimated Jaccard with the
