@@ -1,8 +1,9 @@
 // The documentation holds together: every relative link of every Markdown file in the repository
 // leads to a file (and to a heading, when it names one); the command-line reference generated from
 // the CLI's definition names every command and option that --help lists, and the checked-in
-// docs/reference/cli.md is that generated text; the README stays a README (short, its two
-// fresh-machine commands first); the guide and reference pages say what is, not when it changed.
+// docs/reference/cli.md is that generated text; the documentation index lists every page; the
+// README stays a README (short, its two fresh-machine commands first); the guide and reference
+// pages say what is, not when it changed.
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -163,6 +164,27 @@ class TestDocs : public QObject {
         }
         QVERIFY2(checked > 100, qPrintable(QString::number(checked)));
         QVERIFY2(broken.isEmpty(), qPrintable(broken.join(QLatin1Char('\n'))));
+    }
+
+    // The documentation index (docs/README.md, what Help > User Guide opens) links every page
+    // under docs/, so that a page moved or added is listed where readers look for it.
+    void theIndexListsEveryPage() {
+        const QString docs = kSource + QStringLiteral("/docs");
+        const QString index = withoutCode(readText(docs + QStringLiteral("/README.md")));
+        static const QRegularExpression link(QStringLiteral("\\]\\(\\s*<?([^)\\s>#]+)"));
+        QSet<QString> linked;
+        for (auto it = link.globalMatch(index); it.hasNext();)
+            linked.insert(QDir::cleanPath(docs + QLatin1Char('/') + it.next().captured(1)));
+        QStringList unlisted;
+        QDirIterator it(docs, {QStringLiteral("*.md")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString page = QDir::cleanPath(it.next());
+            if (page != QDir::cleanPath(docs + QStringLiteral("/README.md")) &&
+                !linked.contains(page))
+                unlisted << QDir(kSource).relativeFilePath(page);
+        }
+        QVERIFY2(linked.size() >= 15, qPrintable(QString::number(linked.size())));
+        QVERIFY2(unlisted.isEmpty(), qPrintable(unlisted.join(QLatin1Char(' '))));
     }
 
     // A broken link is caught: the checker sees links outside code and computes GitHub's anchors.
