@@ -18,10 +18,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "component_chain.h"
-#include "exporter.h"
+#include "export_stored_run.h"
 #include "jobqueue.h"
-#include "project_protected_files.h"
 
 namespace neardup::ui {
 
@@ -210,28 +208,17 @@ void ExportDialog::runExport() {
     jobs_->submit<QString>(
         this,
         [runId, threshold, o, flag, bar](JobContext& ctx) mutable {
-            const ProjectStore& store = ctx.reader();
-            // As `neardup export`: only the pairs the outputs name are held (each removed
-            // document's witness pair), not every stored pair of the run. At the working
-            // threshold, the run re-clustered with its rule and the decisions, as the
-            // threshold slider and the clusters table show it.
-            RunResult run = std::isnan(threshold)
-                                ? store.loadRun(runId, ProjectStore::StoredPairs::Witnesses)
-                                : store.loadRunAt(runId, threshold);
-            if (run.status != "ok")
-                throw std::runtime_error("run " + std::to_string(runId) + " is " + run.status +
-                                         ", not exportable");
-            DocumentTable docs;
-            const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
-            // The summary names the largest components with their diameters, as the run's.
-            if (!o.summaryJson.empty()) run.components = notableComponents(store, run);
             // At most ~20 updates a second reach the GUI thread.
             QElapsedTimer sinceShown;
             sinceShown.start();
-            o.cancel = flag.get();
-            // Never an output onto the project, its sidecar or an input of its datasets.
-            o.project = protectedFiles(store);
-            o.progress = [&](uint64_t done, uint64_t total) {
+            StoredRunExport request;
+            request.runId = runId;
+            // NaN: the run as `neardup export` writes it; else at the working threshold, the run
+            // re-clustered with its rule and the decisions, as the slider and the clusters show.
+            request.threshold = threshold;
+            request.outputs = std::move(o);
+            request.outputs.cancel = flag.get();
+            request.outputs.progress = [&](uint64_t done, uint64_t total) {
                 if (sinceShown.elapsed() < 50 || total == 0) return;
                 sinceShown.restart();
                 const int value = int(1000.0 * double(done) / double(total));
@@ -244,9 +231,9 @@ void ExportDialog::runExport() {
                     },
                     Qt::QueuedConnection);
             };
+            ExportedRun run;
             try {
-                o.reader = dataset.reader;
-                exportRun(run, dataset.files, docs, o);
+                run = exportStoredRun(ctx.reader(), std::move(request));
             } catch (const ExportCancelled&) {
                 return QString();  // empty: cancelled
             }

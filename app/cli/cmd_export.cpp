@@ -9,11 +9,10 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "component_chain.h"
+#include "export_stored_run.h"
 #include "output_check.h"
 #include "output_file.h"
 #include "output_options.h"
-#include "project_protected_files.h"
 #include "project_store.h"
 #include "rejected_lines.h"
 
@@ -97,38 +96,22 @@ Command addExportCommand(CLI::App& app) {
             }
             runId = *latest;
         }
-        // The outputs name only each removed document's witness pair: the run's other stored
-        // pairs (millions, for a run stored for low thresholds) are not loaded.
-        RunResult run = store.loadRun(runId, ProjectStore::StoredPairs::Witnesses);
-        if (opt->outputs.any() && run.status != "ok") {
-            fmt::print(stderr, "neardup export: run {} is {}, not exportable\n", runId, run.status);
-            return kExitError;
-        }
-        DocumentTable docs;
-        const DatasetRecord dataset =
-            store.loadDataset(run.datasetId, opt->outputs.any() ? &docs : nullptr);
-        // An output may not replace one of the inputs it is made from, nor an input of another
-        // dataset of the project.
-        all.project = protectedFiles(store);
-        std::string problem = outputProblem(named, dataset.files, all.project);
-        if (problem.empty() && opt->outputs.any())
-            problem = outputProblem(all, dataset.files, all.project);  // --out-dir's shards
-        if (!problem.empty()) {
-            fmt::print(stderr, "neardup export: {}\n", problem);
-            return kExitError;
-        }
-        std::signal(SIGINT, onExportSignal);
-        std::signal(SIGTERM, onExportSignal);
-        std::signal(SIGHUP, onExportSignal);
-        all.cancel = &gExportCancel;
+        StoredRunExport request;
+        request.runId = runId;
+        request.outputs = opt->outputs;
+        request.outputs.cancel = &gExportCancel;
+        request.alsoWritten.push_back({"--rejected", opt->rejected});
+        request.checked = [] {
+            std::signal(SIGINT, onExportSignal);
+            std::signal(SIGTERM, onExportSignal);
+            std::signal(SIGHUP, onExportSignal);
+        };
         try {
+            const ExportedRun exported = exportStoredRun(store, std::move(request));
+            const DatasetRecord& dataset = exported.dataset;
             if (opt->outputs.any()) {
-                all.reader = dataset.reader;
-                // The summary names the largest components with their diameters, as the run's.
-                if (!all.summaryJson.empty()) run.components = notableComponents(store, run);
-                exportRun(run, dataset.files, docs, all);
-                fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId, run.counts.kept,
-                           run.counts.removed);
+                fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId,
+                           exported.counts.kept, exported.counts.removed);
                 printAuditEstimate(store, runId);
             }
             if (!opt->rejected.empty()) {
@@ -160,6 +143,9 @@ Command addExportCommand(CLI::App& app) {
                            counts.lines, runId, counts.withRaw);
                 if (lines.size() != total) return kExitError;
             }
+        } catch (const ExportRefused& e) {
+            fmt::print(stderr, "neardup export: {}\n", e.what());
+            return kExitError;
         } catch (const ExportCancelled&) {
             fmt::print(stderr, "neardup export: interrupted; nothing written\n");
             return kExitInterrupted;
