@@ -263,6 +263,20 @@ class TestUiProjectSwitch : public QObject {
         QCOMPARE(resume, w.resumeAction());
         QVERIFY(resume->isEnabled());
         QVERIFY2(resume->text().contains(QStringLiteral("run 2")), qPrintable(resume->text()));
+        // The bar's sentence is read whole at a narrow width: wrapped, never cut mid-word.
+        auto* why = w.findChild<QLabel*>(QStringLiteral("resumeText"));
+        QVERIFY(why && why->isVisible());
+        QVERIFY2(why->text().startsWith(QStringLiteral("Run 2 did not finish")),
+                 qPrintable(why->text()));
+        const QSize before = w.size();
+        w.resize(900, before.height());
+        QTRY_VERIFY(why->width() < 900);
+        QVERIFY(why->wordWrap());
+        QTRY_VERIFY2(why->heightForWidth(why->width()) <= why->height(),
+                     qPrintable(QStringLiteral("%1 px of text in %2 px")
+                                    .arg(why->heightForWidth(why->width()))
+                                    .arg(why->height())));
+        w.resize(before);
         QSignalSpy finished(w.runController(), &RunController::finished);
         resume->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);

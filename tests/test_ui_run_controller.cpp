@@ -1,7 +1,8 @@
 // The workbench's run controller starts runs through the run service with every execution
 // option of its request: a worker count the engine refuses fails the run and says why, and a
 // valid one is used (the backend it reports has that many workers). Counts and rates are
-// written by one locale-aware helper (ui/numbertext.h), in the run monitor as elsewhere.
+// written by one locale-aware helper (ui/numbertext.h), in the run monitor as elsewhere; the
+// monitor names the backend once, above the phases, and shows no ETA after Cancel.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -11,6 +12,7 @@
 #include <QtTest>
 
 #include <QLabel>
+#include <QPushButton>
 #include <fstream>
 
 #include "numbertext.h"
@@ -30,6 +32,8 @@ class TestUiRunController : public QObject {
         RunController controller;
         QSignalSpy finished(&controller, &RunController::finished);
         QObject::connect(&controller, &RunController::info,
+                         [&infos](const QString& message) { infos << message; });
+        QObject::connect(&controller, &RunController::backendChosen,
                          [&infos](const QString& message) { infos << message; });
         if (!controller.start(request)) return {QStringLiteral("not started"), QString()};
         if (!finished.wait(60000)) return {QStringLiteral("timed out"), QString()};
@@ -65,6 +69,60 @@ class TestUiRunController : public QObject {
         QCOMPARE(status, QStringLiteral("ok"));
         QVERIFY2(infos.join(QLatin1Char('\n')).contains(QStringLiteral("2 workers")),
                  qPrintable(infos.join(QLatin1Char('\n'))));
+    }
+
+    // The backend line sits above the phases; the log has it only when it changed since the
+    // previous run (it was repeated in every run's log).
+    void backendLineIsNotRepeated() {
+        const std::string corpus = dir_.filePath(QStringLiteral("c.jsonl")).toStdString();
+        RunRequest request;
+        request.project = dir_.filePath(QStringLiteral("again.ndw"));
+        request.inputs = {corpus};
+        request.params.backend = QStringLiteral("cpu").toStdString();
+        request.params.threads = 2;
+        RunController controller;
+        RunMonitor monitor(&controller);
+        QSignalSpy finished(&controller, &RunController::finished);
+        QVERIFY(controller.start(request));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("ok"));
+        const QString backend = monitor.backendText();
+        QVERIFY2(backend.startsWith(QStringLiteral("Backend: cpu")), qPrintable(backend));
+        QVERIFY(monitor.logText().contains(QStringLiteral("backend: cpu")));
+        QVERIFY(controller.start(request));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(1).at(0).toString(), QStringLiteral("ok"));
+        QCOMPARE(monitor.backendText(), backend);
+        QVERIFY2(!monitor.logText().contains(QStringLiteral("cpu: ")),
+                 qPrintable(monitor.logText()));
+    }
+
+    // After Cancel, and after the run's end, no phase shows an ETA.
+    void cancelClearsTheEta() {
+        RunController controller;
+        RunMonitor monitor(&controller);
+        emit controller.started();
+        emit controller.phaseStarted(QStringLiteral("read"));
+        QTest::qWait(120);
+        emit controller.progress(QStringLiteral("read"), 10, 1000);
+        QVERIFY(!monitor.phaseEta(QStringLiteral("read")).isEmpty());
+        monitor.cancelButton()->click();
+        QCOMPARE(monitor.phaseEta(QStringLiteral("read")), QString());
+        QVERIFY2(monitor.statusText().startsWith(QStringLiteral("Cancelling")),
+                 qPrintable(monitor.statusText()));
+        QTest::qWait(50);
+        emit controller.progress(QStringLiteral("read"), 20, 1000);
+        QCOMPARE(monitor.phaseEta(QStringLiteral("read")), QString());
+        emit controller.finished(QStringLiteral("interrupted"), 1, QStringLiteral("cancelled"));
+        QCOMPARE(monitor.phaseEta(QStringLiteral("read")), QString());
+        // The next run estimates again.
+        emit controller.started();
+        emit controller.phaseStarted(QStringLiteral("read"));
+        QTest::qWait(120);
+        emit controller.progress(QStringLiteral("read"), 10, 1000);
+        QVERIFY(!monitor.phaseEta(QStringLiteral("read")).isEmpty());
+        emit controller.finished(QStringLiteral("interrupted"), 2, QStringLiteral("cancelled"));
+        QCOMPARE(monitor.phaseEta(QStringLiteral("read")), QString());
     }
 
     // Counts are grouped as the locale says, and as in English under the C locale (which

@@ -191,7 +191,7 @@ class MainWindow : public QMainWindow {
     qint64 resumableRun_ = 0;
     QAction* resumeAction_ = nullptr;
     QWidget* resumeBar_ = nullptr;
-    ElidedLabel* resumeText_ = nullptr;
+    QLabel* resumeText_ = nullptr;
     StartPage* startPage_ = nullptr;
     QStackedWidget* pages_ = nullptr;
 };

@@ -4,6 +4,7 @@
 // --resume`: its inputs and parameters, the work it had done reused).
 #include <QAction>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QToolButton>
@@ -30,7 +31,11 @@ QWidget* MainWindow::buildResumeBar() {
     tint.setColor(QPalette::Window, QColor(255, 243, 205));
     tint.setColor(QPalette::WindowText, QColor(90, 60, 0));
     resumeBar_->setPalette(tint);
-    resumeText_ = new ElidedLabel;
+    // Wrapped, never elided: the sentence is read whole, not cut in the middle of a word.
+    resumeText_ = new QLabel;
+    resumeText_->setObjectName(QStringLiteral("resumeText"));
+    resumeText_->setWordWrap(true);
+    resumeText_->setTextFormat(Qt::PlainText);
     auto* button = new QToolButton;
     button->setDefaultAction(resumeAction_);
     auto* layout = new QHBoxLayout(resumeBar_);
@@ -48,14 +53,28 @@ void MainWindow::setResumable(const std::optional<ResumeRecord>& record) {
         QString why = QString::fromStdString(record->status);
         if (!record->error.empty())
             why += QStringLiteral(": ") + QString::fromStdString(record->error);
+        const QString whole =
+            tr("Run %1 did not finish (%2). Resume runs it again with its inputs and "
+               "parameters, reusing the work it had done.")
+                .arg(record->runId)
+                .arg(why);
+        // A long error (a path, a library's message) is cut at a word, whole in the tooltip.
+        constexpr qsizetype kMaxWhy = 160;
+        if (why.size() > kMaxWhy) {
+            qsizetype cut = why.lastIndexOf(QLatin1Char(' '), kMaxWhy);
+            if (cut < kMaxWhy / 2) cut = kMaxWhy;
+            why = why.left(cut) + QStringLiteral(" \u2026");
+        }
         resumeText_->setText(
             tr("Run %1 did not finish (%2). Resume runs it again with its inputs and "
                "parameters, reusing the work it had done.")
                 .arg(record->runId)
                 .arg(why));
+        resumeText_->setToolTip(whole);
     } else {
         resumeAction_->setText(tr("Resume Interrupted Run"));
         resumeText_->clear();
+        resumeText_->setToolTip(QString());
     }
     resumeBar_->setVisible(record.has_value());
     updateRunEnabled();
@@ -98,6 +117,7 @@ bool MainWindow::resumeRun() {
             request.params.maxRejected = execution.maxRejected;
             for (const std::string& input : record.inputs)
                 request.inputs.push_back(input);
+            request.references = record.references;
             request.resumes = record.runId;
             statusBar()->showMessage(tr("Resuming run %1\u2026").arg(record.runId), 10000);
             if (!run_->start(request)) updateRunEnabled();

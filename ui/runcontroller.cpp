@@ -76,11 +76,15 @@ bool RunController::start(const RunRequest& request) {
                 neardup::RunRequest run;
                 run.project = request.project.toStdString();
                 run.inputs = request.inputs;
+                run.references = request.references;
                 run.params = request.params;  // execution options included
                 run.resumes = request.resumes;
                 RunHooks hooks;
                 hooks.observer = &observer;
                 hooks.cancel = &cancel_;
+                hooks.backendChosen = [this](const std::string& reason) {
+                    emit backendChosen(QString::fromStdString(reason));
+                };
                 const RunResult r = executeRun(run, hooks);
                 runId = r.runId;
                 message = QStringLiteral("run %1: %2 documents, %3 clusters, %4 removed")

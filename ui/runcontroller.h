@@ -17,6 +17,8 @@ namespace neardup::ui {
 struct RunRequest {
     QString project;
     std::vector<std::string> inputs;
+    // Files or folders the inputs are deduplicated against (`neardup run --reference`).
+    std::vector<std::string> references;
     RunParams params;
     qint64 resumes = 0;  // the unfinished run this one runs again (Resume), else 0
 };
@@ -39,6 +41,8 @@ class RunController : public QObject {
     void phaseFinished(const QString& phase, double seconds, quint64 items, quint64 bytes,
                        bool reused);
     void info(const QString& message);
+    // The backend a run uses and why ("cpu: no usable GPU: ..."), once at its start.
+    void backendChosen(const QString& reason);
     // status: ok, interrupted or failed; runId 0 when the run was never recorded.
     void finished(const QString& status, qint64 runId, const QString& message);
 

@@ -44,10 +44,12 @@ RunMonitor::RunMonitor(RunController* run, QWidget* parent) : QWidget(parent), r
     cancel_ = new QPushButton(tr("Cancel run"));
     cancel_->setObjectName(QStringLiteral("cancelButton"));
     cancel_->setEnabled(false);
-    connect(cancel_, &QPushButton::clicked, run_, &RunController::cancel);
+    connect(cancel_, &QPushButton::clicked, this, &RunMonitor::onCancel);
     auto* top = new QHBoxLayout;
     top->addWidget(status_, 1);
     top->addWidget(cancel_);
+    backend_ = new ElidedLabel;
+    backend_->setObjectName(QStringLiteral("runBackend"));
 
     grid_ = new QGridLayout;
     const QStringList headers = {tr("Phase"), tr("Progress"), tr("Elapsed"), tr("Throughput"),
@@ -64,6 +66,7 @@ RunMonitor::RunMonitor(RunController* run, QWidget* parent) : QWidget(parent), r
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addWidget(backend_);
     layout->addLayout(grid_);
     layout->addWidget(log_, 1);
 
@@ -76,6 +79,7 @@ RunMonitor::RunMonitor(RunController* run, QWidget* parent) : QWidget(parent), r
     connect(run_, &RunController::phaseFinished, this, &RunMonitor::onPhaseFinished);
     connect(run_, &RunController::info, this, &RunMonitor::log);
     connect(run_, &RunController::finished, this, &RunMonitor::onFinished);
+    connect(run_, &RunController::backendChosen, this, &RunMonitor::onBackendChosen);
 }
 
 QString RunMonitor::phaseState(const QString& phase) const {
@@ -85,6 +89,34 @@ QString RunMonitor::phaseState(const QString& phase) const {
 
 QString RunMonitor::statusText() const {
     return status_->text();
+}
+
+QString RunMonitor::phaseEta(const QString& phase) const {
+    const auto it = rows_.constFind(phase);
+    return it == rows_.constEnd() ? QString() : it->eta->text();
+}
+
+QString RunMonitor::backendText() const {
+    return backend_->text();
+}
+
+QString RunMonitor::logText() const {
+    return log_->toPlainText();
+}
+
+void RunMonitor::onBackendChosen(const QString& reason) {
+    backend_->setText(tr("Backend: %1").arg(reason));
+    if (reason != lastBackend_) log(tr("backend: %1").arg(reason));
+    lastBackend_ = reason;
+}
+
+void RunMonitor::onCancel() {
+    cancelling_ = true;
+    cancel_->setEnabled(false);
+    for (Row& r : rows_)
+        r.eta->clear();
+    status_->setText(tr("Cancelling\u2026"));
+    run_->cancel();
 }
 
 RunMonitor::Row& RunMonitor::row(const QString& phase) {
@@ -118,6 +150,7 @@ void RunMonitor::onStarted() {
     log_->clear();
     total_.start();
     timer_->start();
+    cancelling_ = false;
     cancel_->setEnabled(true);
     status_->setText(tr("Running\u2026"));
     log(tr("run started"));
@@ -144,7 +177,8 @@ void RunMonitor::onProgress(const QString& phase, quint64 done, quint64 total) {
     if (elapsed > 0.05 && done > 0) {
         const double rate = double(done) / elapsed;
         r.rate->setText(formatRate(phase, rate));
-        r.eta->setText(total > done ? formatSeconds(double(total - done) / rate) : QString());
+        r.eta->setText(total > done && !cancelling_ ? formatSeconds(double(total - done) / rate)
+                                                    : QString());
     }
 }
 
@@ -168,7 +202,9 @@ void RunMonitor::onPhaseFinished(const QString& phase, double seconds, quint64 i
 void RunMonitor::onFinished(const QString& status, qint64 runId, const QString& message) {
     timer_->stop();
     cancel_->setEnabled(false);
+    cancelling_ = false;
     for (Row& r : rows_) {
+        r.eta->clear();  // nothing is left to wait for, whatever the run's end
         if (r.state == QLatin1String("running")) {
             r.state = status;
             r.bar->setRange(0, 1000);
@@ -186,7 +222,9 @@ void RunMonitor::tick() {
     for (Row& r : rows_)
         if (r.state == QLatin1String("running") && r.clock.isValid())
             r.elapsed->setText(formatSeconds(double(r.clock.elapsed()) / 1000.0));
-    status_->setText(tr("Running\u2026 %1").arg(formatSeconds(double(total_.elapsed()) / 1000.0)));
+    const QString elapsed = formatSeconds(double(total_.elapsed()) / 1000.0);
+    status_->setText(cancelling_ ? tr("Cancelling\u2026 %1").arg(elapsed)
+                                 : tr("Running\u2026 %1").arg(elapsed));
 }
 
 void RunMonitor::log(const QString& line) {

@@ -29,6 +29,10 @@ class RunMonitor : public QWidget {
     QString phaseState(const QString& phase) const;
     QStringList phases() const { return order_; }
     QString statusText() const;
+    // A phase's ETA as shown ("" when none), the backend line and the log, for tests.
+    QString phaseEta(const QString& phase) const;
+    QString backendText() const;
+    QString logText() const;
 
   private:
     struct Row {
@@ -48,6 +52,8 @@ class RunMonitor : public QWidget {
     void onPhaseFinished(const QString& phase, double seconds, quint64 items, quint64 bytes,
                          bool reused);
     void onFinished(const QString& status, qint64 runId, const QString& message);
+    void onBackendChosen(const QString& reason);
+    void onCancel();
     void tick();
     Row& row(const QString& phase);
     void log(const QString& line);
@@ -57,6 +63,11 @@ class RunMonitor : public QWidget {
     QMap<QString, Row> rows_;
     QStringList order_;
     ElidedLabel* status_;
+    // The backend of the run: shown above the phases, logged only when it changed since the
+    // previous run (it is the same line run after run).
+    ElidedLabel* backend_;
+    QString lastBackend_;
+    bool cancelling_ = false;  // Cancel pressed: no ETA, the status says so
     QPlainTextEdit* log_;
     QPushButton* cancel_;
     QTimer* timer_;
