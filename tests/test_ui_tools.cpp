@@ -5,6 +5,7 @@
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -31,6 +32,7 @@
 #include "exportdialog.h"
 #include "jobqueue.h"
 #include "mainwindow.h"
+#include "numbertext.h"
 #include "pipeline.h"
 #include "project_queries.h"
 #include "run_diff.h"
@@ -144,6 +146,47 @@ class TestUiTools : public QObject {
         const auto members =
             keys.members(band, outliers->item(src.row(), 1)->data(Qt::UserRole + 1).toULongLong());
         QCOMPARE(qulonglong(members.size()), size);
+        w.tabs()->setCurrentIndex(0);
+    }
+
+    // Every listed outlier is at least 1 % of its band's comparisons, as the line above the
+    // table says; the line counts them; the bins are labelled as the report's ("1", "2–3").
+    void outliersAgreeWithTheRuleAndBinsAreLabelled() {
+        MainWindow& w = *window_;
+        w.tabs()->setCurrentIndex(1);
+        BucketsPanel* b = w.buckets();
+        ProjectQueries q(project_.toStdString());
+        QTRY_COMPARE(b->outlierModel()->rowCount(), int(q.outliers(2, -1).size()));
+        QVERIFY(b->outlierModel()->rowCount() > 0);
+        for (int r = 0; r < b->outlierModel()->rowCount(); ++r) {
+            const double share = b->outlierModel()->item(r, 4)->data(Qt::UserRole).toDouble();
+            QVERIFY2(share >= 0.01 - 1e-12, qPrintable(b->outlierModel()->item(r, 4)->text()));
+        }
+        uint64_t outliers = 0;
+        for (const BandRow& band : q.bandStats(2))
+            outliers += band.outlierCount;
+        const QString line = b->outlierLabel()->text();
+        QVERIFY2(line.startsWith(countText(outliers) + QStringLiteral(" outlier buckets")),
+                 qPrintable(line));
+        QVERIFY(line.contains(QStringLiteral("\u2265 1 % of their band's comparisons")));
+        const QStringList bins = b->binLabels();
+        QVERIFY(bins.size() >= 3);
+        QCOMPARE(bins.mid(0, 3), (QStringList{QStringLiteral("1"), QStringLiteral("2\u20133"),
+                                              QStringLiteral("4\u20137")}));
+        // A band without outliers says so above its empty table.
+        int empty = -1;
+        for (const BandRow& band : q.bandStats(2))
+            if (band.outlierCount == 0) empty = band.band;
+        if (empty >= 0) {
+            QSignalSpy loaded(b, &BucketsPanel::loaded);
+            b->bandBox()->setCurrentIndex(b->bandBox()->findData(empty));
+            QTRY_COMPARE(loaded.size(), 1);
+            QCOMPARE(b->outlierModel()->rowCount(), 0);
+            QVERIFY2(b->outlierLabel()->text().startsWith(QStringLiteral("No outlier buckets")),
+                     qPrintable(b->outlierLabel()->text()));
+            b->bandBox()->setCurrentIndex(0);
+            QTRY_COMPARE(loaded.size(), 2);
+        }
         w.tabs()->setCurrentIndex(0);
     }
 

@@ -11,6 +11,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <cmath>
+#include <map>
 #include "numbertext.h"
 #include "qcp.h"
 
@@ -71,6 +72,18 @@ QStandardItem* keyItem(uint64_t key) {
     return item;
 }
 
+// A size bin as the report names it: "1", "2–3", "4–7".
+QString binText(uint64_t low, uint64_t high) {
+    return low == high ? countText(low)
+                       : QStringLiteral("%1\u2013%2").arg(countText(low), countText(high));
+}
+
+// The rule, in the words of the line above the table.
+QString outlierRule() {
+    return BucketsPanel::tr(
+        "larger than mean + 2\u03c3 and \u2265 1 % of their band's comparisons");
+}
+
 QStandardItem* textItem(const QString& text) {
     auto* item = new QStandardItem(text);
     item->setData(text, Qt::UserRole);
@@ -93,16 +106,12 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("bucketHistogram"));
     plot_->setMinimumHeight(220);
-    plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    // Powers of two on the size axis: they are the bin edges.
-    auto sizeTicker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
-    sizeTicker->setLogBase(2);
-    sizeTicker->setSubTickCount(0);
-    plot_->xAxis->setTicker(sizeTicker);
-    plot_->xAxis->setNumberFormat(QStringLiteral("g"));
+    // One bar per log2 size bin, each under its own label, as in the report.
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+    plot_->xAxis->setSubTicks(false);
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot_->xAxis->setLabel(tr("bucket size (members, log\u2082 bins)"));
+    plot_->xAxis->setLabel(tr("bucket size (members)"));
     plot_->yAxis->setLabel(tr("buckets"));
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), 8));
@@ -110,7 +119,9 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
 
     outliers_ = new QStandardItemModel(0, 5, this);
     outliers_->setHorizontalHeaderLabels(
-        {tr("Band"), tr("Key"), tr("Size"), tr("Comparisons"), tr("Share of comparisons")});
+        {tr("Band"), tr("Key"), tr("Size"), tr("Comparisons"), tr("Share of its band's")});
+    outliers_->horizontalHeaderItem(4)->setToolTip(
+        tr("The bucket's share of its band's comparisons, the share the outlier rule bounds"));
     proxy_ = new QSortFilterProxyModel(this);
     proxy_->setSourceModel(outliers_);
     proxy_->setSortRole(Qt::UserRole);
@@ -166,18 +177,18 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     auto* tableBox = new QWidget;
     auto* tv = new QVBoxLayout(tableBox);
     tv->setContentsMargins(0, 0, 0, 0);
-    auto* outlierLabel = new QLabel(
-        tr("Outlier buckets (size > mean + 2\u03c3 and \u2265 1 % of the band's comparisons), "
-           "largest stored per band:"));
+    outlierLabel_ = new QLabel(tr("Outlier buckets (%1):").arg(outlierRule()));
+    outlierLabel_->setObjectName(QStringLiteral("outlierLabel"));
+    outlierLabel_->setWordWrap(true);
     // The rule is the engine's (BandStatsBuilder::finish in core/lsh/lsh_buckets.cpp).
-    outlierLabel->setToolTip(
+    outlierLabel_->setToolTip(
         tr("A bucket of n documents costs n(n\u22121)/2 comparisons. An outlier is larger than "
            "mean + 2\u03c3 of its band's bucket sizes (SEDD appendix G) and costs at least 1 % "
            "of the band's comparisons: the buckets that make the band expensive. Mean + 2\u03c3 "
            "alone marks every bucket of two when nearly all buckets are single documents (exact "
            "keys), though a pair costs one comparison. Runs recorded before this rule keep the "
            "outliers stored with them."));
-    tv->addWidget(outlierLabel);
+    tv->addWidget(outlierLabel_);
     tv->addWidget(table_);
     auto* membersBox = new QWidget;
     auto* mv = new QVBoxLayout(membersBox);
@@ -233,6 +244,8 @@ void BucketsPanel::reload() {
         plot_->replot();
         outliers_->removeRows(0, outliers_->rowCount());
         stats_->clear();
+        binLabels_.clear();
+        outlierLabel_->setText(tr("Outlier buckets (%1):").arg(outlierRule()));
         return;
     }
     jobs_->submit<BucketData>(
@@ -257,58 +270,94 @@ void BucketsPanel::reload() {
                 outlierCount += b.outlierCount;
             }
             stats_->setText(tr("%1 buckets, %2 with two or more members, largest %3; %4 "
-                               "comparisons; mean size %5, \u03c3 %6; %7 outliers")
+                               "comparisons; mean size %5, \u03c3 %6")
                                 .arg(countText(buckets), countText(multi), countText(maxSize),
                                      countText(comparisons))
                                 .arg(d.moments.mean, 0, 'f', 3)
-                                .arg(d.moments.stddev, 0, 'f', 3)
-                                .arg(countText(outlierCount)));
+                                .arg(d.moments.stddev, 0, 'f', 3));
 
-            // Bars at the geometric middle of each log2 bin; empty bins cannot sit on a log
-            // axis, so they are left out and the value range is set by hand.
+            // One bar per log2 bin at its index, labelled with the sizes it holds; empty bins
+            // keep their label (a log count axis cannot draw a zero).
             plot_->clearPlottables();
             plot_->clearItems();
             auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
             bars->setName(tr("buckets per size bin"));
-            bars->setWidthType(QCPBars::wtAxisRectRatio);
-            bars->setWidth(0.035);
+            bars->setWidthType(QCPBars::wtPlotCoords);
+            bars->setWidth(0.8);
             bars->setPen(QPen(QColor(40, 90, 160)));
             bars->setBrush(QColor(70, 130, 200, 200));
             QVector<double> keys, values;
-            double maxCount = 1, maxKey = 2;
+            double maxCount = 1;
+            int lastBin = 0;
+            std::map<int, const HistogramBin*> byIndex;
             for (const HistogramBin& bin : d.bins) {
+                byIndex[bin.bin] = &bin;
                 if (bin.count == 0) continue;
-                const double key = std::sqrt(double(bin.sizeMin) * double(bin.sizeMax));
-                keys << key;
+                keys << double(bin.bin);
                 values << double(bin.count);
                 maxCount = std::max(maxCount, double(bin.count));
-                maxKey = std::max(maxKey, double(bin.sizeMax));
+                lastBin = std::max(lastBin, bin.bin);
             }
             bars->setBaseValue(0.5);
             bars->setData(keys, values, true);
             drawnBins_ = int(keys.size());
             marker_ = d.moments.mean + 2 * d.moments.stddev;
+            // Bin i holds sizes 2^i to 2^(i+1) - 1: a size s lies at log2(s) - 0.5 on the
+            // bins' axis, so the line stands between the sizes it separates.
+            const double markerAt = std::log2(std::max(marker_, 1.0)) - 0.5;
+            const int shownBins = std::max(lastBin, int(std::ceil(markerAt))) + 1;
+            auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+            binLabels_.clear();
+            for (int i = 0; i < shownBins; ++i) {
+                const auto it = byIndex.find(i);
+                const uint64_t low = it != byIndex.end() ? it->second->sizeMin : uint64_t{1} << i;
+                const uint64_t high =
+                    it != byIndex.end() ? it->second->sizeMax : (uint64_t{1} << (i + 1)) - 1;
+                binLabels_ << binText(low, high);
+                ticker->addTick(i, binLabels_.back());
+            }
+            plot_->xAxis->setTicker(ticker);
+            plot_->xAxis->setSubTicks(false);
+            // Long labels ("65,536–131,071") turn aside rather than overlap.
+            plot_->xAxis->setTickLabelRotation(shownBins > 8 ? -40 : 0);
             auto* line = new QCPItemStraightLine(plot_);
             line->setPen(QPen(QColor(200, 60, 40), 1.5, Qt::DashLine));
-            line->point1->setCoords(std::max(marker_, 1.0), 0.5);
-            line->point2->setCoords(std::max(marker_, 1.0), maxCount * 10);
+            line->point1->setCoords(markerAt, 0.5);
+            line->point2->setCoords(markerAt, maxCount * 10);
             auto* label = new QCPItemText(plot_);
             label->setText(tr("mean + 2\u03c3 = %1").arg(marker_, 0, 'f', 2));
             label->setColor(QColor(200, 60, 40));
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            label->position->setCoords(std::max(marker_, 1.0) * 1.08, maxCount * 3);
-            plot_->xAxis->setRange(0.7, std::max(maxKey, marker_) * 2);
+            label->position->setCoords(markerAt + 0.1, maxCount * 3);
+            plot_->xAxis->setRange(-0.6, shownBins - 0.4);
             plot_->yAxis->setRange(0.5, maxCount * 6);
             plot_->replot();
 
+            // The share of its own band's comparisons: the share the rule bounds (the query's
+            // is of every band's, which put buckets at 0.5 % under a header saying 1 %).
+            std::map<int, uint64_t> bandComparisons;
+            for (const BandRow& b : d.bands)
+                bandComparisons[b.band] = b.comparisons;
             outliers_->removeRows(0, outliers_->rowCount());
             for (const OutlierRow& o : d.outliers) {
+                const uint64_t of = bandComparisons[o.band];
+                const double share = of ? double(o.comparisons) / double(of) : o.share;
                 outliers_->appendRow(
                     {numberItem(o.band, QString::number(o.band)), keyItem(o.key),
                      numberItem(double(o.size), countText(o.size)),
                      numberItem(double(o.comparisons), countText(o.comparisons)),
-                     numberItem(o.share, QStringLiteral("%1%").arg(o.share * 100, 0, 'f', 3))});
+                     numberItem(share, QStringLiteral("%1 %").arg(decimalText(share * 100, 2)))});
             }
+            // How many, beside the table: an empty table says why it is empty.
+            if (outlierCount == 0)
+                outlierLabel_->setText(tr("No outlier buckets: none is %1.").arg(outlierRule()));
+            else if (quint64(d.outliers.size()) < outlierCount)
+                outlierLabel_->setText(
+                    tr("%1 outlier buckets (%2); the largest %3 are listed:")
+                        .arg(countText(outlierCount), outlierRule(), countText(d.outliers.size())));
+            else
+                outlierLabel_->setText(
+                    tr("%1 outlier buckets (%2):").arg(countText(outlierCount), outlierRule()));
             table_->resizeColumnsToContents();
             emit loaded();
         });

@@ -1,6 +1,8 @@
-// Bucket statistics of the selected run: for one band or all, the bucket-size histogram on
-// log-log axes with the mean + 2 sigma line, and the outlier buckets (the SEDD appendix G
-// columns: band, key, size, comparisons, share of all comparisons) in a sortable table. A click
+// Bucket statistics of the selected run: for one band or all, the bucket-size histogram (log2
+// bins labelled as the HTML report labels them, "1", "2–3", "4–7", on a log count axis) with the
+// mean + 2 sigma line, and the outlier buckets (the SEDD appendix G columns: band, key, size,
+// comparisons, share of its band's comparisons, the share the rule bounds) in a sortable table,
+// under a line that says how many there are, none included. A click
 // on an outlier bucket lists its documents (id, length, text preview): band keys are not stored,
 // so they are recomputed from the run's cached signatures on the job queue (core/bucket_members).
 #pragma once
@@ -37,6 +39,10 @@ class BucketsPanel : public QWidget {
     QStandardItemModel* outlierModel() const { return outliers_; }
     QComboBox* bandBox() const { return band_; }
     QLabel* statsLabel() const { return stats_; }
+    // The line above the outlier table: how many outliers, and the rule.
+    QLabel* outlierLabel() const { return outlierLabel_; }
+    // The histogram's bin labels, left to right ("1", "2–3", ...).
+    QStringList binLabels() const { return binLabels_; }
     // Bins drawn (non-empty ones), and the marker's bucket size, for tests.
     int drawnBins() const { return drawnBins_; }
     double markerSize() const { return marker_; }
@@ -69,6 +75,8 @@ class BucketsPanel : public QWidget {
     QStandardItemModel* outliers_;
     QSortFilterProxyModel* proxy_;
     QTableView* table_;
+    QLabel* outlierLabel_;
+    QStringList binLabels_;
     QStandardItemModel* members_;
     QTableView* membersTable_;
     QLabel* membersLabel_;
