@@ -173,6 +173,29 @@ class TestUiWorkbench : public QObject {
                 1e-12);
     }
 
+    // The rates are written above the axes, never over the curve: no point of the curve lies
+    // in their rectangle, on a narrow plot at a θ where the curve rises under the old spot.
+    void sCurveTextLeavesTheCurveClear() {
+        SCurvePlot plot;
+        plot.resize(420, 220);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setCurve(20, 5, 0.5);
+        plot.replot();
+        const QRectF text = plot.ratesRect();
+        QVERIFY(!text.isEmpty());
+        QVERIFY(!text.intersects(QRectF(plot.axesRect())));
+        for (int i = 0; i <= 100; ++i) {
+            const double x = i / 100.0;
+            const QPointF at(plot.xAxis->coordToPixel(x),
+                             plot.yAxis->coordToPixel(candidateProbability(x, 20, 5)));
+            QVERIFY2(!text.contains(at), qPrintable(QStringLiteral("s = %1").arg(x)));
+        }
+        plot.close();
+        window_->activateWindow();  // the keys of the tests after this go to the window
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    }
+
     // Without -b/-r and --store-floor the CLI chooses bands, rows and the store floor for the
     // run's threshold; with "auto" ticked the panel does the same whenever θ or H change, and
     // the run cannot start with the previous threshold's choice while a new one is computed.

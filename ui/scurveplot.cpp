@@ -24,14 +24,22 @@ SCurvePlot::SCurvePlot(QWidget* parent) : QCustomPlot(parent) {
     thresholdLine_->setPen(QPen(QColor(200, 60, 40), 1.5, Qt::DashLine));
     lowLine_ = new QCPItemStraightLine(this);
     lowLine_->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
-    label_ = new QCPItemText(this);
-    label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    label_->position->setType(QCPItemPosition::ptAxisRectRatio);
-    label_->position->setCoords(0.02, 0.03);
-    label_->setTextAlignment(Qt::AlignLeft);
-    label_->setPadding(QMargins(4, 2, 4, 2));
-    label_->setBrush(QColor(255, 255, 255, 220));
-    label_->setPen(QPen(QColor(180, 180, 180)));
+    // The rates in a row of their own above the axes: inside them the text covered the curve
+    // wherever it rose under it.
+    plotLayout()->insertRow(0);
+    label_ = new QCPTextElement(this, QString(), QFont(font().family(), font().pointSize() - 1));
+    label_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    label_->setMargins(QMargins(8, 2, 8, 0));
+    plotLayout()->addElement(0, 0, label_);
+    plotLayout()->setRowSpacing(0);
+}
+
+QRectF SCurvePlot::ratesRect() const {
+    return label_->outerRect();
+}
+
+QRect SCurvePlot::axesRect() const {
+    return axisRect()->rect();
 }
 
 void SCurvePlot::setCurve(int bands, int rows, double threshold) {
@@ -69,7 +77,7 @@ double SCurvePlot::plottedValueAt(double s) const {
 }
 
 QString SCurvePlot::ratesText() const {
-    return tr("b = %1, r = %2, \u03b8 = %3\nmiss rate at \u03b8: %4%\ncandidate rate at "
+    return tr("b = %1, r = %2, \u03b8 = %3 \u00b7 miss rate at \u03b8: %4%\ncandidate rate at "
               "\u03b8\u22120.2 (s = %5): %6%")
         .arg(bands_)
         .arg(rows_)
