@@ -100,6 +100,8 @@ RunInfo ProjectQueries::runInfo(int64_t runId) {
     r.kept = run.counts.kept;
     r.removed = run.counts.removed;
     r.chainedRemovals = run.counts.chainedRemovals;
+    r.referenceDocuments = run.counts.referenceDocuments;
+    r.removedByReference = run.counts.removedByReference;
     return r;
 }
 

@@ -67,6 +67,11 @@ struct RunInfo {
     uint64_t kept = 0;
     uint64_t removed = 0;
     uint64_t chainedRemovals = 0;  // removals the components rule makes without a witness
+    // A run against a reference (`neardup run --reference`): documents [0, referenceDocuments)
+    // are the reference's, never removed; removedByReference of the removals are for one.
+    uint64_t referenceDocuments = 0;
+    uint64_t removedByReference = 0;
+    bool reference(uint64_t doc) const { return doc < referenceDocuments; }
 };
 
 // The inputs of a dataset, enough to read its documents back.
@@ -97,6 +102,10 @@ struct ClusterFilter {
     // Clusters flagged as a chain or a large component (ComponentDiameter::flagged); needs the
     // listing's diameters stored first (listingDiameters).
     bool flaggedOnly = false;
+    // Clusters with a member from the run's reference (RunInfo::referenceDocuments): those whose
+    // representative is a reference document, since the reference comes first in keep order
+    // under every policy and no decision keeps a new document in its place.
+    bool referenceOnly = false;
     // Clusters with a member among these documents (e.g. a text search's matches); null = all.
     std::shared_ptr<const std::vector<uint32_t>> documents = nullptr;
     // The threshold to cluster at; NaN: the run's own (its stored clustering).
@@ -113,7 +122,9 @@ struct ClusterRow {
     uint64_t pairs = 0;
     double minEstimated = 0, meanEstimated = 0;
     double minExact = 0, meanExact = 0;
-    uint8_t decisions = 0;  // DecisionMark bits (core/project/decisions.h); 0 when none shaped it
+    uint8_t decisions = 0;   // DecisionMark bits (core/project/decisions.h); 0 when none shaped it
+    bool reference = false;  // the representative is a reference document: the cluster matched
+                             // the reference (ClusterFilter::referenceOnly)
 };
 
 struct ClusterMember {
@@ -125,6 +136,7 @@ struct ClusterMember {
     int64_t removedFor = -1;  // the kept document it is removed for (its witness under the
                               // witness rule, the representative under components); -1 if kept
     bool keptWhole = false;   // its cluster is kept whole by a "keep all" decision
+    bool reference = false;   // a document of the run's reference: never removed (kept is true)
     uint32_t chars = 0;       // normalized code points
     DocumentLocation location;
 };

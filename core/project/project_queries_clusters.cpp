@@ -80,6 +80,8 @@ std::string clusterWhere(const ClusterFilter& f) {
     if (f.minSize > 0) w += " AND size >= ?4";
     if (f.decidedOnly) w += " AND decision != 0";
     if (f.flaggedOnly) w += " AND (chain != 0 OR large != 0)";
+    if (f.referenceOnly)
+        w += " AND representative < (SELECT reference_documents FROM main.runs WHERE id = ?1)";
     if (!f.idSearch.empty()) w += memberMatch("d.doc_id LIKE ?3 ESCAPE '\\'", true);
     if (f.documents)
         w += memberMatch("m.doc_index IN (SELECT doc_index FROM temp.filter_docs)", false);
@@ -157,6 +159,10 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
             local.keepValue.push_back(s.realOrNaN(2));
         }
     }
+    // The reference's documents are a prefix of the dataset, so of the members in document
+    // order too: kept first and never removed in the pieces as in the run.
+    local.referenceDocuments = static_cast<uint32_t>(
+        std::lower_bound(doc.begin(), doc.end(), run.referenceDocuments) - doc.begin());
     auto localOf = [&doc](uint32_t d) -> std::optional<uint32_t> {
         const auto it = std::lower_bound(doc.begin(), doc.end(), d);
         if (it == doc.end() || *it != d) return std::nullopt;
@@ -389,6 +395,7 @@ std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFil
     auto s = db_->prepare(sql);
     bindFilter(s, runId, datasetId, filter);
     s.bind(5, static_cast<int64_t>(limit)).bind(6, static_cast<int64_t>(offset));
+    const uint64_t references = runInfo(runId).referenceDocuments;
     std::vector<ClusterRow> rows;
     while (s.step()) {
         ClusterRow r;
@@ -402,6 +409,7 @@ std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFil
         r.minExact = s.realOrNaN(7);
         r.meanExact = s.realOrNaN(8);
         r.decisions = static_cast<uint8_t>(s.int64(9));
+        r.reference = r.representative < references;
         rows.push_back(std::move(r));
     }
     return rows;
@@ -410,6 +418,7 @@ std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFil
 std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t cluster,
                                                           uint64_t limit) {
     const RunView& v = ensureClusterSummary(runId);
+    const uint64_t references = runInfo(runId).referenceDocuments;
     const bool adjusted = v.audited(cluster);
     const Tables t = tablesFor(adjusted);
     auto s =
@@ -434,6 +443,7 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
         m.location = {s.u32(4), s.u64(5), s.u64(6), s.u32(7)};
         m.keptWhole = s.int64(8) != 0;
         if (!s.isNull(9) && !m.keptWhole) m.removedFor = s.int64(9);
+        m.reference = m.docIndex < references;
         m.kept = m.removedFor < 0;
         members.push_back(std::move(m));
     }

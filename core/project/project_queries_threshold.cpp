@@ -16,8 +16,10 @@ void ProjectQueries::buildWholeRun(const RunInfo& run, double threshold,
     // Clustering at `threshold` reads only the pairs that are duplicates there.
     const std::vector<ScoredPair> pairs =
         store_rows::loadDuplicatePairs(*db_, run.runId, run.params.signature.hashes, threshold);
-    const DocumentTable docs =
+    DocumentTable docs =
         store_rows::loadKeepInputs(*db_, run.datasetId, static_cast<std::size_t>(run.documents));
+    // The reference stays first in keep order and is never removed, at any threshold.
+    docs.referenceDocuments = static_cast<uint32_t>(run.referenceDocuments);
     RunResult r;
     const AppliedDecisions applied =
         clusterWithDecisions(pairs, run.params.signature.hashes, threshold, run.params.keep,
