@@ -89,6 +89,12 @@ void ClustersModel::setFlaggedOnly(bool flaggedOnly) {
     reload();
 }
 
+void ClustersModel::setReferenceOnly(bool referenceOnly) {
+    if (filter_.referenceOnly == referenceOnly) return;
+    filter_.referenceOnly = referenceOnly;
+    reload();
+}
+
 void ClustersModel::setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents) {
     if (filter_.documents == documents) return;
     filter_.documents = std::move(documents);
@@ -317,7 +323,10 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
                    ? QVariant()
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == Representative)
-        return tr("document %1, kept").arg(r->representative);
+        return r->reference ? tr("document %1, of the reference: never removed; the cluster's "
+                                 "new documents matched it")
+                                  .arg(r->representative)
+                            : tr("document %1, kept").arg(r->representative);
     if (role == Qt::ToolTipRole && index.column() == Decision && r->decisions)
         return tr("Shaped by audit decisions: %1").arg(decisionText(r->decisions));
     if (role != Qt::DisplayRole) return {};
@@ -327,7 +336,9 @@ QVariant ClustersModel::data(const QModelIndex& index, int role) const {
         case Size:
             return countText(r->size);
         case Representative:
-            return QString::fromStdString(r->representativeId);
+            return r->reference
+                       ? tr("%1 (reference)").arg(QString::fromStdString(r->representativeId))
+                       : QString::fromStdString(r->representativeId);
         case MinEstimated:
             return similarity(r->minEstimated);
         case MeanEstimated:

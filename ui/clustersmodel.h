@@ -53,6 +53,8 @@ class ClustersModel : public QAbstractTableModel {
     void setDecidedOnly(bool decidedOnly);
     // Only clusters flagged as a chain or a large component (the Diameter column's ⚠).
     void setFlaggedOnly(bool flaggedOnly);
+    // Only clusters that matched the run's reference (a reference document among their members).
+    void setReferenceOnly(bool referenceOnly);
     // Only clusters holding one of these documents (a text search's matches); null = all.
     void setDocumentFilter(std::shared_ptr<const std::vector<uint32_t>> documents);
     // Lists the run's clusters at `threshold` (the threshold slider's; NaN: the run's own), the

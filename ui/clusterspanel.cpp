@@ -101,6 +101,12 @@ QWidget* ClustersPanel::buildClusterList() {
     flaggedOnly_->setToolTip(
         tr("Only chains and large components (see the Diameter column); sort by that column to "
            "see the farthest-spread components first"));
+    referenceOnly_ = new QCheckBox(tr("matched the reference"));
+    referenceOnly_->setObjectName(QStringLiteral("referenceOnly"));
+    referenceOnly_->setToolTip(
+        tr("Only clusters holding a document of the run's reference: the new documents that "
+           "duplicate it"));
+    referenceOnly_->hide();
     count_ = new QLabel;
     // Two short rows, so that the list stays narrow beside the comparison.
     auto* filterRow = new QHBoxLayout;
@@ -110,6 +116,7 @@ QWidget* ClustersPanel::buildClusterList() {
     filterRow2->addWidget(minSize_);
     filterRow2->addWidget(decidedOnly_);
     filterRow2->addWidget(flaggedOnly_);
+    filterRow2->addWidget(referenceOnly_);
     filterRow2->addWidget(count_, 1);
     searchProgress_ = new QProgressBar;
     searchProgress_->setObjectName(QStringLiteral("textSearchProgress"));
@@ -171,10 +178,13 @@ QWidget* ClustersPanel::buildClusterList() {
     // A line of its own, so that the search status cannot squeeze it to nothing.
     lv->addWidget(reviewProgress_);
     lv->addLayout(searchRow);
+    // The members and the chain get as much height as the list (a fourth showed three rows).
     auto* leftSplit = new QSplitter(Qt::Vertical);
+    leftSplit->setObjectName(QStringLiteral("clusterListSplit"));
+    leftSplit->setChildrenCollapsible(false);
     leftSplit->addWidget(view_);
     leftSplit->addWidget(memberTabs_);
-    leftSplit->setStretchFactor(0, 3);
+    leftSplit->setStretchFactor(0, 1);
     leftSplit->setStretchFactor(1, 1);
     lv->addWidget(leftSplit, 1);
     return leftBox;
@@ -213,6 +223,7 @@ void ClustersPanel::connectSignals() {
     connect(minSize_, &QSpinBox::valueChanged, debounce, qOverload<>(&QTimer::start));
     connect(decidedOnly_, &QCheckBox::toggled, model_, &ClustersModel::setDecidedOnly);
     connect(flaggedOnly_, &QCheckBox::toggled, model_, &ClustersModel::setFlaggedOnly);
+    connect(referenceOnly_, &QCheckBox::toggled, model_, &ClustersModel::setReferenceOnly);
     connect(debounce, &QTimer::timeout, this, &ClustersPanel::applyFilter);
     connect(model_, &ClustersModel::reloaded, this, [this] {
         updateCount();
@@ -296,6 +307,13 @@ void ClustersPanel::setRun(const RunInfo& run) {
     searchStatus_->clear();
     model_->setDocumentFilter(nullptr);
     run_ = run;
+    {
+        // The filter is the run's: a run without a reference has none (and lists every cluster).
+        const QSignalBlocker quiet(referenceOnly_);
+        referenceOnly_->setChecked(false);
+        referenceOnly_->setVisible(run.referenceDocuments > 0);
+        model_->setReferenceOnly(false);
+    }
     deciding_ = false;
     cluster_ = -1;
     messageCluster_ = -1;
@@ -494,11 +512,17 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
                             const QString& position) {
     const LatestRequest::Ticket ticket = latestShown_.next();  // checked as in loadCluster()
     const RunInfo run = run_;
-    const PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan(""), false};
+    // A reference document on the left, the new one on the right (loadComparison does the same).
+    if (run.reference(b) && !run.reference(a)) std::swap(a, b);
+    PairRow pair = stored ? *stored : PairRow{a, b, 0, std::nan(""), std::nan(""), false};
+    pair.a = a;
+    pair.b = b;
     const bool haveStored = stored != nullptr;
     bool repA = false, repB = false, keptA = false, keptB = false;
     QString statusA, statusB;
+    bool referenceCluster = false;  // no new document is kept in place of a reference one
     for (const auto& m : memberList_) {
+        referenceCluster = referenceCluster || m.reference;
         if (m.docIndex == a) {
             repA = m.representative;
             keptA = m.kept;
@@ -512,9 +536,10 @@ void ClustersPanel::compare(uint32_t a, uint32_t b, const PairRow* stored,
     }
     jobs_->submit<ComparisonData>(
         this,
-        [run, pair, haveStored, repA, repB, keptA, keptB, statusA, statusB,
+        [run, pair, haveStored, repA, repB, keptA, keptB, statusA, statusB, referenceCluster,
          position](JobContext& ctx) {
             ComparisonData d = loadComparison(ctx, run, pair, haveStored);
+            d.referenceCluster = referenceCluster;
             d.representativeA = repA;
             d.representativeB = repB;
             d.keptA = keptA;

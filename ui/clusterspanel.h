@@ -62,6 +62,9 @@ class ClustersPanel : public QWidget {
     QComboBox* searchModeBox() const { return searchMode_; }
     QCheckBox* decidedOnlyBox() const { return decidedOnly_; }
     QCheckBox* flaggedOnlyBox() const { return flaggedOnly_; }
+    // "matched the reference": only clusters with a reference member (shown for a run against a
+    // reference only).
+    QCheckBox* referenceOnlyBox() const { return referenceOnly_; }
     QSpinBox* minSizeBox() const { return minSize_; }
     QPushButton* stopSearchButton() const { return stopSearch_; }
     // "reviewed 37 of 1,714 clusters" (ProjectQueries::reviewProgress), for the run shown at
@@ -151,6 +154,7 @@ class ClustersPanel : public QWidget {
     QSpinBox* minSize_;
     QCheckBox* decidedOnly_;
     QCheckBox* flaggedOnly_;
+    QCheckBox* referenceOnly_;
     QLabel* count_;
     ElidedLabel* reviewProgress_;
     LatestRequest latestProgress_;

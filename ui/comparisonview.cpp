@@ -67,9 +67,17 @@ QString shortId(const QString& id) {
 }
 
 QString header(uint32_t doc, const QString& id, bool representative, bool kept,
-               const QString& status, bool shortened) {
+               const QString& status, bool shortened, bool reference) {
     QString h =
         QStringLiteral("<b>%1</b> &nbsp;(document %2)").arg(shortId(id).toHtmlEscaped()).arg(doc);
+    if (reference) {
+        // The reference's document: never removed, whatever the rule or the decisions.
+        h += QStringLiteral("<br><span style='color:#0d47a1'><b>%1</b></span>")
+                 .arg(QObject::tr("Reference").toHtmlEscaped());
+        h += QStringLiteral(" &nbsp;") + QObject::tr("(never removed)");
+        if (shortened) h += QObject::tr(" &nbsp;(shown shortened)");
+        return h;
+    }
     const QString word = !status.isEmpty() ? status
                          : representative  ? QObject::tr("kept")
                          : kept            ? QObject::tr("kept (keep all)")
@@ -208,8 +216,10 @@ void ComparisonView::syncScroll(QTextEdit* from, QTextEdit* to) {
 }
 
 void ComparisonView::setComparison(const ComparisonData& d) {
-    headerA_->setText(header(d.docA, d.idA, d.representativeA, d.keptA, d.statusA, d.shortenedA));
-    headerB_->setText(header(d.docB, d.idB, d.representativeB, d.keptB, d.statusB, d.shortenedB));
+    headerA_->setText(
+        header(d.docA, d.idA, d.representativeA, d.keptA, d.statusA, d.shortenedA, d.referenceA));
+    headerB_->setText(
+        header(d.docB, d.idB, d.representativeB, d.keptB, d.statusB, d.shortenedB, d.referenceB));
     headerA_->setToolTip(d.idA);
     headerB_->setToolTip(d.idB);
     shown_ = true;
@@ -217,6 +227,8 @@ void ComparisonView::setComparison(const ComparisonData& d) {
     docB_ = d.docB;
     keptA_ = d.representativeA || d.keptA;
     keptB_ = d.representativeB || d.keptB;
+    referenceA_ = d.referenceA;
+    referenceB_ = d.referenceB;
     if (d.errorA.isEmpty())
         renderSide(left_, d.textA, d.diff, Side::A, QColor(255, 205, 205), QColor(255, 225, 170));
     else
@@ -253,8 +265,10 @@ void ComparisonView::setComparison(const ComparisonData& d) {
     next_->setEnabled(true);
     for (QPushButton* b : {notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_})
         b->setEnabled(true);
-    keepLeft_->setEnabled(!d.representativeA);
-    keepRight_->setEnabled(!d.representativeB);
+    // No new document is kept in place of a reference one (the decision would change nothing).
+    const bool reference = d.referenceA || d.referenceB || d.referenceCluster;
+    keepLeft_->setEnabled(!d.representativeA && !reference);
+    keepRight_->setEnabled(!d.representativeB && !reference);
     notDuplicate_->setEnabled(!d.notDuplicate);
     applyHighlight();
 }
@@ -304,6 +318,7 @@ QString ComparisonView::decisionMessage() const {
 
 void ComparisonView::clear(const QString& message) {
     shown_ = false;
+    referenceA_ = referenceB_ = false;
     for (QPushButton* b : {notDuplicate_, confirm_, keepLeft_, keepRight_, keepAll_})
         b->setEnabled(false);
     headerA_->clear();

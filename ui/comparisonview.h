@@ -22,6 +22,12 @@ struct ComparisonData {
     bool representativeA = false, representativeB = false;
     bool keptA = false, keptB = false;  // the representative, or kept by a "keep all"
     bool notDuplicate = false;          // a decision says this pair is not a duplicate
+    // Documents of the run's reference (`--reference`): never removed. A pair with one shows it
+    // on the left (docA), the new document on the right.
+    bool referenceA = false, referenceB = false;
+    // The pair's cluster holds a reference document: it stays the representative, so neither
+    // side can be kept instead.
+    bool referenceCluster = false;
     // Each document's status as the members list words it ("removed (for <id>)"); empty:
     // worded from the flags above.
     QString statusA, statusB;
@@ -67,6 +73,9 @@ class ComparisonView : public QWidget {
     // Whether each side is kept (the representative, or kept by a decision or the rule).
     bool leftKept() const { return keptA_; }
     bool rightKept() const { return keptB_; }
+    // Whether each side is a document of the run's reference.
+    bool leftReference() const { return referenceA_; }
+    bool rightReference() const { return referenceB_; }
     // "3 decisions; last: not a duplicate 12 / 40" next to the undo button; undo is enabled
     // when there is one to undo.
     void setDecisionState(int count, const QString& last);
@@ -114,6 +123,7 @@ class ComparisonView : public QWidget {
     bool shown_ = false;
     uint32_t docA_ = 0, docB_ = 0;
     bool keptA_ = false, keptB_ = false;
+    bool referenceA_ = false, referenceB_ = false;
     QString needle_;
     int highlights_ = 0;
 };
