@@ -163,6 +163,32 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     buttons->addWidget(removeButton);
     buttons->addStretch();
 
+    // The reference: what the inputs are deduplicated against.
+    references_ = new QListWidget;
+    references_->setObjectName(QStringLiteral("referenceList"));
+    references_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    references_->setMaximumHeight(60);
+    references_->setToolTip(
+        tr("Files or folders the inputs are deduplicated against: read with them, never removed "
+           "and never written. A new document that duplicates one of them is removed."));
+    auto* referenceLabel = new QLabel(tr("Reference (optional): deduplicate the inputs against"));
+    auto* addReferenceFilesButton = new QPushButton(tr("Add files\u2026"));
+    addReferenceFilesButton->setObjectName(QStringLiteral("addReferenceFiles"));
+    auto* addReferenceFolderButton = new QPushButton(tr("Add folder\u2026"));
+    addReferenceFolderButton->setObjectName(QStringLiteral("addReferenceFolder"));
+    auto* removeReferenceButton = new QPushButton(tr("Remove"));
+    removeReferenceButton->setObjectName(QStringLiteral("removeReference"));
+    connect(addReferenceFilesButton, &QPushButton::clicked, this, &DatasetPanel::addReferenceFiles);
+    connect(addReferenceFolderButton, &QPushButton::clicked, this,
+            &DatasetPanel::addReferenceFolder);
+    connect(removeReferenceButton, &QPushButton::clicked, this,
+            &DatasetPanel::removeSelectedReferences);
+    auto* referenceButtons = new QHBoxLayout;
+    referenceButtons->addWidget(addReferenceFilesButton);
+    referenceButtons->addWidget(addReferenceFolderButton);
+    referenceButtons->addWidget(removeReferenceButton);
+    referenceButtons->addStretch();
+
     summary_ = new QLabel(noInputsText());
     summary_->setWordWrap(true);
     textField_ = new QComboBox;
@@ -215,6 +241,9 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(list_);
     layout->addLayout(buttons);
+    layout->addWidget(referenceLabel);
+    layout->addWidget(references_);
+    layout->addLayout(referenceButtons);
     layout->addWidget(summary_);
     layout->addLayout(fields);
     layout->addWidget(fieldWarning_);
@@ -248,6 +277,39 @@ void DatasetPanel::addInputs(const QStringList& paths) {
         if (!have.contains(p)) list_->addItem(p);
     refreshPreview();
     emit inputsChanged();
+}
+
+QStringList DatasetPanel::references() const {
+    QStringList out;
+    for (int i = 0; i < references_->count(); ++i)
+        out << references_->item(i)->text();
+    return out;
+}
+
+void DatasetPanel::setReferences(const QStringList& paths) {
+    references_->clear();
+    addReferences(paths);
+}
+
+void DatasetPanel::addReferences(const QStringList& paths) {
+    const QStringList have = references();
+    for (const QString& p : paths)
+        if (!have.contains(p)) references_->addItem(p);
+}
+
+void DatasetPanel::addReferenceFiles() {
+    addReferences(QFileDialog::getOpenFileNames(
+        this, tr("Add reference files"), QString(),
+        tr("Datasets (*.jsonl *.ndjson *.json *.gz *.zst *.parquet *.arrow);;All files (*)")));
+}
+
+void DatasetPanel::addReferenceFolder() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a reference folder"));
+    if (!dir.isEmpty()) addReferences({dir});
+}
+
+void DatasetPanel::removeSelectedReferences() {
+    qDeleteAll(references_->selectedItems());
 }
 
 QString DatasetPanel::textField() const {

@@ -2,6 +2,8 @@
 // the inputs have (Parquet columns with their Arrow types, JSON Lines keys with the JSON types
 // seen, listed off the GUI thread), a warning when some input lacks the text field, a preview of
 // the first records, and the Run button. After a run it also shows what the reader rejected.
+// Below the inputs, the run's reference (`neardup run --reference`): files and folders the
+// inputs are deduplicated against, read with them, never removed and never written.
 #pragma once
 
 #include <QStringList>
@@ -50,6 +52,11 @@ class DatasetPanel : public QWidget {
     QStringList inputs() const;
     void setInputs(const QStringList& paths);
     void addInputs(const QStringList& paths);
+    // The reference: files or folders (RunRequest::references).
+    QStringList references() const;
+    void setReferences(const QStringList& paths);
+    void addReferences(const QStringList& paths);
+    QListWidget* referenceList() const { return references_; }
     QString textField() const;
     QString idField() const;
     void setFields(const QString& textField, const QString& idField);
@@ -75,6 +82,9 @@ class DatasetPanel : public QWidget {
     void addFiles();
     void addFolder();
     void removeSelected();
+    void addReferenceFiles();
+    void addReferenceFolder();
+    void removeSelectedReferences();
     void refreshPreview();
     void showPreview(const RecordPreview& p);
     void fillFieldChoices(const RecordPreview& p);
@@ -84,6 +94,7 @@ class DatasetPanel : public QWidget {
 
     JobQueue* jobs_;
     QListWidget* list_;
+    QListWidget* references_;
     QLabel* summary_;
     QComboBox* textField_;
     QComboBox* idField_;

@@ -352,10 +352,11 @@ void MainWindow::newProject(const QString& path) {
         [this, path](bool) {
             // The inputs already added are for this project; its parameters are the defaults
             // (set once its runs are listed, when it has none).
-            const QStringList inputs = dataset_->inputs();
+            const QStringList inputs = dataset_->inputs(), references = dataset_->references();
             const QString text = dataset_->textField(), id = dataset_->idField();
             if (!openProject(path) || inputs.isEmpty()) return;
             dataset_->setInputs(inputs);
+            dataset_->setReferences(references);
             dataset_->setFields(text, id);
         },
         [this](const QString& e) {
@@ -396,6 +397,7 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     threshold_->setRun(RunInfo{});
     buckets_->setRun(RunInfo{});
     dataset_->setInputs({});
+    dataset_->setReferences({});
     dataset_->setDatasetInfo(QString());
     updateTitle();
     updateRunEnabled();
@@ -426,6 +428,7 @@ bool MainWindow::closeProject(bool quiet) {
     buckets_->setRun(RunInfo{});
     history_->setRuns({}, 0);
     dataset_->setInputs({});
+    dataset_->setReferences({});
     dataset_->setDatasetInfo(QString());
     statusProject_->setText(tr("No project open"));
     updateTitle();
@@ -555,10 +558,12 @@ void MainWindow::onCurrentRunChanged(qint64 runId) {
             threshold_->setRun(v.info);
             dataset_->setDatasetInfo(rejectionText(v.dataset));
             if (dataset_->inputs().isEmpty()) {
-                QStringList files;
+                // The dataset's first files are its reference, when the run had one.
+                QStringList files, references;
                 for (const auto& f : v.dataset.files)
-                    files << QString::fromStdString(f.path);
+                    (f.reference ? references : files) << QString::fromStdString(f.path);
                 dataset_->setInputs(files);
+                dataset_->setReferences(references);
                 dataset_->setFields(QString::fromStdString(v.dataset.reader.textField),
                                     QString::fromStdString(v.dataset.reader.idField));
             }
@@ -598,6 +603,8 @@ bool MainWindow::startRun() {
     }
     for (const QString& in : dataset_->inputs())
         request.inputs.push_back(in.toStdString());
+    for (const QString& ref : dataset_->references())
+        request.references.push_back(ref.toStdString());
     return run_->start(request);
 }
 

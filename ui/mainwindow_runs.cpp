@@ -31,6 +31,7 @@ void MainWindow::saveThresholdAsRun(qint64 runId, double threshold) {
             RunRequest request;
             request.project = QString::fromStdString(r.project);
             request.inputs = std::move(r.inputs);
+            request.references = std::move(r.references);
             request.params = r.params;
             request.params.threads = parameters_->params().threads;
             run_->start(request);

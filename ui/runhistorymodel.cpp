@@ -118,6 +118,11 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
                              .arg(precisionText(estimate->second))
                              .arg(estimate->second.unsure)
                        : tr("No sampled audit with a verdict (Run \u25b8 Audit N Random Pairs).");
+    if (role == Qt::ToolTipRole && index.column() == Reference)
+        return c.referenceDocuments
+                   ? tr("Documents of the run's reference (never removed, counted in Documents) "
+                        "and the new documents removed as duplicates of one.")
+                   : tr("The run had no reference.");
     if (role == Qt::ToolTipRole && index.column() == Status)
         return QString::fromStdString(r->backend);
     const bool sortRole = role == Qt::UserRole;
@@ -150,6 +155,11 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
                 return tr("%1 (%2 after decisions)")
                     .arg(countText(c.removed), countText(audited->second));
             return num(c.removed);
+        case Reference:
+            if (sortRole) return static_cast<qulonglong>(c.referenceDocuments);
+            if (!c.referenceDocuments) return {};
+            return tr("%1 (%2 removed for it)")
+                .arg(countText(c.referenceDocuments), countText(c.removedByReference));
         case Precision:
             if (!sampled) return sortRole ? QVariant(-1.0) : QVariant();
             if (sortRole) return estimate->second.precision;
@@ -183,9 +193,9 @@ QVariant RunHistoryModel::data(const QModelIndex& index, int role) const {
 QVariant RunHistoryModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     static const char* const names[ColumnCount] = {
-        "Run",        "Status",    "Started", "Parameters", "Documents", "Candidates",
-        "Dup. pairs", "Clusters",  "Removed", "Precision",  "Read s",    "Sign s",
-        "Buckets s",  "Compare s", "Union s", "Total s"};
+        "Run",        "Status",    "Started",   "Parameters", "Documents", "Candidates",
+        "Dup. pairs", "Clusters",  "Removed",   "Reference",  "Precision", "Read s",
+        "Sign s",     "Buckets s", "Compare s", "Union s",    "Total s"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -2,7 +2,9 @@
 // per-phase seconds. Sorting happens in a QSortFilterProxyModel on Qt::UserRole values. The
 // Removed column shows the run's own count and, where audit decisions changed it, what an
 // export removes now ("273 (268 after decisions)"); the Precision column the estimate of the
-// run's latest sampled audit with its 95 % interval ("0.930 [0.852, 0.968]").
+// run's latest sampled audit with its 95 % interval ("0.930 [0.852, 0.968]"); the Reference
+// column, for a run against a reference, its documents and the removals made for it ("1,500
+// (312 removed for it)").
 #pragma once
 
 #include <QAbstractTableModel>
@@ -26,6 +28,7 @@ class RunHistoryModel : public QAbstractTableModel {
         DuplicatePairs,
         Clusters,
         Removed,
+        Reference,
         Precision,
         ReadSeconds,
         SignatureSeconds,

@@ -41,8 +41,9 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     // parameters line last, so that the counts stay in sight in the bottom dock.
     QHeaderView* header = view_->horizontalHeader();
     int visual = RunHistoryModel::Documents;
-    for (const int column : {RunHistoryModel::Documents, RunHistoryModel::Clusters,
-                             RunHistoryModel::Removed, RunHistoryModel::Precision})
+    for (const int column :
+         {RunHistoryModel::Documents, RunHistoryModel::Clusters, RunHistoryModel::Removed,
+          RunHistoryModel::Reference, RunHistoryModel::Precision})
         header->moveSection(header->visualIndex(column), visual++);
     header->moveSection(header->visualIndex(RunHistoryModel::Parameters),
                         RunHistoryModel::ColumnCount - 1);
@@ -110,6 +111,11 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
 void RunHistoryPanel::setRuns(std::vector<RunSummary> runs, qint64 select) {
     const qint64 keep = select ? select : current_;
     model_->setRuns(std::move(runs));
+    // The Reference column is for projects with a run against a reference.
+    bool referenced = false;
+    for (const RunSummary& r : model_->runs())
+        referenced = referenced || r.counts.referenceDocuments > 0;
+    view_->setColumnHidden(RunHistoryModel::Reference, !referenced);
     qint64 target = model_->rowOfRun(keep) >= 0 ? keep : 0;
     if (!target && !model_->runs().empty()) target = model_->runs().back().runId;
     current_ = 0;  // so that selecting reports the run again
