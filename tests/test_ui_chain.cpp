@@ -9,6 +9,7 @@
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
 
 #include <QCheckBox>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -16,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidgetItem>
+#include <QTreeWidgetItemIterator>
 #include <map>
 
 #include "chain_corpus.h"
@@ -213,6 +215,55 @@ class TestUiChain : public QObject {
                                      c->rightDocument() == std::max(doc, up),
                                  20000);
         Q_UNUSED(m);
+    }
+
+    // At 1280x800 the Members and Chain tabs show more than a few rows, and on the deep chain
+    // (each version under the one before) Status and both Jaccards lie inside the view, not
+    // behind a horizontal scroll bar.
+    void deepChainKeepsStatusAndJaccardsInView() {
+        window_->resize(1280, 800);
+        const ClusterRow* chain = clusterOf("v00");
+        QVERIFY(chain);
+        showCluster(*chain);
+        if (QTest::currentTestFailed()) return;
+        ChainView* view = window_->clusters()->chainView();
+        window_->clusters()->memberTabs()->setCurrentWidget(view);
+        QTRY_VERIFY(view->isVisible());
+        QTest::qWait(50);  // the layout after the resize
+        int depth = 0;
+        for (QTreeWidgetItemIterator it(view); *it; ++it) {
+            int d = 0;
+            for (QTreeWidgetItem* p = (*it)->parent(); p; p = p->parent())
+                ++d;
+            depth = std::max(depth, d);
+        }
+        QVERIFY2(depth >= 8, qPrintable(QString::number(depth)));
+        const int rowHeight = view->visualItemRect(view->topLevelItem(0)).height();
+        QVERIFY(rowHeight > 0);
+        QVERIFY2(view->viewport()->height() / rowHeight >= 6,
+                 qPrintable(QStringLiteral("%1 px for rows of %2 px")
+                                .arg(view->viewport()->height())
+                                .arg(rowHeight)));
+        const QHeaderView* h = view->header();
+        for (const int c : {int(ChainView::Status), int(ChainView::WithParent),
+                            int(ChainView::WithRepresentative)}) {
+            const int start = h->sectionViewportPosition(c), end = start + h->sectionSize(c);
+            QVERIFY2(start >= 0 && end <= view->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 spans %2-%3 of %4 px")
+                                    .arg(c)
+                                    .arg(start)
+                                    .arg(end)
+                                    .arg(view->viewport()->width())));
+        }
+        // Status is whole, not elided.
+        int statusWidth = 0;
+        for (QTreeWidgetItemIterator it(view); *it; ++it)
+            statusWidth = std::max(
+                statusWidth, view->fontMetrics().horizontalAdvance((*it)->text(ChainView::Status)));
+        QVERIFY2(h->sectionSize(ChainView::Status) > statusWidth,
+                 qPrintable(QStringLiteral("%1 px for %2 px of text")
+                                .arg(h->sectionSize(ChainView::Status))
+                                .arg(statusWidth)));
     }
 
     // Under --decide components every removal hangs under the representative; those without a

@@ -2,6 +2,8 @@
 #include "chainview.h"
 
 #include <QHeaderView>
+#include <QResizeEvent>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -9,11 +11,20 @@ namespace neardup::ui {
 
 namespace {
 
+// The pair's Jaccard in few characters: the exact value when the run verified it, else the
+// estimate; both in the tooltip.
 QString jaccardText(double estimated, double exact) {
+    if (!std::isnan(exact)) return ChainView::tr("exact %1").arg(exact, 0, 'f', 3);
     if (std::isnan(estimated)) return {};
-    QString s = QString::number(estimated, 'f', 3);
-    if (!std::isnan(exact)) s += ChainView::tr(" (exact %1)").arg(exact, 0, 'f', 3);
-    return s;
+    return ChainView::tr("est. %1").arg(estimated, 0, 'f', 3);
+}
+
+QString jaccardTip(double estimated, double exact) {
+    QStringList parts;
+    if (!std::isnan(estimated))
+        parts << ChainView::tr("estimated Jaccard %1").arg(estimated, 0, 'f', 3);
+    if (!std::isnan(exact)) parts << ChainView::tr("exact Jaccard %1").arg(exact, 0, 'f', 3);
+    return parts.join(QStringLiteral(", "));
 }
 
 }  // namespace
@@ -21,8 +32,7 @@ QString jaccardText(double estimated, double exact) {
 ChainView::ChainView(QWidget* parent) : QTreeWidget(parent) {
     setObjectName(QStringLiteral("chainView"));
     setColumnCount(ColumnCount);
-    setHeaderLabels(
-        {tr("Document"), tr("Status"), tr("J with parent"), tr("Est. J to representative")});
+    setHeaderLabels({tr("Document"), tr("Status"), tr("J with parent"), tr("J to rep.")});
     headerItem()->setToolTip(WithParent,
                              tr("The stored pair's estimated (and exact, when verified) Jaccard "
                                 "with the node above"));
@@ -35,6 +45,10 @@ ChainView::ChainView(QWidget* parent) : QTreeWidget(parent) {
            "with the one above it."));
     setUniformRowHeights(true);
     setRootIsDecorated(true);
+    // A deep chain indents its last nodes by depth x indentation: kept small, and the document
+    // column capped (fitColumns), so that Status and the Jaccards stay in view.
+    setIndentation(10);
+    setTextElideMode(Qt::ElideMiddle);
     header()->setStretchLastSection(true);
     connect(this, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item, int) {
         const qlonglong up = item->data(0, kParentDocRole).toLongLong();
@@ -61,7 +75,9 @@ void ChainView::setChain(const std::vector<ChainNode>& nodes,
                                     .arg(m ? QString::fromStdString(m->docId) : QString())
                                     .arg(n.doc));
         QString status;
-        if (n.representative)
+        if (m && m->reference)
+            status = tr("reference (never removed)");
+        else if (n.representative)
             status = tr("kept (representative)");
         else if (m && m->keptWhole)
             status = tr("kept (keep all)");
@@ -75,6 +91,8 @@ void ChainView::setChain(const std::vector<ChainNode>& nodes,
             status = tr("removed for %1").arg(m ? m->removedFor : -1);
         item->setText(Status, status);
         item->setText(WithParent, jaccardText(n.estimated, n.exact));
+        item->setToolTip(WithParent, jaccardTip(n.estimated, n.exact));
+        item->setToolTip(Document, item->text(Document));
         if (i < toRepresentative.size() && !std::isnan(toRepresentative[i]))
             item->setText(WithRepresentative, QString::number(toRepresentative[i], 'f', 3));
         item->setData(0, kDocRole, n.doc);
@@ -82,8 +100,26 @@ void ChainView::setChain(const std::vector<ChainNode>& nodes,
         items.push_back(item);
     }
     expandAll();
-    for (int c = 0; c < ColumnCount - 1; ++c)
+    fitColumns();
+}
+
+void ChainView::fitColumns() {
+    for (int c = 0; c < ColumnCount; ++c)
         resizeColumnToContents(c);
+    // Status and the Jaccards at their contents' width; the document column gets what is left,
+    // never less than a fifth of the view and never more than its contents (ids are elided in
+    // the middle, whole in the tooltip).
+    int others = 0;
+    for (int c = Status; c < ColumnCount; ++c)
+        others += columnWidth(c);
+    const int room = viewport()->width() - others;
+    const int document = std::min(columnWidth(Document), std::max(viewport()->width() / 5, room));
+    setColumnWidth(Document, document);
+}
+
+void ChainView::resizeEvent(QResizeEvent* event) {
+    QTreeWidget::resizeEvent(event);
+    if (topLevelItemCount() > 0) fitColumns();
 }
 
 QTreeWidgetItem* ChainView::itemOf(uint32_t doc) const {

@@ -33,6 +33,12 @@ class ChainView : public QTreeWidget {
     // The item of a document, or null.
     QTreeWidgetItem* itemOf(uint32_t doc) const;
 
+  private:
+    void fitColumns();
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   signals:
     // A node was clicked: compare `doc` with its parent in the tree.
     void pairRequested(uint32_t parent, uint32_t doc);
