@@ -102,9 +102,19 @@ inline DatasetRecord makeDataset() {
     return d;
 }
 
-// Turns a project of the current schema into what schema version 2 wrote: no content pins, no
-// sampled audits, no rule, no chained count, no removed_for, the old document_status view.
+// Takes a project back to before schema version 7 (no reference columns).
+inline constexpr const char* kDropReferenceColumns =
+    "ALTER TABLE datasets DROP COLUMN reference_files;"
+    "ALTER TABLE runs DROP COLUMN reference_documents;"
+    "ALTER TABLE runs DROP COLUMN removed_by_reference;";
+
+// Turns a project of the current schema into what schema version 2 wrote: no reference columns,
+// no content pins, no sampled audits, no rule, no chained count, no removed_for, the old
+// document_status view.
 inline constexpr const char* kDowngradeToV2 = R"sql(
+ALTER TABLE datasets DROP COLUMN reference_files;
+ALTER TABLE runs DROP COLUMN reference_documents;
+ALTER TABLE runs DROP COLUMN removed_by_reference;
 ALTER TABLE dataset_files DROP COLUMN pin;
 DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;

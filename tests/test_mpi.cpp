@@ -389,6 +389,29 @@ class TestMpi : public QObject {
     }
 
     // Ranks with nothing to do (FED's merge hangs there): two documents over three ranks.
+    // A run against a reference (the one-process run's deduplicated output, so that every
+    // document of the corpus has its copy or its kept near-duplicate there): the same outputs
+    // and project over two ranks as in one process, and nothing left to keep.
+    void againstAReferenceGivesIdenticalResults() {
+        if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
+        const QStringList reference{QStringLiteral("--reference"),
+                                    d(QStringLiteral("single/dedup.jsonl"))};
+        const Result one = execute(cli(), runArgs(QStringLiteral("ref1"), reference),
+                                   QProcessEnvironment::systemEnvironment());
+        QVERIFY2(one.code == 0, qPrintable(one.err));
+        const Result two = mpirun(2, runArgs(QStringLiteral("ref2"), reference));
+        QVERIFY2(two.code == 0, qPrintable(two.err + two.out));
+        for (const char* out : kOutputs)
+            QVERIFY2(readFile(d(QStringLiteral("ref2/") + QLatin1String(out))) ==
+                         readFile(d(QStringLiteral("ref1/") + QLatin1String(out))),
+                     out);
+        QCOMPARE(projectResults(d(QStringLiteral("ref2.ndw"))),
+                 projectResults(d(QStringLiteral("ref1.ndw"))));
+        QCOMPARE(readFile(d(QStringLiteral("ref1/kept.txt"))), QByteArray());
+        QCOMPARE(readFile(d(QStringLiteral("ref1/removed.txt"))).count('\n'),
+                 readFile(d(QStringLiteral("corpus.jsonl"))).count('\n'));
+    }
+
     void moreRanksThanDocuments() {
         if (!canLaunch()) QSKIP("MPI not compiled in or mpirun not found");
         QFile tiny(d(QStringLiteral("tiny.jsonl")));

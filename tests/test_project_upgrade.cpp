@@ -111,6 +111,7 @@ class TestProjectUpgrade : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDropReferenceColumns);
             db.exec(
                 "ALTER TABLE dataset_files DROP COLUMN pin;"
                 "DELETE FROM meta WHERE key = 'pin_key';"
@@ -129,6 +130,40 @@ class TestProjectUpgrade : public QObject {
         const PinKey key = store.pinKey();
         QVERIFY(key != PinKey{});
         QVERIFY(back.files[0].pinKey == key);
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
+    }
+
+    // A version-6 project (before references) opens and is upgraded in place: its datasets
+    // have no reference, its runs count none, and a dataset of the same files found again is
+    // the same dataset only without a reference.
+    void upgradesVersionSixProject() {
+        const std::string path = file("v6.ndw");
+        int64_t datasetId = 0, runId = 0;
+        const DatasetRecord dataset = makeDataset();
+        {
+            ProjectStore store(path);
+            datasetId = store.saveDataset(dataset, makeDocs(20));
+            RunResult run = makeRun(datasetId, 20);
+            run.runId = runId = store.beginRun(run);
+            store.finishRun(run);
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(kDropReferenceColumns);
+            db.exec(
+                "PRAGMA user_version = 6; UPDATE meta SET value = '6' WHERE key = "
+                "'schema_version'");
+        }
+        ProjectStore store(path);
+        DocumentTable docs;
+        QCOMPARE(store.loadDataset(datasetId, &docs).referenceFiles, 0u);
+        QCOMPARE(docs.referenceDocuments, 0u);
+        const RunResult run = store.loadRun(runId);
+        QCOMPARE(run.counts.referenceDocuments, uint64_t{0});
+        QCOMPARE(run.counts.removedByReference, uint64_t{0});
+        QCOMPARE(store.findDataset(dataset.files, dataset.reader).value(), datasetId);
+        QVERIFY(!store.findDataset(dataset.files, dataset.reader, 1).has_value());
         sql::Database db(path, false);
         QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
     }

@@ -60,9 +60,12 @@ AuditPair judged(int stratum, AuditVerdict v) {
     return p;
 }
 
-// Turns a project of the current schema into what schema version 4 wrote: no content pins, no
-// sampled audits, decisions without "confirmed_duplicate".
+// Turns a project of the current schema into what schema version 4 wrote: no reference
+// columns, no content pins, no sampled audits, decisions without "confirmed_duplicate".
 constexpr const char* kDowngradeToV4 = R"sql(
+ALTER TABLE datasets DROP COLUMN reference_files;
+ALTER TABLE runs DROP COLUMN reference_documents;
+ALTER TABLE runs DROP COLUMN removed_by_reference;
 ALTER TABLE dataset_files DROP COLUMN pin;
 DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,8 @@
 #include "mpi_run.h"
 #include "output_options.h"
 #include "progress_printer.h"
+#include "project_store.h"
+#include "run_inputs.h"
 #include "run_options.h"
 #include "run_resume.h"
 #include "run_service.h"
@@ -46,8 +49,16 @@ void printSummary(const RunResult& r) {
                c.candidatePairs, c.duplicatePairs, total, r.backend);
     fmt::print(stderr,
                "  accounting: {} lines read = {} documents + {} rejected + {} blank; {} documents "
-               "= {} kept + {} removed\n",
-               c.linesRead, c.documents, c.rejected, c.blankLines, c.documents, c.kept, c.removed);
+               "= {}{} kept + {} removed\n",
+               c.linesRead, c.documents, c.rejected, c.blankLines, c.documents,
+               c.referenceDocuments > 0 ? fmt::format("{} reference + ", c.referenceDocuments)
+                                        : std::string(),
+               c.kept, c.removed);
+    if (c.referenceDocuments > 0)
+        fmt::print(stderr,
+                   "  reference: {} of the documents are the reference's (never removed nor "
+                   "written); {} removed for a near-duplicate in the reference\n",
+                   c.referenceDocuments, c.removedByReference);
     if (r.params.decide == DecideRule::Witness)
         fmt::print(stderr,
                    "  decided by witness: every removed document is a duplicate of a kept one; "
@@ -105,6 +116,27 @@ void printComponents(const std::string& project, const RunResult& r) {
                flagged, project);
 }
 
+// The reference as files and folders: a project given to --reference stands for its latest
+// run's inputs, --reference-run N for run N's (both checked against what the project pinned).
+std::vector<std::string> referencePaths(const RunOptions& opt) {
+    std::vector<std::string> paths;
+    for (const std::string& ref : opt.references) {
+        if (const auto inputs = projectInputPaths(ref))
+            paths.insert(paths.end(), inputs->begin(), inputs->end());
+        else
+            paths.push_back(ref);
+    }
+    if (opt.referenceRun > 0) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(opt.project, ec))
+            throw std::runtime_error("--reference-run: no project " + opt.project);
+        const ProjectStore store(opt.project, ProjectStore::Mode::ReadOnly);
+        const std::vector<std::string> inputs = runInputPaths(store, opt.referenceRun);
+        paths.insert(paths.end(), inputs.begin(), inputs.end());
+    }
+    return paths;
+}
+
 }  // namespace
 
 int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
@@ -115,7 +147,8 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     if (const std::optional<int> code = mpi.start(params)) return *code;
     int64_t resumedRun = 0;
     if (opt.resume) {
-        if (const int code = prepareResume(cmd, opt.project, opt.inputs, params, resumedRun))
+        if (const int code =
+                prepareResume(cmd, opt.project, opt.inputs, opt.references, params, resumedRun))
             return code;
     } else if (opt.inputs.empty()) {
         fmt::print(stderr, "neardup run: no inputs given (or --resume)\n");
@@ -124,7 +157,14 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     // A resumed run keeps the b x r it recorded; the note is about this command line's.
     if (!opt.quiet && !opt.resume && !opt.bandsRowsNote.empty())
         fmt::print(stderr, "{}\n", opt.bandsRowsNote);
-    const RunRequest request{opt.project, opt.inputs, params, opt.outputs, resumedRun};
+    std::vector<std::string> references;
+    try {
+        references = referencePaths(opt);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "neardup run: {}\n", e.what());
+        return kExitError;
+    }
+    const RunRequest request{opt.project, opt.inputs, references, params, opt.outputs, resumedRun};
     ProgressPrinter printer(opt.quiet);
     RunHooks hooks;
     hooks.observer = &printer;

@@ -24,6 +24,17 @@ void addProjectOptions(CLI::App& cmd, RunOptions& opt) {
 void addInputOptions(CLI::App& cmd, RunOptions& opt) {
     RunParams& p = opt.params;
     auto* in = "Input";
+    cmd.add_option("--reference", opt.references,
+                   "Deduplicate the inputs against this corpus too: files or folders in any "
+                   "input format, or a NearDup project (its latest run's inputs). Its documents "
+                   "are never removed nor written; an input that is a near-duplicate of one is "
+                   "removed for it. Repeatable")
+        ->group(in);
+    cmd.add_option("--reference-run", opt.referenceRun,
+                   "Deduplicate the inputs against the inputs of this earlier run of the project "
+                   "(its reference excluded)")
+        ->check(CLI::PositiveNumber)
+        ->group(in);
     cmd.add_option("--text-field", p.reader.textField,
                    "Field holding the text; dotted path for nested fields")
         ->capture_default_str()

@@ -18,6 +18,10 @@ namespace neardup::cli {
 // What the command line gives; the enumerations as words until applyRunChoices.
 struct RunOptions {
     std::vector<std::string> inputs;
+    // --reference: files, folders or NearDup projects (their latest run's inputs) the inputs
+    // are deduplicated against; --reference-run: a run of this project whose inputs are.
+    std::vector<std::string> references;
+    int64_t referenceRun = 0;
     std::string project;
     RunParams params;
     std::string shingle = "char", hash = "permute", sketch, bucketKey = "hash", buckets = "exact";

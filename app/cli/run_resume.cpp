@@ -14,7 +14,7 @@
 namespace neardup::cli {
 
 int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<std::string>& inputs,
-                  RunParams& params, int64_t& resumedRun) {
+                  std::vector<std::string>& references, RunParams& params, int64_t& resumedRun) {
     if (!inputs.empty()) {
         fmt::print(
             stderr,
@@ -70,9 +70,11 @@ int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<s
     resumed.devices = params.devices;
     params = std::move(resumed);
     inputs = rec->inputs;
+    references = rec->references;
     resumedRun = rec->runId;
-    fmt::print(stderr, "resuming run {} ({}: {}) with its {} input(s) and parameters\n", rec->runId,
-               rec->status, rec->error, inputs.size());
+    fmt::print(stderr, "resuming run {} ({}: {}) with its {} input(s){} and parameters\n",
+               rec->runId, rec->status, rec->error, inputs.size(),
+               references.empty() ? "" : fmt::format(", {} reference(s)", references.size()));
     return kExitOk;
 }
 

@@ -18,6 +18,6 @@ namespace neardup::cli {
 // workers, devices, memory budget, work dir) are kept where `cmd` got them explicitly; options
 // that change results may not be given (they are the resumed run's).
 int prepareResume(const CLI::App& cmd, const std::string& project, std::vector<std::string>& inputs,
-                  RunParams& params, int64_t& resumedRun);
+                  std::vector<std::string>& references, RunParams& params, int64_t& resumedRun);
 
 }  // namespace neardup::cli

@@ -11,6 +11,16 @@ void DocumentTable::clear() {
     keepValue.clear();
     idArena.clear();
     idEnd.clear();
+    referenceDocuments = 0;
+}
+
+void DocumentTable::markReference(uint32_t referenceFiles) {
+    // Documents are in input order, so the reference's are the ones before the first document
+    // of a later file.
+    std::size_t n = 0;
+    while (n < file.size() && file[n] < referenceFiles)
+        ++n;
+    referenceDocuments = static_cast<uint32_t>(n);
 }
 
 void DocumentTable::reserve(std::size_t n) {

@@ -35,6 +35,8 @@ struct InputFile {
     PinKey pinKey{};
     bool legacySum = false;
     uint64_t fingerprint = 0;
+    // A file of the run's reference (`--reference`): read and compared, never written from.
+    bool reference = false;
 };
 
 const char* toString(InputFile::Compression c);
@@ -53,8 +55,15 @@ struct DocumentTable {
     std::vector<double> keepValue;  // value of the --keep max:FIELD field, NaN when absent
     std::string idArena;            // ids back to back
     std::vector<uint64_t> idEnd;    // end offset of id i in idArena
+    // Documents [0, referenceDocuments) come from the run's reference (`--reference`): read
+    // first, ahead of every new document, never removed and never written to an output. They
+    // are a prefix because the reference's files are the dataset's first files.
+    uint32_t referenceDocuments = 0;
 
     std::size_t size() const { return file.size(); }
+    bool reference(std::size_t i) const { return i < referenceDocuments; }
+    // Counts the documents of the first `referenceFiles` files into referenceDocuments.
+    void markReference(uint32_t referenceFiles);
     std::string_view id(std::size_t i) const {
         const uint64_t begin = i == 0 ? 0 : idEnd[i - 1];
         return std::string_view(idArena).substr(begin, idEnd[i] - begin);

@@ -98,6 +98,11 @@ struct RunCounts {
     // component's kept document: removals without a witness (core/lsh/clustering.h), counted
     // whatever rule the run decides by.
     uint64_t chainedRemovals = 0;
+    // A run against a reference (`--reference`): the reference's documents, counted in
+    // `documents` but neither kept nor removed (documents = referenceDocuments + kept +
+    // removed), and the removals whose kept duplicate is a reference document.
+    uint64_t referenceDocuments = 0;
+    uint64_t removedByReference = 0;
 };
 
 struct RunResult {
@@ -155,7 +160,11 @@ struct RunResult {
     // notableComponents); not stored in the project.
     NotableComponents components;
 
+    // A reference document (its number below counts.referenceDocuments): never removed,
+    // never written to an output.
+    bool reference(std::size_t doc) const { return doc < counts.referenceDocuments; }
     bool removed(std::size_t doc) const {
+        if (reference(doc)) return false;
         const uint32_t c = clusterOf[doc];
         if (c == kNoCluster || (!keepAll.empty() && keepAll[c])) return false;
         return removedFor.empty() ? representative[c] != doc : removedFor[doc] != kNoDocument;

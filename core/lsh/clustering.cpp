@@ -53,6 +53,9 @@ bool isDuplicate(const ScoredPair& p, int hashes, double threshold) {
 }
 
 bool keepRather(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32_t y) {
+    // The reference comes first whatever the policy: it is never removed, so a new document
+    // must never be visited before a reference document it duplicates.
+    if (docs.reference(x) != docs.reference(y)) return docs.reference(x);
     switch (policy) {
         case KeepPolicy::First:
             return x < y;
@@ -71,19 +74,25 @@ bool keepRather(KeepPolicy policy, const DocumentTable& docs, uint32_t x, uint32
 
 namespace {
 
-// isDuplicate at a fixed threshold, less the excluded pairs, with its constants computed once.
+// isDuplicate at a fixed threshold, less the excluded pairs and the pairs of two reference
+// documents, with its constants computed once. Two reference documents are never a duplicate
+// pair of the run: neither is removed, so neither may be the other's witness (and a reference
+// document that had a kept duplicate earlier in keep order would be removed by the rule).
 class DuplicateTest {
   public:
-    DuplicateTest(int hashes, double threshold, std::span<const DocPair> excluded)
+    DuplicateTest(int hashes, double threshold, std::span<const DocPair> excluded,
+                  uint32_t referenceDocuments)
         : needed_(static_cast<uint32_t>(std::ceil(threshold * hashes - 1e-9))),
           hashes_(static_cast<uint32_t>(hashes)),
           exactFloor_(threshold - 1e-6),
+          referenceDocuments_(referenceDocuments),
           excluded_(excluded) {}
     // True for a pair of identical signatures (every position equal).
     bool copy(const ScoredPair& p) const { return p.matches >= hashes_; }
     bool operator()(const ScoredPair& p) const {
         if (p.exact >= 0.0f ? static_cast<double>(p.exact) < exactFloor_ : p.matches < needed_)
             return false;
+        if (p.b < referenceDocuments_) return false;  // a < b: both are reference documents
         return excluded_.empty() ||
                !std::binary_search(excluded_.begin(), excluded_.end(), DocPair{p.a, p.b});
     }
@@ -92,6 +101,7 @@ class DuplicateTest {
     uint32_t needed_;
     uint32_t hashes_;
     double exactFloor_;
+    uint32_t referenceDocuments_;
     std::span<const DocPair> excluded_;
 };
 
@@ -190,7 +200,7 @@ InputOrder components(const std::vector<ScoredPair>& pairs, int hashes, double t
                       KeepPolicy policy, const DocumentTable& docs, RunResult& run,
                       std::span<const DocPair> excluded, std::vector<uint32_t>* witnesses) {
     const std::size_t n = docs.size();
-    const DuplicateTest duplicate(hashes, threshold, excluded);
+    const DuplicateTest duplicate(hashes, threshold, excluded, docs.referenceDocuments);
     UnionFind uf(n);
     uint64_t duplicates = 0;
     InputOrder witnessed{.sorted = false, .copies = false};
@@ -221,6 +231,12 @@ InputOrder components(const std::vector<ScoredPair>& pairs, int hashes, double t
             numberClusters(root, joined, run, [](uint32_t, uint32_t) { return false; });
             break;
         case KeepPolicy::Longest:
+            if (docs.referenceDocuments > 0) {
+                numberClusters(root, joined, run, [policy, &docs](uint32_t x, uint32_t y) {
+                    return keepRather(policy, docs, x, y);
+                });
+                break;
+            }
             numberClusters(root, joined, run, [&chars = docs.chars](uint32_t x, uint32_t y) {
                 return chars[x] != chars[y] ? chars[x] > chars[y] : x < y;
             });
@@ -339,7 +355,21 @@ void visitingRanks(KeepPolicy policy, const DocumentTable& docs, const RunResult
         others(place);
         return;
     }
-    if (policy == KeepPolicy::Longest) {  // the key fits in 32 bits: key << 32 | document
+    if (docs.referenceDocuments > 0) {
+        // The reference first, each side in the policy's order (keepRather).
+        for (const bool reference : {true, false}) {
+            std::vector<KeyedDocument> keyed;
+            others([&](uint32_t d) {
+                if (docs.reference(d) == reference) keyed.push_back({keepKey(policy, docs, d), d});
+            });
+            sortByKey(keyed);
+            for (const KeyedDocument& k : keyed)
+                place(k.doc);
+        }
+        return;
+    }
+    if (policy == KeepPolicy::Longest) {
+        // The key fits in 32 bits: key << 32 | document.
         std::vector<uint64_t> keyed;
         others([&](uint32_t d) { keyed.push_back(uint64_t{~docs.chars[d]} << 32 | d); });
         sortByHigh32(keyed);
@@ -521,9 +551,13 @@ std::vector<uint32_t> findWitnesses(const std::vector<ScoredPair>& pairs,
         return witness;
     }
     witness.assign(n, kNone);
-    // Most removals are decided without visiting: those of the representative's witness.
+    // Most removals are decided without visiting: those of the representative's witness. Not
+    // in a run against a reference, where a reference document that shares a signature with a
+    // removed one must still be kept and witness: all are visited there.
     const std::vector<uint8_t> decided =
-        representativeWitnesses(pairs, duplicate, run, visited, memberRoots, witness);
+        docs.referenceDocuments > 0
+            ? std::vector<uint8_t>(n, 0)
+            : representativeWitnesses(pairs, duplicate, run, visited, memberRoots, witness);
     auto undecided = [&visited, &decided](std::size_t i) { return !decided[i] && visited(i); };
 
     std::vector<uint32_t> pos, order;
@@ -583,7 +617,7 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
             const DocumentTable& docs, RunResult& run, std::vector<uint32_t>* inputOrder,
             bool inputOrderCopies) {
     const std::size_t n = run.clusterOf.size();
-    const DuplicateTest duplicate(hashes, threshold, excluded);
+    const DuplicateTest duplicate(hashes, threshold, excluded, docs.referenceDocuments);
     run.copyOf.clear();
     std::vector<uint32_t> witness =
         findWitnesses(pairs, duplicate, policy, docs, run, inputOrder, inputOrderCopies);
@@ -597,11 +631,14 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
     const bool byWitness = rule == DecideRule::Witness;
     run.removedFor = std::move(witness);
     run.chained.assign(n, 0);
-    uint64_t chained = 0, removed = 0;
+    uint64_t chained = 0, removed = 0, byReference = 0;
+    const uint32_t references = docs.referenceDocuments;
     for (std::size_t i = 0; i < n; ++i) {
         const uint32_t c = run.clusterOf[i];
+        // A reference document is kept: visited before every new document of its cluster and
+        // paired with no other reference document, it has no witness under either rule.
         if (c == RunResult::kNoCluster || (anyWhole && run.keepAll[c]) ||
-            run.representative[c] == i) {
+            run.representative[c] == i || i < references) {
             run.removedFor[i] = kNone;
             continue;
         }
@@ -610,10 +647,13 @@ void decide(const std::vector<ScoredPair>& pairs, int hashes, double threshold,
         chained += run.chained[i];
         if (!byWitness) run.removedFor[i] = rep;
         removed += run.removedFor[i] != kNone ? 1 : 0;
+        byReference += run.removedFor[i] < references ? 1 : 0;
     }
     run.counts.chainedRemovals = chained;
+    run.counts.referenceDocuments = references;
+    run.counts.removedByReference = byReference;
     run.counts.removed = removed;
-    run.counts.kept = n - removed;
+    run.counts.kept = n - references - removed;
 }
 
 }  // namespace
@@ -626,11 +666,18 @@ const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uin
 
 void countRemovals(RunResult& run) {
     const std::size_t n = run.clusterOf.size();
-    uint64_t removed = 0;
-    for (std::size_t i = 0; i < n; ++i)
-        removed += run.removed(i) ? 1 : 0;
+    const uint64_t references = run.counts.referenceDocuments;
+    uint64_t removed = 0, byReference = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!run.removed(i)) continue;
+        ++removed;
+        const uint32_t keptBy =
+            run.removedFor.empty() ? run.representative[run.clusterOf[i]] : run.removedFor[i];
+        byReference += keptBy < references ? 1 : 0;
+    }
     run.counts.removed = removed;
-    run.counts.kept = n - removed;
+    run.counts.removedByReference = byReference;
+    run.counts.kept = n - references - removed;
 }
 
 namespace {
@@ -662,8 +709,16 @@ std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<Sc
         const ScoredPair self{std::min(doc, keptBy), std::max(doc, keptBy),
                               static_cast<uint32_t>(run.params.signature.hashes), -1.0f};
         if (ld == lw) return self;
+        // The leaders' exact Jaccard is the pair's own when each document's shingle set is its
+        // leader's (their pair verified at exact 1): a verified run then names it too.
+        auto sameSet = [&pairs](uint32_t x, uint32_t leader) {
+            if (x == leader) return true;
+            const ScoredPair* c = findPair(pairs, x, leader);
+            return c != nullptr && c->exact >= 1.0f;
+        };
         if (const ScoredPair* q = findPair(pairs, ld, lw))
-            return ScoredPair{self.a, self.b, q->matches, -1.0f};
+            return ScoredPair{self.a, self.b, q->matches,
+                              sameSet(doc, ld) && sameSet(keptBy, lw) ? q->exact : -1.0f};
     }
     if (!p) return std::nullopt;
     // A witness other than the representative was chosen for its duplicate pair; a removal for
@@ -684,6 +739,12 @@ std::vector<uint64_t> witnessPairKeys(const RunResult& run) {
         const uint32_t keptBy = keptByOf(run, doc);
         add(doc, keptBy);
         add(copyLeader(run, doc), copyLeader(run, keptBy));
+        // And each with its leader: whether their shingle sets are equal (witnessPair), which
+        // only a run that verifies every pair knows.
+        if (run.params.compare.verify == VerifyMode::Exact) {
+            add(doc, copyLeader(run, doc));
+            add(keptBy, copyLeader(run, keptBy));
+        }
     }
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

@@ -87,14 +87,16 @@ const ScoredPair* findPair(const std::vector<ScoredPair>& pairs, uint32_t x, uin
 // The duplicate pair (at the run's threshold) of a removed document and the kept document it
 // is removed for, looked up in `pairs` (the run's, sorted by (a, b)): its witness pair. For a
 // signature copy (run.copyOf) whose pair is stored with its copy only, the pair of the copy and
-// the witness, with the document put in (same estimate; exact Jaccard unknown, -1). Empty when
+// the witness, with the document put in (same estimate; its exact Jaccard when each of the two
+// has its leader's very shingle set, a copy pair verified at exact 1, else unknown, -1). Empty when
 // doc is not removed, or when the components rule removes it without one (chained).
 std::optional<ScoredPair> witnessPair(const RunResult& run, const std::vector<ScoredPair>& pairs,
                                       uint32_t doc);
 
 // Every stored pair witnessPair may look up for the run's removed documents, as a << 32 | b
 // (a < b), ascending and distinct: each removed document with the document it is removed for,
-// and for signature copies their leaders. A run's outputs need no other pair.
+// and for signature copies their leaders, and (in a run verifying every pair) each of the two
+// with its leader. A run's outputs need no other pair.
 std::vector<uint64_t> witnessPairKeys(const RunResult& run);
 
 }  // namespace neardup

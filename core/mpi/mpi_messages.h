@@ -103,9 +103,9 @@ void fields(auto& v, Is<HashConstants> auto& c) {
 }
 
 void fields(auto& v, Is<InputFile> auto& f) {
-    static_assert(memberCount<InputFile>() == 13, "a member was added: list it here");
+    static_assert(memberCount<InputFile>() == 14, "a member was added: list it here");
     v(f.path, f.size, f.mtimeNs, f.compression, f.ctimeNs, f.device, f.inode, f.fingerprinted,
-      f.contentBytes, f.pin, f.pinKey, f.legacySum, f.fingerprint);
+      f.contentBytes, f.pin, f.pinKey, f.legacySum, f.fingerprint, f.reference);
 }
 
 void fields(auto& v, Is<PinPart> auto& p) {

@@ -87,7 +87,7 @@ std::vector<columnar::ParquetRowSelection> columnarSelections(const RunResult& r
     }
     for (std::size_t i = 0; i < docs.size(); ++i) {
         const uint32_t f = docs.file[i];
-        if (!columnar[f] || (!annotation && run.removed(i))) continue;
+        if (!columnar[f] || run.reference(i) || (!annotation && run.removed(i))) continue;
         columnar::ParquetRowSelection& s = rows[f];
         const std::size_t row = docs.line[i] - 1;  // rows are numbered from 1, like lines
         if (s.keep.size() <= row) s.keep.resize(row + 1, 0);
@@ -109,7 +109,15 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
                         const DocumentTable& docs, const ExportOptions& options,
                         ExportTicker& ticker, std::vector<std::unique_ptr<OutputFile>>& written) {
     const std::vector<std::string> names = shardNames(options, files);
-    if (const std::string problem = shardNameProblem(files, names, options.outDir);
+    // The reference's files have no shard: their documents are never written.
+    std::vector<InputFile> shardFiles;
+    std::vector<std::string> shardFileNames;
+    for (std::size_t f = 0; f < files.size(); ++f)
+        if (!files[f].reference) {
+            shardFiles.push_back(files[f]);
+            shardFileNames.push_back(names[f]);
+        }
+    if (const std::string problem = shardNameProblem(shardFiles, shardFileNames, options.outDir);
         !problem.empty())
         throw std::runtime_error(problem);
     std::optional<ClusterAnnotation> annotation;
@@ -123,6 +131,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     std::vector<uint8_t> columnar(files.size(), 0);
     std::vector<OutputFile*> shard(files.size(), nullptr);
     for (std::size_t f = 0; f < files.size(); ++f) {
+        if (files[f].reference) continue;
         const fs::path target = fs::path(options.outDir) / names[f];
         std::error_code ec;
         fs::create_directories(target.parent_path(), ec);
@@ -155,7 +164,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
             [&](uint64_t) { ticker.tick(); });
     }
     // A `datasets` folder's metadata beside its mirrored shards, so that it loads as one.
-    for (const DatasetMetadataFile& meta : datasetMetadataFiles(files, names)) {
+    for (const DatasetMetadataFile& meta : datasetMetadataFiles(shardFiles, shardFileNames)) {
         written.push_back(std::make_unique<OutputFile>(
             (fs::path(options.outDir) / meta.name).string(), OutputCompression::None));
         written.back()->write(mirroredMetadata(meta, options.annotate));

@@ -95,6 +95,42 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         out->commit();
 }
 
+namespace {
+
+// A run against a reference: the reference's size, the removals it witnessed, and its documents
+// that witnessed any, most matched first (then in input order), at most kListedMatches of them:
+// for decontamination, which reference items leaked into the inputs and how often.
+constexpr std::size_t kListedMatches = 1000;
+
+std::string referenceJson(const RunResult& run, const DocumentTable& docs) {
+    const RunCounts& c = run.counts;
+    std::vector<uint64_t> matches(c.referenceDocuments, 0);
+    for (std::size_t d = 0; d < run.clusterOf.size(); ++d) {
+        if (!run.removed(d)) continue;
+        const uint32_t keptBy =
+            run.removedFor.empty() ? run.representative[run.clusterOf[d]] : run.removedFor[d];
+        if (keptBy < c.referenceDocuments) ++matches[keptBy];
+    }
+    std::vector<uint32_t> matched;
+    for (uint32_t r = 0; r < matches.size(); ++r)
+        if (matches[r] > 0) matched.push_back(r);
+    std::stable_sort(matched.begin(), matched.end(),
+                     [&matches](uint32_t x, uint32_t y) { return matches[x] > matches[y]; });
+    std::string s = "{\"documents\": " + std::to_string(c.referenceDocuments) +
+                    ", \"removed_for_reference\": " + std::to_string(c.removedByReference) +
+                    ", \"matched_documents\": " + std::to_string(matched.size()) +
+                    ", \"listed\": " + std::to_string(std::min(matched.size(), kListedMatches)) +
+                    ", \"matched\": [";
+    for (std::size_t i = 0; i < matched.size() && i < kListedMatches; ++i) {
+        if (i) s += ", ";
+        s += "{\"id\": " + json::quote(docs.id(matched[i])) +
+             ", \"removed\": " + std::to_string(matches[matched[i]]) + "}";
+    }
+    return s + "]}";
+}
+
+}  // namespace
+
 // Written by hand with json_text.h: the layout (one field per line, nested objects on one line as
 // {"a": 1, "b": 2}, numbers as %.6g, parameters as stored in the project) is what scripts and the
 // comparison of builds read byte for byte. nlohmann-json's dump() has no such mixed layout (all on
@@ -146,6 +182,7 @@ std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
     field("decide", json::quote(toString(run.params.decide)));
     field("chained_removals", std::to_string(c.chainedRemovals));
     field("decisions_applied", std::to_string(run.decisionsApplied));
+    if (c.referenceDocuments > 0) field("reference", referenceJson(run, docs));
     if (run.components.measured) field("components", componentsJson(run.components, docs));
     field("buckets_k",
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));

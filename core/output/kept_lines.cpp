@@ -113,7 +113,9 @@ void writeDocumentLines(const RunResult& run, const std::vector<InputFile>& file
                         ExportTicker& ticker) {
     const ClusterAnnotation* annotation = targets.annotation;
     auto wanted = [&](std::size_t doc) {
-        return targets.sinks[docs.file[doc]] != nullptr && (annotation || !run.removed(doc));
+        // The reference's documents are never written, annotated or not.
+        return targets.sinks[docs.file[doc]] != nullptr && !run.reference(doc) &&
+               (annotation || !run.removed(doc));
     };
     std::size_t next = 0;  // next document to consider, in input order
     const std::size_t n = docs.size();

@@ -53,6 +53,7 @@ ClusterMemberRecord describeClusterMember(const RunResult& run, std::size_t c, u
     } else if (const std::optional<ScoredPair> p = witnessPair(run, run.pairs, d)) {
         m.witnessKnown = true;
         m.witness = p->a == d ? p->b : p->a;
+        m.witnessReference = run.reference(m.witness);
         m.jaccard = static_cast<double>(p->matches) / run.params.signature.hashes;
         if (p->exact >= 0.0f) m.exact = asDecimalDouble(p->exact);
         m.exactAsStored = p->exact;
@@ -77,7 +78,7 @@ void writeIdList(const RunResult& run, const DocumentTable& docs, bool kept, Out
     std::unique_ptr<ParquetListWriter> parquet =
         parquetFor(out, {{"id", ParquetListWriter::Type::String, false}});
     for (std::size_t i = 0; i < docs.size(); ++i) {
-        if (run.removed(i) != kept) {
+        if (run.removed(i) != kept && !run.reference(i)) {
             if (parquet) {
                 parquet->addString(docs.id(i));
                 parquet->endRow();
@@ -94,20 +95,23 @@ void writeIdList(const RunResult& run, const DocumentTable& docs, bool kept, Out
 void writeClusterList(const RunResult& run, const DocumentTable& docs, OutputFile& out,
                       ExportTicker& ticker) {
     using T = ParquetListWriter::Type;
-    std::unique_ptr<ParquetListWriter> parquet =
-        parquetFor(out, {{"id", T::String, false},
-                         {"cluster", T::Int64, false},
-                         {"representative", T::Bool, false},
-                         {"kept", T::Bool, false},
-                         {"witness", T::String, true},
-                         {"jaccard", T::Double, true},
-                         {"exact", T::Double, true}});
+    // A run against a reference lists its new documents only; a removal the reference
+    // witnessed says so ("witness_reference": true; a column of its own in Parquet, present only
+    // in such runs, so that other runs' lists keep their schema).
+    const bool againstReference = run.counts.referenceDocuments > 0;
+    std::vector<ParquetListWriter::Column> columns = {
+        {"id", T::String, false},  {"cluster", T::Int64, false}, {"representative", T::Bool, false},
+        {"kept", T::Bool, false},  {"witness", T::String, true}, {"jaccard", T::Double, true},
+        {"exact", T::Double, true}};
+    if (againstReference) columns.push_back({"witness_reference", T::Bool, true});
+    std::unique_ptr<ParquetListWriter> parquet = parquetFor(out, std::move(columns));
     const std::size_t n = docs.size();
     const std::vector<std::vector<uint32_t>> members = clusterMembers(run);
     std::string line;
     uint64_t outside = n;  // documents in no cluster count as done at the end
     for (std::size_t c = 0; c < members.size(); ++c) {
         for (const uint32_t d : members[c]) {
+            if (run.reference(d)) continue;
             const ClusterMemberRecord m = describeClusterMember(run, c, d);
             if (parquet) {
                 parquet->addString(docs.id(d));
@@ -126,6 +130,12 @@ void writeClusterList(const RunResult& run, const DocumentTable& docs, OutputFil
                 } else {
                     parquet->addNull();
                 }
+                if (againstReference) {
+                    if (m.witnessKnown)
+                        parquet->addBool(m.witnessReference);
+                    else
+                        parquet->addNull();
+                }
                 parquet->endRow();
                 continue;
             }
@@ -140,6 +150,7 @@ void writeClusterList(const RunResult& run, const DocumentTable& docs, OutputFil
                     line += ",\"exact\":";
                     json::appendNumber(line, m.exactAsStored);
                 }
+                if (m.witnessReference) line += ",\"witness_reference\":true";
             } else if (m.chained) {
                 line += ",\"witness\":null";
             }

@@ -24,6 +24,7 @@ struct ClusterMemberRecord {
     bool witnessKnown = false;    // removed with a witness pair
     bool chained = false;         // removed without one ("witness": null)
     uint32_t witness = 0;         // the kept document it is removed for (witnessKnown)
+    bool witnessReference = false;  // that document is the reference's (`--reference`)
     double jaccard = 0;           // the estimated Jaccard of the witness pair (matches / hashes)
     std::optional<double> exact;  // its exact Jaccard, when verified (the float's digits)
     float exactAsStored = -1.0f;  // written to JSON as the float's shortest digits
@@ -36,7 +37,8 @@ ClusterMemberRecord describeClusterMember(const RunResult& run, std::size_t c, u
 // smallest member).
 std::vector<std::vector<uint32_t>> clusterMembers(const RunResult& run);
 
-// The ids of the kept (`kept` true) or removed documents, in input order.
+// The ids of the kept (`kept` true) or removed documents, in input order; never a reference
+// document's (RunResult::reference), which is neither.
 void writeIdList(const RunResult& run, const DocumentTable& docs, bool kept, OutputFile& out,
                  ExportTicker& ticker);
 

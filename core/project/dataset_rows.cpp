@@ -15,10 +15,11 @@ namespace neardup::store_rows {
 
 int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t documents) {
     auto st = db.prepare(std::string("INSERT INTO datasets(created_at, reader_json, lines_read, "
-                                     "blank_lines, input_bytes, documents) VALUES(") +
+                                     "blank_lines, input_bytes, documents, reference_files) "
+                                     "VALUES(") +
                          kNow +
                          ", json_object('text_field', ?1, 'id_field', ?2, 'keep_field', ?3), "
-                         "?4, ?5, ?6, ?7)");
+                         "?4, ?5, ?6, ?7, ?8)");
     st.bind(1, std::string_view(dataset.reader.textField))
         .bind(2, std::string_view(dataset.reader.idField))
         .bind(3, std::string_view(dataset.reader.keepField))
@@ -26,6 +27,7 @@ int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t 
         .bindU64(5, dataset.blankLines)
         .bindU64(6, dataset.inputBytes)
         .bindU64(7, documents)
+        .bindU64(8, dataset.referenceFiles)
         .run();
     return db.lastInsertRowId();
 }
@@ -36,7 +38,8 @@ std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
         "SELECT json_extract(reader_json, '$.text_field') AS text_field, "
         "json_extract(reader_json, '$.id_field') AS id_field, "
         "json_extract(reader_json, '$.keep_field') AS keep_field, "
-        "lines_read, blank_lines, input_bytes, documents FROM datasets WHERE id = ?1");
+        "lines_read, blank_lines, input_bytes, documents, reference_files FROM datasets "
+        "WHERE id = ?1");
     st.bind(1, datasetId);
     if (!st.step()) return std::nullopt;
     const sql::Row row(st);
@@ -47,6 +50,11 @@ std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
     out.linesRead = row.u64("lines_read");
     out.blankLines = row.u64("blank_lines");
     out.inputBytes = row.u64("input_bytes");
+    const uint64_t referenceFiles = row.u64("reference_files");
+    if (referenceFiles > std::numeric_limits<uint32_t>::max())
+        throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                         " is damaged: reference_files " + std::to_string(referenceFiles));
+    out.referenceFiles = static_cast<uint32_t>(referenceFiles);
     return row.u64("documents");
 }
 

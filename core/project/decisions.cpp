@@ -105,6 +105,9 @@ AppliedDecisions clusterWithDecisions(const std::vector<ScoredPair>& pairs, int 
         if (!d) continue;
         ++out.applied;
         if (d->kind == DecisionKind::KeepInstead) {
+            // A cluster with a reference document keeps it: the reference is never removed,
+            // and no new document is kept in its place.
+            if (docs.reference(run.representative[c])) continue;
             run.representative[c] = d->a;
             out.clusterMarks[c] |= kMarkKeepInstead;
         } else {

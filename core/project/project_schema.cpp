@@ -398,6 +398,15 @@ constexpr const char* kSchemaV6 = R"sql(
 ALTER TABLE dataset_files ADD COLUMN pin BLOB;
 )sql";
 
+// Version 7 deduplicates against a reference (`neardup run --reference`): a dataset's first
+// reference_files files are the reference, whose documents are never removed nor written; a
+// run counts the reference's documents and the removals a reference document witnessed.
+constexpr const char* kSchemaV7 = R"sql(
+ALTER TABLE datasets ADD COLUMN reference_files INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN reference_documents INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN removed_by_reference INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 // A fresh content pin key in the meta table.
 void addPinKey(sql::Database& db) {
     const PinKey key = newPinKey();
@@ -432,6 +441,9 @@ void migrate(sql::Database& db, int from) {
                 db.exec(kSchemaV6);
                 addPinKey(db);
                 break;
+            case 6:
+                db.exec(kSchemaV7);
+                break;
             default:
                 throw StoreError("no upgrade from schema version " + std::to_string(v));
         }
@@ -447,6 +459,7 @@ void create(sql::Database& db) {
     db.exec(kSchemaV4);
     db.exec(kSchemaV5);
     db.exec(kSchemaV6);
+    db.exec(kSchemaV7);
     addPinKey(db);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);

@@ -62,7 +62,8 @@ void ProjectStore::recoverStaleRuns() {
 // ---- Datasets ---------------------------------------------------------------------------
 
 std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& files,
-                                                 const ReaderOptions& reader) const {
+                                                 const ReaderOptions& reader,
+                                                 uint32_t referenceFiles) const {
     const auto& db = impl_->db;
     auto candidates = db.prepare(
         "SELECT id FROM datasets d "
@@ -70,11 +71,13 @@ std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& f
         "  AND json_extract(reader_json, '$.id_field') = ?2 "
         "  AND json_extract(reader_json, '$.keep_field') = ?3 "
         "  AND (SELECT count(*) FROM dataset_files f WHERE f.dataset_id = d.id) = ?4 "
+        "  AND reference_files = ?5 "
         "ORDER BY id DESC");
     candidates.bind(1, std::string_view(reader.textField))
         .bind(2, std::string_view(reader.idField))
         .bind(3, std::string_view(reader.keepField))
-        .bind(4, static_cast<int64_t>(files.size()));
+        .bind(4, static_cast<int64_t>(files.size()))
+        .bind(5, static_cast<int64_t>(referenceFiles));
     std::vector<int64_t> ids;
     while (candidates.step())
         ids.push_back(candidates.int64(0));
@@ -130,7 +133,15 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
     rec.files = store_rows::loadFiles(db, datasetId, impl_->path);
     rec.rejections = store_rows::loadRejections(db, datasetId);
     rec.rejectionSamples = store_rows::loadRejectionSamples(db, datasetId);
-    if (docs != nullptr) store_rows::loadDocuments(db, datasetId, rec.files, *documents, *docs);
+    if (rec.referenceFiles > rec.files.size())
+        throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                         " is damaged: its reference has more files than it lists");
+    for (uint32_t i = 0; i < rec.referenceFiles; ++i)
+        rec.files[i].reference = true;
+    if (docs != nullptr) {
+        store_rows::loadDocuments(db, datasetId, rec.files, *documents, *docs);
+        docs->markReference(rec.referenceFiles);
+    }
     return rec;
 }
 

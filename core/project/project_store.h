@@ -35,6 +35,9 @@ class StoreError : public std::runtime_error {
 struct DatasetRecord {
     int64_t id = 0;
     std::vector<InputFile> files;
+    // The first referenceFiles files are the run's reference (`--reference`): their documents
+    // are never removed nor written (DocumentTable::referenceDocuments).
+    uint32_t referenceFiles = 0;
     ReaderOptions reader;
     uint64_t linesRead = 0, blankLines = 0, inputBytes = 0;
     std::vector<RejectionCount> rejections;
@@ -95,9 +98,11 @@ class ProjectStore {
     // touches nothing then; any other failure is ignored (the project is left as it is).
     void recoverStaleRuns();
 
-    // The dataset read from exactly these files (path, size, mtime) with these reader options.
+    // The dataset read from exactly these files (path, size, mtime) with these reader options,
+    // the first `referenceFiles` of them as its reference.
     std::optional<int64_t> findDataset(const std::vector<InputFile>& files,
-                                       const ReaderOptions& reader) const;
+                                       const ReaderOptions& reader,
+                                       uint32_t referenceFiles = 0) const;
     int64_t saveDataset(const DatasetRecord& dataset, const DocumentTable& docs);
     DatasetRecord loadDataset(int64_t datasetId, DocumentTable* docs) const;
     // Every input file of every dataset, paths as stored (relocate.h), and writing back the

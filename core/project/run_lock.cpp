@@ -98,6 +98,7 @@ struct LockContent {
     int64_t runId = 0;
     std::string startedAt;
     std::vector<std::string> inputs;
+    std::vector<std::string> references;
     RunParams params;
 };
 
@@ -109,8 +110,18 @@ std::string encode(const LockContent& c) {
         if (i) s += ',';
         json::appendString(s, c.inputs[i]);
     }
+    s += ']';
+    // Written only for a run against a reference, so that other records stay as they were.
+    if (!c.references.empty()) {
+        s += ",\"references\":[";
+        for (std::size_t i = 0; i < c.references.size(); ++i) {
+            if (i) s += ',';
+            json::appendString(s, c.references[i]);
+        }
+        s += ']';
+    }
     const RunParams& p = c.params;
-    s += "],\"on_error\":";
+    s += ",\"on_error\":";
     s += p.reader.onError == OnError::Fail ? "\"fail\"" : "\"skip\"";
     s += ",\"chunk_bytes\":" + std::to_string(p.reader.chunkBytes);
     s += ",\"memory_budget\":" + std::to_string(p.memoryBudget);
@@ -200,6 +211,12 @@ bool decode(const std::string& text, LockContent& c) {
         if (e.get(sv) != simdjson::SUCCESS) return false;
         c.inputs.emplace_back(sv);
     }
+    simdjson::dom::array references;
+    if (get(o, "references", references))
+        for (simdjson::dom::element e : references) {
+            if (e.get(sv) != simdjson::SUCCESS) return false;
+            c.references.emplace_back(sv);
+        }
     simdjson::dom::object params;
     if (!get(o, "params", params) || !decodeParams(params, c.params)) return false;
     if (get(o, "on_error", sv))
@@ -270,7 +287,8 @@ bool paramsFromJson(const std::string& json, RunParams& out) {
 }
 
 RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
-                 const RunParams& params, const std::string& startedAt)
+                 const RunParams& params, const std::string& startedAt,
+                 const std::vector<std::string>& references)
     : store_(store) {
     if (inMemory(store.path())) return;
     Sidecar sidecar;
@@ -292,6 +310,7 @@ RunLock::RunLock(ProjectStore& store, const std::vector<std::string>& inputs,
         const auto abs = std::filesystem::absolute(in, bad);
         c.inputs.push_back(bad ? in : abs.lexically_normal().string());
     }
+    c.references = references;  // absolute already (Pipeline::run)
     c.params = params;
     const std::string name = kPendingPrefix + std::to_string(::getpid()) + "-" +
                              std::to_string(gSequence.fetch_add(1)) + ".lock";
@@ -523,6 +542,7 @@ std::optional<ResumeRecord> findResumable(ProjectStore& store) {
         rec.status = row.status;
         rec.error = row.error;
         rec.inputs = std::move(c.inputs);
+        rec.references = std::move(c.references);
         // The row is authoritative for what determines results; the record adds the execution
         // options the row does not keep.
         rec.params = row.params;

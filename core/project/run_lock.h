@@ -48,7 +48,7 @@ class RunLock {
     // (the run goes on; it is then not recoverable after a kill). Throws SidecarRefused
     // (sidecar.h) when the sidecar is a link, not a folder, or another user's.
     RunLock(ProjectStore& store, const std::vector<std::string>& inputs, const RunParams& params,
-            const std::string& startedAt);
+            const std::string& startedAt, const std::vector<std::string>& references = {});
     // A finished run's lock is deleted; an unfinished one's (failed, interrupted, or ended by
     // an exception) is kept as its resume record.
     ~RunLock();
@@ -82,8 +82,9 @@ void recoverStaleRuns(ProjectStore& store) noexcept;
 struct ResumeRecord {
     int64_t runId = 0;
     std::string status, error;        // of the unfinished run
-    std::vector<std::string> inputs;  // as given to the unfinished run
-    RunParams params;                 // its parameters, from the project
+    std::vector<std::string> inputs;      // as given to the unfinished run
+    std::vector<std::string> references;  // its --reference, as given
+    RunParams params;                     // its parameters, from the project
 };
 
 // The most recent run that did not finish (failed or interrupted, stale ones included) and

@@ -66,6 +66,8 @@ constexpr const char* kColumns[] = {
     "peak_rss_bytes",
     "decide",
     "chained_removals",
+    "reference_documents",
+    "removed_by_reference",
 };
 constexpr int kColumnCount = static_cast<int>(std::size(kColumns));
 
@@ -178,6 +180,8 @@ void writeRun(Statement& st, const RunResult& r) {
     st.bindU64(i++, r.peakRssBytes);
     st.bind(i++, std::string_view(toString(p.decide)));
     st.bindU64(i++, c.chainedRemovals);
+    st.bindU64(i++, c.referenceDocuments);
+    st.bindU64(i++, c.removedByReference);
     st.run();
 }
 
@@ -256,6 +260,8 @@ RunRow readRun(const Statement& st) {
     const std::string decide = row.string("decide");
     p.decide = parsed(parseDecideRule(decide), decide, "decide rule");
     c.chainedRemovals = row.u64("chained_removals");
+    c.referenceDocuments = row.u64("reference_documents");
+    c.removedByReference = row.u64("removed_by_reference");
     return out;
 }
 

@@ -79,7 +79,7 @@ CsvWritten writeClustersCsv(const RunResult& run, const DocumentTable& docs,
             buffer += ',';
             buffer += csvField(docs.id(d), cells);
             buffer += m.representative ? ",1," : ",0,";
-            buffer += m.kept ? "kept," : "removed,";
+            buffer += run.reference(d) ? "reference," : m.kept ? "kept," : "removed,";
             if (m.witnessKnown) {
                 buffer += csvField(docs.id(m.witness), cells);
                 buffer += ',';

@@ -35,6 +35,35 @@ std::vector<InputFile> listInputs(RunState& s, const std::vector<std::string>& i
     }
 }
 
+// The reference's files ahead of the inputs' (their documents then come first, a prefix of the
+// document table: DocumentTable::referenceDocuments), each marked as the reference's, with a
+// name for --out-dir that no shard uses. A file in both is an error that names it: whether its
+// documents are to be protected or deduplicated cannot be guessed.
+void putReferenceFirst(RunState& s, const std::vector<std::string>& references,
+                       std::vector<std::string>& shardNames) {
+    if (references.empty()) return;
+    std::vector<std::string> names;
+    std::vector<InputFile> files = listInputs(s, references, names);
+    for (const InputFile& in : s.files)
+        for (const InputFile& ref : files)
+            if (in.path == ref.path ||
+                (in.device != 0 && in.device == ref.device && in.inode == ref.inode)) {
+                const InputError e("'" + in.path +
+                                   "' is both an input and part of the reference (--reference); "
+                                   "name it in one of them");
+                recordUnfinishedRun(s.store, s.run, std::nullopt, {}, 0,
+                                    std::make_exception_ptr(e));
+                throw e;
+            }
+    for (InputFile& f : files)
+        f.reference = true;
+    s.referenceFiles = static_cast<uint32_t>(files.size());
+    files.insert(files.end(), s.files.begin(), s.files.end());
+    s.files = std::move(files);
+    names.insert(names.end(), shardNames.begin(), shardNames.end());
+    shardNames = std::move(names);
+}
+
 // Inputs by absolute path: a resume record works from any directory.
 std::vector<std::string> absolutePaths(const std::vector<std::string>& inputs) {
     std::vector<std::string> paths;
@@ -68,6 +97,7 @@ void readSignAndSave(RunState& s, const RunPlan& plan) {
             "computing them again, out of core");
     s.dataset = DatasetRecord{};
     s.dataset.files = s.files;
+    s.dataset.referenceFiles = s.referenceFiles;
     s.dataset.reader = s.params.reader;
     try {
         ReadSignPhase(s, plan.resumeRead).run();
@@ -76,6 +106,7 @@ void readSignAndSave(RunState& s, const RunPlan& plan) {
                             std::current_exception());
         throw;
     }
+    s.docs.markReference(s.referenceFiles);
     // The reading stage's buffers are gone; give their pages back before the next phases.
     releaseFreedMemory();
     SaveDatasetPhase(s, plan).run();
@@ -139,7 +170,7 @@ Pipeline::Pipeline(ProjectStore& store, Backend& backend, PipelineObserver* obse
     : store_(store), backend_(backend), observer_(observer), cancel_(cancel) {}
 
 RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams& params,
-                        const ExportOptions& exports) {
+                        const ExportOptions& exports, const std::vector<std::string>& references) {
     if (const std::string problem = validate(params); !problem.empty())
         throw std::invalid_argument(problem);
     // A project the run cannot write is found now, not after the corpus was read and signed.
@@ -152,6 +183,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     const StoreMemoryLimit storeMemory(s.memory.storeCacheBytes());
     returnLargeBlocksWhenFreed();
     s.files = listInputs(s, inputs, outputs.shardNames);
+    putReferenceFirst(s, references, outputs.shardNames);
     // Each input is pinned under the project's key while it is read (content_pin.h).
     const PinKey pinKey = store_.pinKey();
     for (InputFile& f : s.files)
@@ -161,7 +193,8 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     if (const std::string problem = outputProblem(outputs, s.files, protectedFiles(store_));
         !problem.empty())
         throw std::runtime_error(problem);
-    s.lock.emplace(store_, absolutePaths(inputs), params, s.run.startedAt);
+    s.lock.emplace(store_, absolutePaths(inputs), params, s.run.startedAt,
+                   absolutePaths(references));
 
     const RunPlan plan = planRun(lookUpProject(s), params, s.run.threads);
     if (plan.readsInputs())

@@ -33,8 +33,12 @@ class Pipeline {
     // The result's pairs are those of the run's stored pairs that can change its result when
     // the pairs exceeded the memory budget (core/run/pairs_aside.h), all of them otherwise;
     // counts.storedPairs counts all, and the project has every one.
+    // `references`: files or directories of a reference (`--reference`), read before the
+    // inputs; their documents are never removed nor written, and an input's near-duplicate in
+    // them removes it. A file both in the reference and the inputs throws InputError.
     RunResult run(const std::vector<std::string>& inputs, const RunParams& params,
-                  const ExportOptions& exports = {});
+                  const ExportOptions& exports = {},
+                  const std::vector<std::string>& references = {});
 
   private:
     ProjectStore& store_;

@@ -32,8 +32,8 @@ void checkAccounting(const RunResult& run) {
                                  ") + rejected (" + std::to_string(c.rejected) + ") + blank (" +
                                  std::to_string(c.blankLines) + ") != lines read (" +
                                  std::to_string(c.linesRead) + ")");
-    if (c.kept + c.removed != c.documents)
-        throw std::runtime_error("internal error: kept + removed != documents");
+    if (c.referenceDocuments + c.kept + c.removed != c.documents)
+        throw std::runtime_error("internal error: reference + kept + removed != documents");
 }
 
 }  // namespace neardup

@@ -55,7 +55,7 @@ std::optional<int64_t> adoptCoveringPairs(RunState& s) {
 
 ProjectFacts lookUpProject(RunState& s) {
     ProjectFacts facts;
-    s.datasetId = s.store.findDataset(s.files, s.params.reader);
+    s.datasetId = s.store.findDataset(s.files, s.params.reader, s.referenceFiles);
     if (s.datasetId) {
         facts.datasetStored = true;
         s.dataset = s.store.loadDataset(*s.datasetId, &s.docs);

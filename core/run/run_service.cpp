@@ -1,5 +1,6 @@
 #include "run_service.h"
 
+#include "jsonl_reader.h"
 #include "output_check.h"
 #include "project_store.h"
 #include "run_lock.h"
@@ -9,8 +10,15 @@ namespace neardup {
 RunProblem checkRun(const RunRequest& request) {
     if (std::string problem = validate(request.params); !problem.empty())
         return {RunProblem::Kind::Parameters, std::move(problem)};
-    if (std::string problem =
-            outputProblem(request.outputs, request.inputs, ProtectedFiles(request.project));
+    // The reference is read by this run as its inputs are: no output may land on it.
+    ProtectedFiles guarded(request.project);
+    try {
+        for (const InputFile& f : expandInputs(request.references, OnError::Skip))
+            guarded.inputs.push_back({f.path, 0});
+    } catch (const std::exception&) {
+        // A missing reference is the run's to report, with its own message.
+    }
+    if (std::string problem = outputProblem(request.outputs, request.inputs, guarded);
         !problem.empty())
         return {RunProblem::Kind::Outputs, std::move(problem)};
     return {};
@@ -35,7 +43,8 @@ RunResult executeRun(const RunRequest& request, const RunHooks& hooks) {
     const ResumeClaim claim =
         request.resumes != 0 ? ResumeClaim(store, request.resumes) : ResumeClaim();
     Pipeline pipeline(store, *backend, hooks.observer, hooks.cancel);
-    RunResult result = pipeline.run(request.inputs, request.params, request.outputs);
+    RunResult result =
+        pipeline.run(request.inputs, request.params, request.outputs, request.references);
     if (request.resumes != 0) forgetResumable(store, request.resumes);
     if (hooks.finished) hooks.finished(*backend);
     return result;

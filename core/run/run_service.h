@@ -20,6 +20,9 @@ namespace neardup {
 struct RunRequest {
     std::string project;              // the project file, created when missing
     std::vector<std::string> inputs;  // files or directories, as given
+    // Files or directories whose documents the inputs are deduplicated against: never removed,
+    // never written (`--reference`).
+    std::vector<std::string> references;
     // What the run finds and how it is executed (backend, threads, workers, devices, memory
     // budget, work directory).
     RunParams params;

@@ -57,6 +57,8 @@ struct RunState {
     std::optional<ReadCheckpoint> checkpoint;
 
     std::vector<InputFile> files;  // the inputs, with their fingerprints once known
+    // How many of `files`, at their start, are the reference (`--reference`).
+    uint32_t referenceFiles = 0;
     std::optional<int64_t> datasetId;
     DatasetRecord dataset;
     DocumentTable docs;
