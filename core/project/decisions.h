@@ -1,8 +1,8 @@
 // Audit decisions: what a person decided about clusters in the workbench, recorded per dataset
-// in the project (table `decisions`, docs/project-format.md), and applied to a run's clustering
-// on top of its stored pairs. Every export of a stored run honours them (ProjectStore::loadRun
-// applies them; decision_rows.h maps the table), and so does the workbench's clusters table and
-// threshold slider.
+// in the project (table `decisions`, docs/reference/project-format.md), and applied to a run's
+// clustering on top of its stored pairs. Every export of a stored run honours them
+// (ProjectStore::loadRun applies them; decision_rows.h maps the table), and so does the workbench's
+// clusters table and threshold slider.
 //
 //   not_duplicate(a, b)  the pair's edge is removed before union-find: the cluster may split in
 //                        two or more (a and b stay together when other pairs still link them),

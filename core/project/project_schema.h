@@ -1,5 +1,5 @@
 // The project file's schema: creation of a new project, recognition of an existing one, and
-// the upgrade path between schema versions. docs/project-format.md documents every table.
+// the upgrade path between schema versions. docs/reference/project-format.md documents every table.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The project file (.ndw): a SQLite database holding the dataset, every run and its results.
 // Large binary data (signatures) lives in a sidecar directory next to it, recorded in the file.
-// See docs/project-format.md for the schema.
+// See docs/reference/project-format.md for the schema.
 //
 // The store is the project's data-access layer: every read and write of the file goes through
 // it (or through the workbench's read-only ProjectQueries), each table through one row mapper
