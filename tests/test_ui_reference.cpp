@@ -1,11 +1,12 @@
 // A run against a reference (`neardup run NEW --reference REF`) in the workbench: a project made
 // by the CLI from a generated corpus split in two shows the reference's documents as such (the
 // members' status "reference", never "kept" or "removed"; the clusters table's representative
-// marked), the side-by-side view puts the reference's document on the left and the new one on
-// the right, the "matched the reference" filter lists the clusters with a reference member, the
-// run history gives the run's reference counts, the inputs and the reference come back in the
-// dataset panel, a listing at another threshold keeps the reference first, and a run started
-// from the workbench with a reference records it.
+// marked, and so are the chain view's and a bucket's), the side-by-side view puts the
+// reference's document on the left and the new one on the right, the "matched the reference"
+// filter lists the clusters with a reference member, the run history gives the run's reference
+// counts, the inputs and the reference come back in the dataset panel, a listing at another
+// threshold or after a decision keeps the reference first, and a run started from the workbench
+// with a reference records it.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -23,9 +24,14 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidgetItem>
 #include <cmath>
 #include <limits>
 
+#include "backend_factory.h"
+#include "bucket_members.h"
+#include "bucketspanel.h"
+#include "chainview.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "comparisonview.h"
@@ -242,7 +248,6 @@ class TestUiReference : public QObject {
             if (doc) break;
         }
         QVERIFY(doc != 0);
-        QSignalSpy shown(panel, &ClustersPanel::comparisonShown);
         panel->showDocument(doc);
         ComparisonView* cmp = panel->comparison();
         QTRY_VERIFY_WITH_TIMEOUT(cmp->hasComparison() && cmp->rightDocument() == doc, 20000);
@@ -271,6 +276,36 @@ class TestUiReference : public QObject {
             }
         }
         QVERIFY(references > 0);
+        // The chain of who vouches for whom: the reference's document heads it, as such.
+        QTreeWidgetItem* node = panel->chainView()->itemOf(witness);
+        QVERIFY(node);
+        QCOMPARE(node->text(ChainView::Status), QStringLiteral("reference (never removed)"));
+
+        // A bucket holding both: the buckets panel marks the reference's document.
+        {
+            ProjectStore store(project_.toStdString());
+            const auto backend = makeBackend("cpu", 1);
+            BandKeyTable keys;
+            QVERIFY2(keys.load(store, 1, *backend), keys.why().c_str());
+            int band = -1;
+            for (int b = 0; b < keys.bands() && band < 0; ++b)
+                if (keys.key(doc, b) == keys.key(witness, b)) band = b;
+            QVERIFY(band >= 0);
+            QSignalSpy listed(w.buckets(), &BucketsPanel::membersListed);
+            w.buckets()->showBucket(band, keys.key(doc, band));
+            QVERIFY(listed.wait(20000));
+            QVERIFY(listed.at(0).at(0).toBool());
+            auto* table = w.buckets()->findChild<QTableView*>(QStringLiteral("bucketMembersTable"));
+            QVERIFY(table);
+            QStringList ids;
+            for (int r = 0; r < table->model()->rowCount(); ++r)
+                ids << table->model()->index(r, 0).data().toString();
+            const QString witnessId = QString::fromStdString(q.documentId(info.datasetId, witness));
+            const QString docId = QString::fromStdString(q.documentId(info.datasetId, doc));
+            QVERIFY2(ids.contains(witnessId + QStringLiteral(" (reference)")),
+                     qPrintable(ids.join(QLatin1Char(','))));
+            QVERIFY2(ids.contains(docId), qPrintable(ids.join(QLatin1Char(','))));
+        }
 
         // Off again: every cluster.
         panel->referenceOnlyBox()->setChecked(false);

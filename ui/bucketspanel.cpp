@@ -223,6 +223,7 @@ void BucketsPanel::setRun(const RunInfo& run) {
         membersLabel_->setText(tr("Click an outlier bucket to list its documents."));
     }
     runId_ = run.runId;
+    referenceDocuments_ = run.referenceDocuments;
     const QSignalBlocker block(band_);
     const int keep = band();
     band_->clear();
@@ -445,9 +446,11 @@ void BucketsPanel::showMembers(const BucketMembersResult& r) {
         return;
     }
     for (const auto& row : r.rows) {
-        QStandardItem* id = textItem(row.id);
+        const bool reference = row.index < referenceDocuments_;
+        QStandardItem* id = textItem(reference ? tr("%1 (reference)").arg(row.id) : row.id);
         id->setData(static_cast<qulonglong>(row.index), kKeyRole);
-        id->setToolTip(tr("document %1").arg(row.index));
+        id->setToolTip(reference ? tr("document %1, of the run's reference").arg(row.index)
+                                 : tr("document %1").arg(row.index));
         QStandardItem* text = textItem(row.preview);
         text->setToolTip(row.preview);
         members_->appendRow({id, numberItem(row.bytes, countText(row.bytes)),

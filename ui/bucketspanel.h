@@ -69,6 +69,7 @@ class BucketsPanel : public QWidget {
 
     JobQueue* jobs_;
     qint64 runId_ = 0;
+    uint64_t referenceDocuments_ = 0;  // documents [0, this) are the run's reference
     QComboBox* band_;
     QLabel* stats_;
     QCustomPlot* plot_;
