@@ -55,8 +55,6 @@ using namespace uiwindow;
 
 namespace {
 
-const QSize kSmallScreen(1280, 800);
-
 QString describe(const QRect& r) {
     return QStringLiteral("%1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
@@ -499,20 +497,9 @@ class TestUiDesk : public QObject {
     }
 };
 
-// The screen is 1280x800: the offscreen platform reads its screens from a configuration file.
+// The screen is 1280x800 (ui_window_fixture.h).
 int main(int argc, char** argv) {
-    QTemporaryDir config;
-    const QString file = config.filePath(QStringLiteral("screens.json"));
-    {
-        QFile f(file);
-        if (!f.open(QIODevice::WriteOnly)) return 2;
-        f.write(R"({"screens": [{"name": "small", "x": 0, "y": 0, "width": 1280, "height": 800,
-                    "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
-    }
-    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + file.toLocal8Bit());
-    QApplication app(argc, argv);
-    TestUiDesk test;
-    return QTest::qExec(&test, argc, argv);
+    return runOnSmallScreen<TestUiDesk>(argc, argv);
 }
 
 #else  // built without the GUI

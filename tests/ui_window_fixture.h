@@ -1,9 +1,11 @@
 // What the window and project-switching GUI tests share (test_ui_window_fit.cpp,
-// test_ui_project_switch.cpp): settings kept in a temporary folder (never the user's), a corpus
-// whose ids are very long, projects made by the real CLI, and a MainWindow run to its settled
-// state. Included only in GUI builds.
+// test_ui_desk.cpp, test_ui_project_switch.cpp and others): settings kept in a temporary folder
+// (never the user's), a corpus whose ids are very long, projects made by the real CLI, a
+// MainWindow run to its settled state, and a main() on a 1280x800 offscreen screen. Included
+// only in GUI builds.
 #pragma once
 
+#include <QApplication>
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QDir>
@@ -12,8 +14,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
+#include <QSize>
 #include <QStandardPaths>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
 #include <sstream>
@@ -75,6 +79,30 @@ inline bool settle(neardup::ui::MainWindow& w, int timeoutMs = 60000) {
     bool done = false;
     w.whenSettled([&done] { done = true; }, timeoutMs);
     return QTest::qWaitFor([&done] { return done; }, timeoutMs + 1000) && w.isSettled();
+}
+
+// The smallest screen the workbench supports.
+inline const QSize kSmallScreen(1280, 800);
+
+// main() of a test on a kSmallScreen screen: the offscreen platform reads its screens from a
+// configuration file.
+template <class Test>
+int runOnSmallScreen(int argc, char** argv) {
+    QTemporaryDir config;
+    const QString file = config.filePath(QStringLiteral("screens.json"));
+    {
+        QFile f(file);
+        if (!f.open(QIODevice::WriteOnly)) return 2;
+        f.write(QStringLiteral(R"({"screens": [{"name": "small", "x": 0, "y": 0, "width": %1,
+                    "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                    .arg(kSmallScreen.width())
+                    .arg(kSmallScreen.height())
+                    .toUtf8());
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + file.toLocal8Bit());
+    QApplication app(argc, argv);
+    Test test;
+    return QTest::qExec(&test, argc, argv);
 }
 
 }  // namespace uiwindow
