@@ -460,6 +460,31 @@ class TestUiDesk : public QObject {
             QVERIFY2(keys.contains(QString::fromLatin1(k)), k);
     }
 
+    // "Suggest b, r" is whole at 1280x800; its tooltip and auto's describe one choice, in the
+    // workbench's words (they named command-line flags and weighed the choice differently).
+    void suggestIsWholeAndTooltipsAgree() {
+        QSettings().clear();
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.findChild<QDockWidget*>(QStringLiteral("parametersDock"))->raise();
+        QPushButton* suggest = w.parameters()->suggestButton();
+        QTRY_VERIFY(suggest->isVisible());
+        QVERIFY2(clipped(suggest).isEmpty(), qPrintable(clipped(suggest)));
+        QVERIFY2(suggest->width() >= suggest->sizeHint().width(),
+                 qPrintable(QStringLiteral("%1 px of %2")
+                                .arg(suggest->width())
+                                .arg(suggest->sizeHint().width())));
+        const QString autoTip = w.parameters()->autoBandsRowsBox()->toolTip();
+        const QString choice = QStringLiteral("a missed duplicate weighing 99 times a false");
+        for (const QString& tip : {autoTip, suggest->toolTip()}) {
+            QVERIFY2(tip.contains(choice), qPrintable(tip));
+            QVERIFY2(!tip.contains(QStringLiteral("neardup")) &&
+                         !tip.contains(QRegularExpression(QStringLiteral("(^|\\s)--?[a-z]"))),
+                     qPrintable(tip));
+        }
+    }
+
     // The phase chart's seconds labels never overlap at the history dock's width.
     void phaseChartLabelsDoNotOverlap() {
         MainWindow w;

@@ -159,18 +159,26 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     brRow->addWidget(rows_);
     autoBandsRows_ = new QCheckBox(tr("auto"));
     autoBandsRows_->setObjectName(QStringLiteral("autoBandsRows"));
+    // One description of the choice for both controls, in the workbench's words.
+    const QString choice =
+        tr("the bands \u00d7 rows (b\u00b7r \u2264 H) that balance missed duplicates against "
+           "false candidates under the S-curve at \u03b8, a missed duplicate weighing 99 times "
+           "a false candidate");
     autoBandsRows_->setToolTip(
-        tr("Choose b and r for \u03b8 and H whenever they change, as neardup run does "
-           "without -b/-r: the b\u00b7r \u2264 H that weighs a missed duplicate 99 times a "
-           "false candidate under the S-curve. Such a run also reuses an earlier run's pairs "
-           "when that run's b \u00d7 r misses no more pairs at \u03b8."));
+        tr("auto: b and r follow \u03b8 and H, set to %1 whenever either changes; a run also "
+           "reuses an earlier run's pairs when that run's b \u00d7 r misses no more pairs at "
+           "\u03b8.")
+            .arg(choice));
     brRow->addWidget(autoBandsRows_);
     suggest_ = new QPushButton(tr("Suggest b, r"));
     suggest_->setObjectName(QStringLiteral("suggestButton"));
     suggest_->setToolTip(
-        tr("Set b and r once to the choice for \u03b8 and H (the one \"auto\" keeps): among "
-           "b\u00b7r \u2264 H, the smallest weighted sum of the S-curve's areas of missed "
-           "duplicates (weight 0.99) and false candidates (0.01)"));
+        tr("Suggest: b and r are set once to %1 (the choice auto keeps), then left as they "
+           "are.")
+            .arg(choice));
+    // Never narrower than its text: the row gives way elsewhere, the panel scrolls.
+    suggest_->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    suggest_->setMinimumWidth(suggest_->sizeHint().width());
     brRow->addWidget(suggest_);
     lf->addRow(tr("Bands \u00d7 rows"), brRow);
     auto* tRow = new QHBoxLayout;
@@ -180,9 +188,8 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     autoFloor_ = new QCheckBox(tr("auto"));
     autoFloor_->setObjectName(QStringLiteral("autoStoreFloor"));
     autoFloor_->setToolTip(
-        tr("Store pairs down to 0.5, or lower where verification reaches below it (the bottom "
-           "of the borderline band, \u03b8 \u2212 3\u03c3), as neardup run does without "
-           "--store-floor"));
+        tr("auto: pairs are stored down to 0.5, or lower where verification reaches below it "
+           "(the bottom of the borderline band, \u03b8 \u2212 3\u03c3)"));
     tRow->addWidget(autoFloor_);
     lf->addRow(tr("Threshold \u03b8"), tRow);
     auto* kRow = new QHBoxLayout;
