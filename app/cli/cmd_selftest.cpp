@@ -21,6 +21,7 @@
 #include "corpus_generator.h"
 #include "pipeline.h"
 #include "project_store.h"
+#include "run_service.h"
 #include "signatures.h"
 #include "thread_count.h"
 
@@ -59,18 +60,25 @@ struct Outcome {
     std::vector<uint64_t> keys;
 };
 
-// One pipeline run on an in-memory project, plus the run's signatures and band keys as the
-// backend computes them.
-Outcome runPipeline(Backend& backend, const std::string& corpus, const RunParams& params) {
+// One run through the run service, as `neardup run` starts it, on a project of its own (no run
+// takes another's cached signatures or pairs) with the backend `choice` describes; plus the run's
+// signatures and their band keys as `keys`, a backend of the same options, computes them.
+Outcome runOnce(const std::string& project, const std::string& corpus, const RunParams& params,
+                const BackendOptions& choice, Backend& keys) {
     Outcome o;
-    ProjectStore store(":memory:");
-    Pipeline pipeline(store, backend);
-    o.run = pipeline.run({corpus}, params);
+    RunRequest request;
+    request.project = project;
+    request.inputs = {corpus};
+    request.params = params;
+    RunHooks hooks;
+    hooks.adjustBackend = [&choice](BackendOptions& b) { b = choice; };
+    o.run = executeRun(request, hooks);
+    const ProjectStore store(project, ProjectStore::Mode::ReadOnly);
     if (!store.loadSignatures(o.run.datasetId, signatureCacheKey(params.signature, params.reader),
                               o.signatures))
         throw std::runtime_error("the run's signatures are not in its project");
     o.keys.assign(o.signatures.size() * static_cast<std::size_t>(params.lsh.bands), 0);
-    backend.computeBandKeys(o.signatures, params.lsh, o.run.resolvedBuckets, o.keys.data());
+    keys.computeBandKeys(o.signatures, params.lsh, o.run.resolvedBuckets, o.keys.data());
     return o;
 }
 
@@ -266,21 +274,24 @@ int runSelftest(const SelftestOptions& opt) {
             ::setenv("NEARDUP_CUDA_MAX_PAIRS", "4096", 1);
         }
     }
-    std::string reason;
+    // Each run builds its backend from these; the two built here are checked first, describe
+    // the backends and compute the band keys.
+    BackendOptions candidateChoice;
+    candidateChoice.name = opt.backend;
+    candidateChoice.threads = candThreads;
+    candidateChoice.workers = opt.workers;
+    BackendOptions referenceChoice;
+    referenceChoice.name = "cpu";
+    referenceChoice.threads = refThreads;
     std::unique_ptr<Backend> candidate;
     try {
-        BackendOptions o;
-        o.name = opt.backend;
-        o.threads = candThreads;
-        o.workers = opt.workers;
-        candidate = opt.backend == "cpu" && opt.workers == 1 ? makeCpuBackend(candThreads)
-                                                             : makeBackend(o, &reason);
+        candidate = makeBackend(candidateChoice);
     } catch (const std::exception& e) {
         fmt::print(stderr, "neardup selftest: the {} backend is unusable: {}\n", opt.backend,
                    e.what());
         return kExitError;
     }
-    const std::unique_ptr<Backend> reference = makeCpuBackend(refThreads);
+    const std::unique_ptr<Backend> reference = makeBackend(referenceChoice);
 
     TempDir temp;
     const std::string corpus = (temp.path / "corpus.jsonl").string();
@@ -315,7 +326,12 @@ int runSelftest(const SelftestOptions& opt) {
          HashFamily::Permute, SketchKind::Oph},
     };
     bool identical = true;
+    int runs = 0;
     for (const Config& config : configs) {
+        ++runs;
+        const auto project = [&](const char* side) {
+            return (temp.path / fmt::format("{}-{}.ndw", side, runs)).string();
+        };
         RunParams params;
         params.threads = opt.threads;
         params.compare.verify = VerifyMode::None;  // CPU-only and deterministic: adds nothing
@@ -326,13 +342,14 @@ int runSelftest(const SelftestOptions& opt) {
         params.workDir = temp.path.string();
         fmt::print("\n[{}]\n", config.name);
         params.backend = "cpu";
-        const Outcome ref = runPipeline(*reference, corpus, params);
+        const Outcome ref =
+            runOnce(project("reference"), corpus, params, referenceChoice, *reference);
         params.backend = opt.backend;
         if (opt.backend == "cpu")
             params.threads = candThreads;  // the whole run, not just the backend
         Outcome cand;
         try {
-            cand = runPipeline(*candidate, corpus, params);
+            cand = runOnce(project("candidate"), corpus, params, candidateChoice, *candidate);
         } catch (const std::exception& e) {
             fmt::print("  candidate run FAILED: {}\n", e.what());
             identical = false;
