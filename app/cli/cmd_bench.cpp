@@ -175,16 +175,6 @@ Command addBenchCommand(CLI::App& app) {
         o.workDir = opt->workDir.empty()
                         ? (std::filesystem::temp_directory_path() / "neardup-bench").string()
                         : opt->workDir;
-        // As a run with these parameters chooses (backendOptions: `auto` keeps a run of the
-        // default kind on many threads on the CPU), at each thread count measured.
-        o.makeBackend = [params = o.params](const std::string& name, int threads) {
-            BackendOptions choice = backendOptions(params);
-            choice.name = name;
-            choice.threads = threads;
-            choice.workers = 1;
-            choice.devices.clear();
-            return makeBackend(choice);
-        };
         const bool quiet = opt->quiet;
         const BenchmarkReport report = runBenchmark(o, [quiet](const std::string& line) {
             if (!quiet) fmt::print(stderr, "bench: {}\n", line);

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,6 +29,7 @@
 #include "parquet_file.h"
 #include "pipeline.h"
 #include "run_result.h"
+#include "run_service.h"
 #include "shingles.h"
 #include "signatures.h"
 #include "simd.h"
@@ -164,16 +166,15 @@ void generate(const BenchmarkOptions& o, const BenchmarkCorpusKind& kind, uint64
 
 // Labels the sampler's samples with the phase last started (ThreadSampler::setLabel).
 struct PhaseLabels : PipelineObserver {
-    explicit PhaseLabels(ThreadSampler& s) : sampler(s) {}
     void phaseStarted(const std::string& phase) override {
         auto at = std::find(names.begin(), names.end(), phase);
         if (at == names.end()) {
             if (names.size() >= std::size_t{ThreadSampler::kLabels}) return;
             at = names.insert(names.end(), phase);
         }
-        sampler.setLabel(static_cast<int>(at - names.begin()));
+        if (sampler) sampler->setLabel(static_cast<int>(at - names.begin()));
     }
-    ThreadSampler& sampler;
+    std::optional<ThreadSampler> sampler;
     std::vector<std::string> names{"setup"};
 };
 
@@ -192,28 +193,42 @@ std::string runCase(const BenchmarkOptions& o, const std::string& corpus, int th
         fs::remove(exports.jsonl, ec);
     };
     cleanup();
-    RunParams params = o.params;
-    params.threads = threads;
-    std::unique_ptr<Backend> backend =
-        o.makeBackend ? o.makeBackend(params.backend, threads) : makeCpuBackend(threads);
+    // Through the run service, as `neardup run` starts a run: the backend a run with these
+    // parameters chooses (backendOptions), at this case's thread count with one worker.
+    RunRequest request;
+    request.project = project;
+    request.inputs = {corpus};
+    request.params = o.params;
+    request.params.threads = threads;
+    request.outputs = exports;
     RunResult run;
     double wall = 0;
     ThreadSamples samples;
     std::ostringstream byPhase;
-    {
-        ThreadSampler sampler;
-        PhaseLabels labels(sampler);
-        ProjectStore store(project);
-        Pipeline pipeline(store, *backend, &labels);
-        const auto start = SteadyClock::now();
-        run = pipeline.run({corpus}, params, exports);
+    PhaseLabels labels;
+    RunHooks hooks;
+    hooks.observer = &labels;
+    hooks.adjustBackend = [threads](BackendOptions& choice) {
+        choice.threads = threads;
+        choice.workers = 1;
+        choice.devices.clear();
+    };
+    // Timed and sampled from once the backend is built (the project opened, the pipeline run)
+    // to the run's end.
+    SteadyClock::time_point start;
+    hooks.backendChosen = [&](const std::string&) {
+        labels.sampler.emplace();
+        start = SteadyClock::now();
+    };
+    hooks.finished = [&](Backend&) {
         wall = secondsSince(start);
-        samples = sampler.stop();
-        for (std::size_t i = 0; i < labels.names.size(); ++i) {
-            const ThreadSamples& t = sampler.underLabel(static_cast<int>(i));
-            byPhase << "serial-phase " << t.samples << " " << t.one << " " << t.none << " "
-                    << labels.names[i] << "\n";
-        }
+        samples = labels.sampler->stop();
+    };
+    run = executeRun(request, hooks);
+    for (std::size_t i = 0; i < labels.names.size(); ++i) {
+        const ThreadSamples& t = labels.sampler->underLabel(static_cast<int>(i));
+        byPhase << "serial-phase " << t.samples << " " << t.one << " " << t.none << " "
+                << labels.names[i] << "\n";
     }
     cleanup();
     std::ostringstream out;
@@ -545,173 +560,6 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options, const BenchmarkLog
         }
     }
     return report;
-}
-
-namespace {
-
-void field(std::string& o, const char* name, double v, bool comma = true) {
-    json::appendString(o, name);
-    o += ':';
-    json::appendNumber(o, std::isfinite(v) ? v : 0.0);
-    if (comma) o += ',';
-}
-
-void field(std::string& o, const char* name, const std::string& v, bool comma = true) {
-    json::appendString(o, name);
-    o += ':';
-    json::appendString(o, v);
-    if (comma) o += ',';
-}
-
-}  // namespace
-
-std::string toJson(const BenchmarkReport& r) {
-    std::string o = "{";
-    field(o, "neardup_version", r.version);
-    field(o, "started_at", r.startedAt);
-    o += "\"machine\":{";
-    field(o, "cpu", r.machine.cpu);
-    field(o, "logical_cores", r.machine.logicalCores);
-    field(o, "memory_bytes", double(r.machine.memoryBytes));
-    field(o, "simd", r.machine.simd);
-    field(o, "os", r.machine.os);
-    field(o, "compiler", r.machine.compiler, false);
-    o += "},\"parameters\":" + r.parametersJson + ",\"kernels\":[";
-    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-        const BenchmarkKernel& k = r.kernels[i];
-        o += i ? ",{" : "{";
-        field(o, "name", k.name);
-        field(o, "threads", 1);
-        field(o, "bytes", double(k.bytes));
-        field(o, "cpu_seconds", k.cpuSeconds);
-        field(o, "mb_per_s", k.mbPerSecond, false);
-        o += "}";
-    }
-    o += "],\"cases\":[";
-    for (std::size_t i = 0; i < r.cases.size(); ++i) {
-        const BenchmarkCase& c = r.cases[i];
-        o += i ? ",{" : "{";
-        field(o, "corpus", c.corpus);
-        field(o, "path", c.path);
-        field(o, "target_bytes", double(c.targetBytes));
-        field(o, "bytes", double(c.bytes));
-        field(o, "documents", double(c.documents));
-        field(o, "mean_chars", c.meanChars);
-        field(o, "threads", c.threads);
-        field(o, "wall_seconds", c.wallSeconds);
-        field(o, "end_to_end_mb_per_s", c.endToEndMBps);
-        field(o, "docs_per_s", c.documentsPerSecond);
-        field(o, "candidate_pairs", double(c.candidatePairs));
-        field(o, "comparisons_per_s", c.comparisonsPerSecond);
-        field(o, "duplicate_pairs", double(c.duplicatePairs));
-        field(o, "removed", double(c.removed));
-        field(o, "peak_rss_bytes", double(c.peakRssBytes));
-        field(o, "user_seconds", c.userSeconds);
-        field(o, "system_seconds", c.systemSeconds);
-        field(o, "cpu_mb_per_s", c.cpuMBps);
-        field(o, "cores_busy", c.coresBusy);
-        field(o, "memory_budget", double(c.memoryBudget));
-        field(o, "spill_bytes", double(c.spillBytes));
-        field(o, "thread_samples", double(c.threadSamples));
-        field(o, "serial_share", c.serialShare);
-        field(o, "projected_speedup_16", c.projected16);
-        o += "\"serial_by_phase\":{";
-        for (std::size_t j = 0; j < c.serialByPhase.size(); ++j)
-            field(o, c.serialByPhase[j].first.c_str(), c.serialByPhase[j].second,
-                  j + 1 < c.serialByPhase.size());
-        o += "},";
-        o += "\"repeat_wall_seconds\":[";
-        for (std::size_t j = 0; j < c.repeatWallSeconds.size(); ++j) {
-            if (j) o += ',';
-            json::appendNumber(o, c.repeatWallSeconds[j]);
-        }
-        o += "],\"phases\":[";
-        for (std::size_t j = 0; j < c.phases.size(); ++j) {
-            const BenchmarkPhase& p = c.phases[j];
-            o += j ? ",{" : "{";
-            field(o, "name", p.name);
-            field(o, "seconds", p.seconds);
-            field(o, "items", double(p.items));
-            field(o, "bytes", double(p.bytes));
-            field(o, "mb_per_s", p.mbPerSecond);
-            field(o, "items_per_s", p.itemsPerSecond, false);
-            o += "}";
-        }
-        o += "]}";
-    }
-    o += "],";
-    appendFormatsJson(o, r.formats);
-    o += "}";
-    return o;
-}
-
-namespace {
-
-std::string fixed(double v, int digits) {
-    return fmt::format("{:.{}f}", v, digits);
-}
-
-const BenchmarkPhase* phase(const BenchmarkCase& c, const char* name) {
-    for (const BenchmarkPhase& p : c.phases)
-        if (p.name == name) return &p;
-    return nullptr;
-}
-
-}  // namespace
-
-std::string toTable(const BenchmarkReport& r) {
-    std::ostringstream o;
-    const BenchmarkMachine& m = r.machine;
-    o << "Machine: " << m.cpu << ", " << m.logicalCores << " logical cores, "
-      << fixed(double(m.memoryBytes) / double(uint64_t{1} << 30), 1) << " GiB, SIMD " << m.simd
-      << ", " << m.os << ", " << m.compiler << "\n\n";
-    if (!r.kernels.empty()) {
-        o << "| kernel (1 thread, CPU time) | MB/s |\n|---|---:|\n";
-        for (const BenchmarkKernel& k : r.kernels)
-            o << "| " << k.name << " | " << fixed(k.mbPerSecond, 1) << " |\n";
-        o << "\n";
-    }
-    if (!r.cases.empty()) {
-        o << "| corpus | size | docs | threads | read MB/s | signatures MB/s | buckets s | "
-             "compare pairs/s | verify s | export s | store s | end-to-end MB/s | docs/s | "
-             "MB per CPU s | cores busy | serial % | x at 16 cores | peak RSS MiB | spilled MiB |\n"
-          << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-             "---:|---:|\n";
-        for (const BenchmarkCase& c : r.cases) {
-            auto seconds = [&](const char* name) {
-                const BenchmarkPhase* p = phase(c, name);
-                return p ? fixed(p->seconds, 2) : std::string("-");
-            };
-            const BenchmarkPhase* read = phase(c, "read");
-            const BenchmarkPhase* sign = phase(c, "signatures");
-            o << "| " << c.corpus << " | " << fixed(double(c.bytes) / 1e6, 1) << " MB | "
-              << c.documents << " | " << c.threads << " | "
-              << (read ? fixed(read->mbPerSecond, 1) : "-") << " | "
-              << (sign ? fixed(sign->mbPerSecond, 1) : "-") << " | " << seconds("buckets") << " | "
-              << fixed(c.comparisonsPerSecond, 0) << " | " << seconds("verify") << " | "
-              << seconds("export") << " | " << seconds("store") << " | " << fixed(c.endToEndMBps, 1)
-              << " | " << fixed(c.documentsPerSecond, 0) << " | " << fixed(c.cpuMBps, 1) << " | "
-              << fixed(c.coresBusy, 2) << " | "
-              << (c.threadSamples ? fixed(100 * c.serialShare, 1) : std::string("-")) << " | "
-              << (c.threadSamples ? fixed(c.projected16, 1) : std::string("-")) << " | "
-              << fixed(double(c.peakRssBytes) / double(uint64_t{1} << 20), 0) << " | "
-              << fixed(double(c.spillBytes) / double(uint64_t{1} << 20), 0) << " |\n";
-        }
-        // Where each case's serial share went, largest first.
-        for (const BenchmarkCase& c : r.cases) {
-            if (c.serialByPhase.empty()) continue;
-            auto phases = c.serialByPhase;
-            std::stable_sort(phases.begin(), phases.end(),
-                             [](const auto& a, const auto& b) { return a.second > b.second; });
-            o << "\nSerial share by phase (" << c.corpus << ", " << c.threads << " thread(s)): ";
-            for (std::size_t i = 0; i < phases.size(); ++i)
-                o << (i ? ", " : "") << phases[i].first << " " << fixed(100 * phases[i].second, 1)
-                  << " %";
-            o << "\n";
-        }
-    }
-    if (!r.formats.empty()) o << "\n" << formatsTable(r.formats);
-    return o.str();
 }
 
 }  // namespace neardup

@@ -30,18 +30,18 @@ struct BenchmarkOptions {
     std::vector<uint64_t> sizes{uint64_t{10} << 20};  // target corpus bytes
     std::vector<BenchmarkCorpusKind> corpora{{"web", 2600}};
     std::vector<int> threads{0};  // one case per entry; 0 = all hardware threads
-    RunParams params;             // what each run uses (threads are overridden per case)
-    std::string workDir;          // corpora (kept) and projects (removed); required
-    int repeat = 1;               // runs per case; the one with the median wall time is reported
-    bool kernels = true;          // also measure the single-thread kernels
+    // What each run uses (threads are overridden per case). Each run starts through the run
+    // service (run_service.h) with the backend such a run chooses, at the case's thread count
+    // and one worker; a device backend needs the front end to have installed it.
+    RunParams params;
+    std::string workDir;  // corpora (kept) and projects (removed); required
+    int repeat = 1;       // runs per case; the one with the median wall time is reported
+    bool kernels = true;  // also measure the single-thread kernels
     // Also read the first corpus from JSON Lines and from a Parquet copy of it (when Parquet is
     // compiled in): whole runs on the first thread count, compared by their read phase
     // (format_benchmark.h).
     bool formats = false;
     uint64_t seed = 1;  // generator seed
-    // Makes the backend named by params.backend; core alone knows only the CPU one, the CLI
-    // passes the factory that also knows CUDA. Called in the child process of each case.
-    std::function<std::unique_ptr<Backend>(const std::string& name, int threads)> makeBackend;
 };
 
 struct BenchmarkPhase {
