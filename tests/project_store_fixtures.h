@@ -102,16 +102,30 @@ inline DatasetRecord makeDataset() {
     return d;
 }
 
-// Takes a project back to before schema version 7 (no reference columns).
-inline constexpr const char* kDropReferenceColumns =
-    "ALTER TABLE datasets DROP COLUMN reference_files;"
-    "ALTER TABLE runs DROP COLUMN reference_documents;"
-    "ALTER TABLE runs DROP COLUMN removed_by_reference;";
+// Takes a project back to before schema version 7: no reference columns, version 4's
+// document_status view.
+inline constexpr const char* kDropReferenceColumns = R"sql(
+DROP VIEW document_status;
+ALTER TABLE datasets DROP COLUMN reference_files;
+ALTER TABLE runs DROP COLUMN reference_documents;
+ALTER TABLE runs DROP COLUMN removed_by_reference;
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN m.removed_for IS NULL THEN 'kept' ELSE 'removed' END AS status,
+       m.cluster AS cluster,
+       m.removed_for AS removed_for
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
+)sql";
 
 // Turns a project of the current schema into what schema version 2 wrote: no reference columns,
 // no content pins, no sampled audits, no rule, no chained count, no removed_for, the old
 // document_status view.
 inline constexpr const char* kDowngradeToV2 = R"sql(
+DROP VIEW document_status;
 ALTER TABLE datasets DROP COLUMN reference_files;
 ALTER TABLE runs DROP COLUMN reference_documents;
 ALTER TABLE runs DROP COLUMN removed_by_reference;
@@ -120,7 +134,6 @@ DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;
 DROP TABLE audit_strata;
 DROP TABLE audit_samples;
-DROP VIEW document_status;
 ALTER TABLE cluster_members DROP COLUMN removed_for;
 ALTER TABLE cluster_members DROP COLUMN copy_of;
 ALTER TABLE runs DROP COLUMN decide;

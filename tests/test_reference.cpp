@@ -122,6 +122,13 @@ class TestReference : public QObject {
         QCOMPARE(s.value(QStringLiteral("removed")).toInt(), removed.size());
         QVERIFY(reference.value(QStringLiteral("removed_for_reference")).toInt() > 100);
         QVERIFY2(r.err.contains(QStringLiteral("1500 reference + ")), qPrintable(r.err));
+        // The project's document_status view names the reference's documents as such.
+        QCOMPARE(testsupport::sqlRows(dir_.filePath(QStringLiteral("a.ndw")).toStdString(),
+                                      "SELECT status, count(*) FROM document_status GROUP BY "
+                                      "status ORDER BY status"),
+                 (QStringList{QStringLiteral("kept|%1").arg(kept.size()),
+                              QStringLiteral("reference|1500"),
+                              QStringLiteral("removed|%1").arg(removed.size())}));
     }
 
     void everyRemovalHasAWitnessAtTheThreshold() {

@@ -400,11 +400,26 @@ ALTER TABLE dataset_files ADD COLUMN pin BLOB;
 
 // Version 7 deduplicates against a reference (`neardup run --reference`): a dataset's first
 // reference_files files are the reference, whose documents are never removed nor written; a
-// run counts the reference's documents and the removals a reference document witnessed.
+// run counts the reference's documents and the removals a reference document witnessed, and
+// document_status names a reference document's status 'reference' (the first
+// reference_documents of the run's documents).
 constexpr const char* kSchemaV7 = R"sql(
 ALTER TABLE datasets ADD COLUMN reference_files INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN reference_documents INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN removed_by_reference INTEGER NOT NULL DEFAULT 0;
+DROP VIEW document_status;
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN d.doc_index < r.reference_documents THEN 'reference'
+            WHEN m.removed_for IS NULL THEN 'kept'
+            ELSE 'removed' END AS status,
+       m.cluster AS cluster,
+       m.removed_for AS removed_for
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 )sql";
 
 // A fresh content pin key in the meta table.
