@@ -208,6 +208,39 @@ class TestReference : public QObject {
         }
     }
 
+    // The HTML report counts the reference apart, balances its accounting with it, and lists the
+    // reference documents that removed the most, as --summary-json does; its clusters CSV names
+    // reference members as such.
+    void theReportSaysWhatTheReferenceRemoved() {
+        const auto r = neardup({QStringLiteral("report"), QStringLiteral("-p"),
+                                dir_.filePath(QStringLiteral("t1.ndw")), QStringLiteral("--out"),
+                                path("t1.html"), QStringLiteral("--clusters-csv"), path("t1.csv")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString html = QString::fromUtf8(readFile(path("t1.html")));
+        QVERIFY(html.contains(QStringLiteral("<h2>Reference</h2>")));
+        QVERIFY(html.contains(QStringLiteral("= reference 1,500 + kept")));
+        QVERIFY(!html.contains(QStringLiteral("does not balance")));
+        const QJsonObject reference = jsonFile(dir_.filePath(QStringLiteral("t1.summary.json")))
+                                          .value(QStringLiteral("reference"))
+                                          .toObject();
+        const QJsonArray matched = reference.value(QStringLiteral("matched")).toArray();
+        QVERIFY(matched.size() > 20);
+        for (int i = 0; i < 20; ++i) {
+            const QJsonObject m = matched.at(i).toObject();
+            QVERIFY2(html.contains(QStringLiteral("<tr><td>%1</td><td class=\"n\">%2</td></tr>")
+                                       .arg(m.value(QStringLiteral("id")).toString())
+                                       .arg(m.value(QStringLiteral("removed")).toInt())),
+                     qPrintable(m.value(QStringLiteral("id")).toString()));
+        }
+        const QString csv = QString::fromUtf8(readFile(path("t1.csv")));
+        QVERIFY(csv.count(QStringLiteral(",reference,")) > 100);
+        for (const QString& line : csv.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts)) {
+            if (!line.contains(QStringLiteral(",reference,"))) continue;
+            const QString id = line.section(QLatin1Char(','), 2, 2);
+            QVERIFY2(refIds_.contains(id), qPrintable(line));
+        }
+    }
+
     // The same reference and inputs again, at another threshold: nothing is read again.
     void aSecondRunReusesTheReferencesSignatures() {
         const auto again = runAgainstReference(

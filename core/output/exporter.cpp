@@ -18,6 +18,7 @@
 #include "list_outputs.h"
 #include "output_check.h"
 #include "output_file.h"
+#include "reference_matches.h"
 
 namespace neardup {
 
@@ -104,27 +105,16 @@ constexpr std::size_t kListedMatches = 1000;
 
 std::string referenceJson(const RunResult& run, const DocumentTable& docs) {
     const RunCounts& c = run.counts;
-    std::vector<uint64_t> matches(c.referenceDocuments, 0);
-    for (std::size_t d = 0; d < run.clusterOf.size(); ++d) {
-        if (!run.removed(d)) continue;
-        const uint32_t keptBy =
-            run.removedFor.empty() ? run.representative[run.clusterOf[d]] : run.removedFor[d];
-        if (keptBy < c.referenceDocuments) ++matches[keptBy];
-    }
-    std::vector<uint32_t> matched;
-    for (uint32_t r = 0; r < matches.size(); ++r)
-        if (matches[r] > 0) matched.push_back(r);
-    std::stable_sort(matched.begin(), matched.end(),
-                     [&matches](uint32_t x, uint32_t y) { return matches[x] > matches[y]; });
+    const std::vector<ReferenceMatch> matched = referenceMatches(run);
+    const std::size_t listed = std::min(matched.size(), kListedMatches);
     std::string s = "{\"documents\": " + std::to_string(c.referenceDocuments) +
                     ", \"removed_for_reference\": " + std::to_string(c.removedByReference) +
                     ", \"matched_documents\": " + std::to_string(matched.size()) +
-                    ", \"listed\": " + std::to_string(std::min(matched.size(), kListedMatches)) +
-                    ", \"matched\": [";
-    for (std::size_t i = 0; i < matched.size() && i < kListedMatches; ++i) {
+                    ", \"listed\": " + std::to_string(listed) + ", \"matched\": [";
+    for (std::size_t i = 0; i < listed; ++i) {
         if (i) s += ", ";
-        s += "{\"id\": " + json::quote(docs.id(matched[i])) +
-             ", \"removed\": " + std::to_string(matches[matched[i]]) + "}";
+        s += "{\"id\": " + json::quote(docs.id(matched[i].document)) +
+             ", \"removed\": " + std::to_string(matched[i].removed) + "}";
     }
     return s + "]}";
 }

@@ -16,6 +16,7 @@
 #include "html_text.h"
 #include "input_pin.h"
 #include "project_store.h"
+#include "reference_matches.h"
 
 namespace neardup::report {
 
@@ -194,6 +195,11 @@ ReportData gatherReport(const ProjectStore& store, const std::string& projectNam
     data.linesRead = dataset.linesRead;
     data.blankLines = dataset.blankLines;
     countClusters(data, docs, options.largestClusters);
+    const std::vector<ReferenceMatch> matches = referenceMatches(data.run);
+    data.matchedReferenceDocuments = matches.size();
+    for (std::size_t i = 0; i < matches.size() && i < kReportedReferenceMatches; ++i)
+        data.referenceMatches.push_back(
+            {std::string(docs.id(matches[i].document)), matches[i].removed});
     listComponents(data, store, docs);
     sumBucketHistogram(data, options.outlierBuckets);
     const std::vector<ScoredPair> pairs = pickPairs(data, options.samplePairs);

@@ -87,6 +87,15 @@ struct SamplePair {
     std::string problem;  // why a text could not be read back ("" when both were)
 };
 
+// How many reference documents the report lists, those that removed the most new documents.
+inline constexpr std::size_t kReportedReferenceMatches = 20;
+
+// A reference document that new documents were removed for (reference_matches.h).
+struct ReferenceLine {
+    std::string id;
+    uint64_t removed = 0;
+};
+
 struct DecisionCount {
     std::string kind;  // "not_duplicate", ...
     uint64_t count = 0;
@@ -119,6 +128,10 @@ struct ReportData {
     std::vector<DecisionCount> decisions;
     uint64_t reviewedClusters = 0;
     std::optional<AuditLine> audit;
+    // A run against a reference: its documents that removed the most new ones, and how many of
+    // its documents removed any.
+    std::vector<ReferenceLine> referenceMatches;
+    uint64_t matchedReferenceDocuments = 0;
 };
 
 // Gathers the report of run options.runId (or the latest successful run) of `store`. With

@@ -81,10 +81,30 @@ std::string parametersSection(const RunResult& run) {
     return html;
 }
 
+// A run against a reference: which of its documents removed new ones, most first.
+std::string referenceSection(const ReportData& d) {
+    if (d.run.counts.referenceDocuments == 0) return {};
+    std::string html = fmt::format(
+        "<h2>Reference</h2>\n<p class=\"note\">{} reference document(s), never removed nor "
+        "written; {} new document(s) removed for a near-duplicate in the reference, by {} "
+        "reference document(s).</p>\n",
+        groupedNumber(d.run.counts.referenceDocuments),
+        groupedNumber(d.run.counts.removedByReference), groupedNumber(d.matchedReferenceDocuments));
+    if (d.referenceMatches.empty()) return html;
+    html += fmt::format(
+        "<table><tr><th>reference document (the {} that removed the most)</th>"
+        "<th class=\"n\">new documents removed for it</th></tr>\n",
+        d.referenceMatches.size());
+    for (const ReferenceLine& m : d.referenceMatches)
+        html += fmt::format("<tr><td>{}</td><td class=\"n\">{}</td></tr>\n", escapeHtml(m.id),
+                            groupedNumber(m.removed));
+    return html + "</table>\n";
+}
+
 std::string countsSection(const ReportData& d) {
     const RunCounts& c = d.run.counts;
     const uint64_t lines = c.documents + c.rejected + c.blankLines;
-    const uint64_t outcome = c.kept + c.removed;
+    const uint64_t outcome = c.referenceDocuments + c.kept + c.removed;
     std::string html = "<h2>Counts</h2>\n<table>\n";
     const auto n = [](uint64_t v) { return groupedNumber(v); };
     html += row("lines read", n(c.linesRead));
@@ -94,8 +114,11 @@ std::string countsSection(const ReportData& d) {
     html += row("candidate pairs compared", n(c.candidatePairs));
     html += row("duplicate pairs", n(c.duplicatePairs));
     html += row("clusters (2+ documents)", n(c.clusters));
+    if (c.referenceDocuments)
+        html += row("reference documents (never removed)", n(c.referenceDocuments));
     html += row("kept", n(c.kept));
     html += row("removed", n(c.removed));
+    if (c.referenceDocuments) html += row("removed for the reference", n(c.removedByReference));
     if (c.chainedRemovals)
         html += row(d.run.params.decide == DecideRule::Components
                         ? "removed without a witness (chained)"
@@ -104,10 +127,12 @@ std::string countsSection(const ReportData& d) {
     html += "</table>\n";
     html += fmt::format(
         "<p id=\"accounting\">Accounting: lines read {} = documents {} + rejected {} + blank {} "
-        "({}); documents {} = kept {} + removed {} ({}).</p>\n",
+        "({}); documents {} = {}kept {} + removed {} ({}).</p>\n",
         n(c.linesRead), n(c.documents), n(c.rejected), n(c.blankLines),
         lines == c.linesRead ? "balanced" : "<span class=\"bad\">does not balance</span>",
-        n(c.documents), n(c.kept), n(c.removed),
+        n(c.documents),
+        c.referenceDocuments ? "reference " + n(c.referenceDocuments) + " + " : std::string(),
+        n(c.kept), n(c.removed),
         outcome == c.documents ? "balanced" : "<span class=\"bad\">does not balance</span>");
     if (d.run.decisionsApplied)
         html += fmt::format(
@@ -345,6 +370,7 @@ std::string renderReport(const ReportData& d) {
     html += inputsSection(d);
     html += parametersSection(d.run);
     html += countsSection(d);
+    html += referenceSection(d);
     html += chartsSection(d);
     html += largestSection(d);
     html += pairsSection(d);
