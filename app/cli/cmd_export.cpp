@@ -11,10 +11,8 @@
 #include "commands.h"
 #include "export_stored_run.h"
 #include "output_check.h"
-#include "output_file.h"
 #include "output_options.h"
 #include "project_store.h"
-#include "rejected_lines.h"
 
 namespace neardup::cli {
 
@@ -115,33 +113,19 @@ Command addExportCommand(CLI::App& app) {
                 printAuditEstimate(store, runId);
             }
             if (!opt->rejected.empty()) {
-                std::vector<RejectedLine> lines;
-                uint64_t total = 0;
-                for (const RejectionCount& r : dataset.rejections)
-                    total += r.count;
-                if (!rejected_lines::load(store, dataset, lines)) {
-                    fmt::print(stderr,
-                               "neardup export: the project keeps only the first {} of the {} "
-                               "rejected lines of dataset {} (saved before every one was kept, or "
-                               "in memory); run it again to list them all\n",
-                               dataset.rejectionSamples.size(), total, dataset.id);
-                    lines.clear();
-                    for (const Rejection& r : dataset.rejectionSamples) {
-                        RejectedLine l;
-                        l.line = r.line;
-                        l.file = r.file;
-                        l.reason = static_cast<uint8_t>(r.reason);
-                        lines.push_back(l);
-                    }
-                }
-                OutputFile out(opt->rejected);  // compressed as its name asks
-                const auto counts = rejected_lines::exportJsonl(dataset, lines, out);
-                if (gExportCancel.load()) throw ExportCancelled();
-                out.commit();
+                const RejectedLinesExported rejected = exportRejectedLines(
+                    store, dataset, opt->rejected, &gExportCancel,
+                    [&](std::size_t samples, uint64_t total) {
+                        fmt::print(stderr,
+                                   "neardup export: the project keeps only the first {} of the {} "
+                                   "rejected lines of dataset {} (saved before every one was "
+                                   "kept, or in memory); run it again to list them all\n",
+                                   samples, total, dataset.id);
+                    });
                 fmt::print(stderr,
                            "exported {} rejected line(s) of run {} ({} with the raw line)\n",
-                           counts.lines, runId, counts.withRaw);
-                if (lines.size() != total) return kExitError;
+                           rejected.written, runId, rejected.withRaw);
+                if (!rejected.complete()) return kExitError;
             }
         } catch (const ExportRefused& e) {
             fmt::print(stderr, "neardup export: {}\n", e.what());

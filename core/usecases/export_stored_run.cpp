@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "component_chain.h"
+#include "output_file.h"
 #include "project_protected_files.h"
+#include "rejected_lines.h"
 
 namespace neardup {
 
@@ -41,6 +43,35 @@ ExportedRun exportStoredRun(const ProjectStore& store, StoredRunExport request) 
         exportRun(run, dataset.files, docs, outputs);
     }
     done.counts = run.counts;
+    return done;
+}
+
+RejectedLinesExported exportRejectedLines(
+    ProjectStore& store, const DatasetRecord& dataset, const std::string& path,
+    const std::atomic<bool>* cancel,
+    const std::function<void(std::size_t samples, uint64_t total)>& onlySamples) {
+    RejectedLinesExported done;
+    for (const RejectionCount& r : dataset.rejections)
+        done.total += r.count;
+    std::vector<RejectedLine> lines;
+    if (!rejected_lines::load(store, dataset, lines)) {
+        if (onlySamples) onlySamples(dataset.rejectionSamples.size(), done.total);
+        lines.clear();
+        for (const Rejection& r : dataset.rejectionSamples) {
+            RejectedLine l;
+            l.line = r.line;
+            l.file = r.file;
+            l.reason = static_cast<uint8_t>(r.reason);
+            lines.push_back(l);
+        }
+    }
+    OutputFile out(path);  // compressed as its name asks
+    const rejected_lines::ExportCounts counts = rejected_lines::exportJsonl(dataset, lines, out);
+    if (cancel && cancel->load()) throw ExportCancelled();
+    out.commit();
+    done.listed = lines.size();
+    done.written = counts.lines;
+    done.withRaw = counts.withRaw;
     return done;
 }
 

@@ -2,14 +2,17 @@
 // The run is loaded from the project (only the pairs its outputs name, or re-clustered at a
 // working threshold), refused unless it finished, its dataset and documents loaded, every output
 // checked against the inputs, the project and the other outputs, the summary's components
-// measured, and the outputs written whole (core/output/exporter.h). Front ends parse the request
-// and show the result.
+// measured, and the outputs written whole (core/output/exporter.h); and the rejected lines of its
+// dataset. Front ends parse the request and show the result.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "exporter.h"
@@ -53,5 +56,24 @@ struct ExportedRun {
 // (nothing written either), StoreError for an unreadable project, std::runtime_error naming the
 // file for an output that fails as it is written.
 ExportedRun exportStoredRun(const ProjectStore& store, StoredRunExport request);
+
+struct RejectedLinesExported {
+    uint64_t total = 0;    // the dataset's rejected lines, by its per-reason counts
+    uint64_t listed = 0;   // of which listed: all of them, or the samples the project keeps
+    uint64_t written = 0;  // JSON lines written
+    uint64_t withRaw = 0;  // of which with the raw input line
+    bool complete() const { return listed == total; }
+};
+
+// `neardup export --rejected`: every rejected line of `dataset` (the dataset of a stored run,
+// ExportedRun::dataset) to `path` as JSON Lines, compressed as its name asks, written whole or
+// not at all. When the project keeps only the first samples (a dataset saved before every line
+// was kept, or an in-memory one), `onlySamples(samples, total)` is told before those are written.
+// Throws ExportCancelled once `cancel` is raised (nothing written), std::runtime_error naming the
+// file when it cannot be written.
+RejectedLinesExported exportRejectedLines(
+    ProjectStore& store, const DatasetRecord& dataset, const std::string& path,
+    const std::atomic<bool>* cancel,
+    const std::function<void(std::size_t samples, uint64_t total)>& onlySamples);
 
 }  // namespace neardup
