@@ -44,6 +44,7 @@
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
 #include "test_support.h"
+#include "thresholdpanel.h"
 #include "ui_window_fixture.h"
 
 using namespace neardup;
@@ -305,6 +306,24 @@ class TestUiReference : public QObject {
             QVERIFY2(ids.contains(witnessId + QStringLiteral(" (reference)")),
                      qPrintable(ids.join(QLatin1Char(','))));
             QVERIFY2(ids.contains(docId), qPrintable(ids.join(QLatin1Char(','))));
+        }
+
+        // The threshold slider counts the removals made for the reference.
+        {
+            ThresholdPanel* slider = w.threshold();
+            const double theta = info.params.compare.threshold - 0.05;
+            slider->setThreshold(theta);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                slider->lastResult() &&
+                    std::abs(slider->lastResult()->threshold - slider->threshold()) < 1e-9 &&
+                    slider->threshold() < info.params.compare.threshold,
+                20000);
+            QVERIFY(slider->lastResult()->forReference > 0);
+            QVERIFY(slider->lastResult()->forReference <= slider->lastResult()->removed);
+            QVERIFY2(slider->resultText().contains(QStringLiteral("for a reference document")),
+                     qPrintable(slider->resultText()));
+            slider->setThreshold(info.params.compare.threshold);
+            QVERIFY(uiwindow::settle(w));
         }
 
         // Off again: every cluster.

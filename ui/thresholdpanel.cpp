@@ -207,6 +207,7 @@ void ThresholdPanel::request(double t) {
             r.clusters = c.clusters;
             r.removed = c.removed;
             r.chainedRemovals = c.chainedRemovals;
+            r.forReference = c.removedByReference;
             r.witnessRule = state->decide == DecideRule::Witness;
             r.verified = run.params.compare.verify != VerifyMode::None &&
                          std::abs(t - run.params.compare.threshold) >= 1e-9;
@@ -250,6 +251,8 @@ QString ThresholdPanel::resultText() const {
                        .arg(countText(r.clusters), countText(r.removed),
                             countText(r.duplicatePairs), countText(r.pairs))
                        .arg(r.milliseconds, 0, 'f', 1);
+    if (r.forReference > 0)
+        text += tr("; %1 of the removals for a reference document").arg(countText(r.forReference));
     if (r.chainedRemovals > 0)
         text += r.witnessRule ? tr("; every removal has a witness (the components rule would "
                                    "remove %1 "

@@ -32,6 +32,7 @@ struct ReclusterResult {
     bool verified = false;         // at another threshold than a verifying run's own
     double milliseconds = 0;       // clustering alone (clusterWithDecisions)
     quint64 decisionsApplied = 0;  // audit decisions that shaped the result
+    quint64 forReference = 0;      // removals whose kept duplicate is a reference document
     double loadMilliseconds = 0;   // loading pairs and documents, first time for a run only
 };
 
