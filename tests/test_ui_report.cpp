@@ -12,25 +12,30 @@
 #include <QCheckBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <cmath>
 #include <fstream>
 #include <memory>
 
 #include "corpus_generator.h"
+#include "exportdialog.h"
 #include "mainwindow.h"
 #include "pipeline.h"
 #include "qcp.h"
 #include "run_report.h"
 #include "runhistorypanel.h"
 #include "test_support.h"
+#include "thresholdpanel.h"
 
 using namespace neardup;
 using namespace neardup::ui;
@@ -173,6 +178,57 @@ class TestUiReport : public QObject {
         const QByteArray changed = testsupport::readFile(path("changed.html"));
         QVERIFY(changed.contains("Document texts are left out"));
         QVERIFY(!changed.contains("<div class=\"pair\">"));
+    }
+
+    // Where the user chooses, both θ are named side by side once the slider left the run's own:
+    // the report shows the run at its own θ, Export follows the slider.
+    void reportAndExportNameBothThresholds() {
+        QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
+                            path("theta.jsonl")));
+        {
+            ProjectStore store(path("theta.ndw").toStdString());
+            auto backend = makeCpuBackend(2);
+            Pipeline pipeline(store, *backend);
+            pipeline.run({path("theta.jsonl").toStdString()}, RunParams());
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openProject(path("theta.ndw"), true));
+        QTRY_COMPARE(w.currentRun().runId, qint64{1});
+        const QString own = QString::number(w.currentRun().params.compare.threshold, 'f', 3);
+        ExportDialog* before = w.openExportDialog();
+        QVERIFY(before);
+        QVERIFY2(before->thresholdText().contains(QStringLiteral("run's own \u03b8 = ") + own),
+                 qPrintable(before->thresholdText() + QStringLiteral(" / ") + own));
+        before->close();
+        ThresholdPanel* slider = w.threshold();
+        QTRY_VERIFY(slider->slider()->isEnabled());
+        slider->setThreshold(w.currentRun().params.compare.threshold - 0.05);
+        QTRY_VERIFY(!std::isnan(slider->workingThreshold()));
+        const QString working = QString::number(slider->workingThreshold(), 'f', 3);
+        ExportDialog* moved = w.openExportDialog();
+        QVERIFY(moved);
+        const QString note = moved->thresholdText();
+        QVERIFY2(note.contains(QStringLiteral("working \u03b8 = ") + working) &&
+                     note.contains(QStringLiteral("own \u03b8 = ") + own),
+                 qPrintable(note));
+        moved->close();
+        // The report's file dialog says the same from the report's side.
+        QString reportNote;
+        auto* answer = new QTimer(&w);
+        connect(answer, &QTimer::timeout, &w, [&] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                auto* label = dialog->findChild<QLabel*>(QStringLiteral("reportThetaNote"));
+                reportNote = label ? label->text() : QStringLiteral("(no note)");
+                static_cast<QDialog*>(dialog)->reject();
+                answer->stop();
+            }
+        });
+        answer->start(20);
+        w.findChild<QAction*>(QStringLiteral("exportReportAction"))->trigger();
+        QVERIFY2(reportNote.contains(QStringLiteral("its own \u03b8 = ") + own) &&
+                     reportNote.contains(QStringLiteral("working \u03b8 is ") + working),
+                 qPrintable(reportNote));
     }
 
     // The dialog's "clusters as CSV" check box: the CSV is written beside the report, byte for

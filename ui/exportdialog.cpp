@@ -58,6 +58,10 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
     progress_->setVisible(false);
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    thetaNote_ = new QLabel;
+    thetaNote_->setObjectName(QStringLiteral("exportThetaNote"));
+    thetaNote_->setWordWrap(true);
+
     auto* form = new QFormLayout;
     form->addRow(tr("Folder"), dirRow);
     form->addRow(tr("File name prefix"), prefix_);
@@ -71,6 +75,7 @@ ExportDialog::ExportDialog(JobQueue* jobs, qint64 runId, QWidget* parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(thetaNote_);
     layout->addLayout(form);
     for (QCheckBox* c : {kept_, removed_, clusters_, jsonl_, summary_, dataset_, annotate_})
         layout->addWidget(c);
@@ -257,8 +262,46 @@ void ExportDialog::runExport() {
         [this](const QString& error) { finish(false, tr("Export failed: %1").arg(error)); });
 }
 
+QString thresholdNote(double runTheta, double working, bool forReport) {
+    const auto theta = [](double t) { return QString::number(t, 'f', 3); };
+    const bool moved =
+        !std::isnan(working) && !(std::abs(working - runTheta) < 0.0005);  // as shown
+    if (std::isnan(runTheta))
+        return moved ? ExportDialog::tr("Exported at the working \u03b8 = %1 (the slider).")
+                           .arg(theta(working))
+                     : QString();
+    if (forReport)
+        return moved ? ExportDialog::tr(
+                           "The report shows the run at its own \u03b8 = %1; the "
+                           "workbench's working \u03b8 is %2 (the slider), which "
+                           "Export Run uses.")
+                           .arg(theta(runTheta), theta(working))
+                     : ExportDialog::tr(
+                           "The report shows the run at its own \u03b8 = %1, as the "
+                           "workbench shows it now.")
+                           .arg(theta(runTheta));
+    return moved ? ExportDialog::tr(
+                       "Exported at the working \u03b8 = %1 (the slider); the run's "
+                       "own \u03b8 = %2 is the one Export Report shows.")
+                       .arg(theta(working), theta(runTheta))
+                 : ExportDialog::tr(
+                       "Exported at the run's own \u03b8 = %1, as Export Report "
+                       "shows it.")
+                       .arg(theta(runTheta));
+}
+
+void ExportDialog::setRunThreshold(double threshold) {
+    runThreshold_ = threshold;
+    thetaNote_->setText(thresholdNote(runThreshold_, threshold_, false));
+}
+
+QString ExportDialog::thresholdText() const {
+    return thetaNote_->text();
+}
+
 void ExportDialog::setThreshold(double threshold) {
     threshold_ = threshold;
+    thetaNote_->setText(thresholdNote(runThreshold_, threshold_, false));
     setWindowTitle(std::isnan(threshold)
                        ? tr("Export run %1").arg(runId_)
                        : tr("Export run %1 at \u03b8 = %2").arg(runId_).arg(threshold, 0, 'f', 3));

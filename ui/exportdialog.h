@@ -24,6 +24,11 @@ namespace neardup::ui {
 
 class JobQueue;
 
+// Which θ a file is written at, beside the other one, where the user chooses: the report
+// always shows a run at its own θ (`runTheta`), Export follows the slider (`working`, NaN when
+// it is at the run's own). For the Export dialog and, with `forReport`, the report's.
+QString thresholdNote(double runTheta, double working, bool forReport);
+
 class ExportDialog : public QDialog {
     Q_OBJECT
   public:
@@ -33,6 +38,9 @@ class ExportDialog : public QDialog {
     // default: the run as it was clustered), with the dataset's decisions either way.
     void setThreshold(double threshold);
     double threshold() const { return threshold_; }
+    // The run's own θ, named beside the working one (thresholdNote).
+    void setRunThreshold(double threshold);
+    QString thresholdText() const;
     void setOutputDirectory(const QString& dir);
     // Names the files after the project (its file name without .ndw) and the run.
     void setProjectName(const QString& name);
@@ -87,6 +95,8 @@ class ExportDialog : public QDialog {
     QCheckBox* dataset_;
     QCheckBox* annotate_;
     QLabel* result_;
+    QLabel* thetaNote_;
+    double runThreshold_ = std::numeric_limits<double>::quiet_NaN();
     QPushButton* export_;
     QPushButton* cancel_;
     QProgressBar* progress_;

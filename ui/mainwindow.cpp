@@ -675,6 +675,7 @@ ExportDialog* MainWindow::openExportDialog() {
     if (!runInfo_.runId) return nullptr;
     auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
     dialog->setThreshold(threshold_->workingThreshold());
+    dialog->setRunThreshold(runInfo_.params.compare.threshold);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
     dialog->setProjectName(QFileInfo(project_).completeBaseName());

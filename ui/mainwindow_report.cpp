@@ -7,14 +7,17 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
 
+#include "exportdialog.h"
 #include "jobqueue.h"
 #include "mainwindow.h"
 #include "numbertext.h"
 #include "run_report.h"
+#include "thresholdpanel.h"
 
 namespace neardup::ui {
 
@@ -44,8 +47,15 @@ void MainWindow::exportReportDialog() {
         tr("Also write the clusters as CSV beside the report (NAME-clusters.csv: one row per "
            "member, for a spreadsheet)"));
     csv->setObjectName(QStringLiteral("reportClustersCsv"));
-    if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout()))
+    // Which θ the report shows, beside the slider's when it was moved (Export follows that one).
+    auto* theta = new QLabel(
+        thresholdNote(runInfo_.params.compare.threshold, threshold_->workingThreshold(), true));
+    theta->setObjectName(QStringLiteral("reportThetaNote"));
+    theta->setWordWrap(true);
+    if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout())) {
+        grid->addWidget(theta, grid->rowCount(), 0, 1, grid->columnCount());
         grid->addWidget(csv, grid->rowCount(), 0, 1, grid->columnCount());
+    }
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
     QString path = dialog.selectedFiles().front();
     if (!path.endsWith(QLatin1String(".html"), Qt::CaseInsensitive))
