@@ -143,6 +143,10 @@ class TestUiReview : public QObject {
         press(Qt::Key_Y);
         QTRY_VERIFY(panel->currentCluster() != cluster);
         QCOMPARE(panel->currentPair(), 0);
+        // The review moved on: the message still confirms the key just pressed.
+        QVERIFY2(panel->comparison()->decisionMessage().startsWith(
+                     QStringLiteral("Recorded: confirmed duplicate")),
+                 qPrintable(panel->comparison()->decisionMessage()));
 
         // N: not a duplicate; the cluster may split; the review goes on from there.
         const auto rejected = shownPair();

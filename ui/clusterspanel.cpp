@@ -317,6 +317,7 @@ void ClustersPanel::setRun(const RunInfo& run) {
     deciding_ = false;
     cluster_ = -1;
     messageCluster_ = -1;
+    messageFollows_ = false;
     comparison_->setDecisionMessage(QString());
     pairs_.clear();
     memberList_.clear();
@@ -403,7 +404,12 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
         [this, ticket, cluster](ClusterDetail d) {
             if (!ticket.current()) return;
             // What was recorded in another cluster is not about this one.
-            if (cluster != messageCluster_) comparison_->setDecisionMessage(QString());
+            if (cluster != messageCluster_) {
+                if (std::exchange(messageFollows_, false))
+                    messageCluster_ = cluster;
+                else
+                    comparison_->setDecisionMessage(QString());
+            }
             memberList_ = std::move(d.members);
             pairs_ = std::move(d.pairs);
             members_->setRowCount(int(memberList_.size()));
@@ -430,6 +436,7 @@ void ClustersPanel::loadCluster(qint64 clusterId) {
                 // After the cluster's last pair, a review goes on with the next cluster.
                 if (advance && start >= int(pairs_.size())) {
                     pairIndex_ = std::max(0, int(pairs_.size()) - 1);
+                    messageFollows_ = true;
                     return nextPair();
                 }
             }

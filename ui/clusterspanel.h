@@ -177,8 +177,11 @@ class ClustersPanel : public QWidget {
     int decisionCount_ = 0;
     bool deciding_ = false;              // a decision is being recorded: ignore more until it shows
     bool advanceAfterDecision_ = false;  // then show the pair after wantPair_
-    // The cluster the decision message speaks of: another cluster shown clears the message.
+    // The cluster the decision message speaks of: another cluster shown clears the message,
+    // unless the review itself moved on to it (messageFollows_: after the last pair of a
+    // cluster, Y, N or K go on to the next one, and the message confirms the key pressed).
     qint64 messageCluster_ = -1;
+    bool messageFollows_ = false;
     // The running text search: its stop flag, and the latest search (an earlier one's results
     // are dropped).
     std::shared_ptr<std::atomic<bool>> searchCancel_;

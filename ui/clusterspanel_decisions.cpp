@@ -191,6 +191,10 @@ void ClustersPanel::afterDecision(const QString& message, int64_t anchorCluster)
                 advanceAfterDecision_ = false;
                 comparison_->clear(tr("No clusters match."));
             } else {
+                // Where the decision's cluster is gone (split, emptied), the cluster now at its
+                // row is where the user is taken: the message stays there with them.
+                if (anchorCluster < 0 || model_->rowOfCluster(anchorCluster) < 0)
+                    messageCluster_ = model_->clusterAt(row)->cluster;
                 selectClusterRow(row);
                 // The same row may hold another cluster now, or the same
                 // one with other members: load it either way.
