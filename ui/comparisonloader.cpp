@@ -2,28 +2,13 @@
 #include "comparisonloader.h"
 
 #include <QStringList>
-#include <cmath>
+#include <utility>
 
-#include "document_fetcher.h"
+#include "document_pair.h"
 
 namespace neardup::ui {
 
 namespace {
-
-// Very long documents are shown shortened: the diff and the text widget stay responsive.
-constexpr std::size_t kDisplayBytes = 200 * 1024;
-
-bool shorten(std::string& s) {
-    if (s.size() <= kDisplayBytes) return false;
-    std::size_t cut = kDisplayBytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-        --cut;
-    s.resize(cut);
-    return true;
-}
-
-// As many members as the clusters panel lists of a giant cluster.
-constexpr uint64_t kMaxMembersRead = 5000;
 
 // Ids of a few hundred characters are shortened in the middle inside a status line.
 QString shortened(const std::string& id) {
@@ -33,70 +18,71 @@ QString shortened(const std::string& id) {
                             : s.left(kMax / 2 - 1) + QStringLiteral("\u2026") + s.right(kMax / 2);
 }
 
-}  // namespace
-
-QString memberStatus(const ClusterMember& m, const std::vector<ClusterMember>& members) {
+QString memberStatus(const ClusterMember& m, const std::string* witnessId) {
+    if (m.reference) return QObject::tr("reference");
     if (m.representative) return QObject::tr("kept");
     if (m.keptWhole) return QObject::tr("kept (keep all)");
     if (m.kept) return QObject::tr("kept (no kept duplicate before it)");
-    for (const ClusterMember& w : members)
-        if (m.removedFor >= 0 && w.docIndex == uint32_t(m.removedFor))
-            return QObject::tr("removed (for %1)").arg(shortened(w.docId));
+    if (witnessId) return QObject::tr("removed (for %1)").arg(shortened(*witnessId));
     return QObject::tr("removed (for document %1)").arg(m.removedFor);
 }
 
+// The standing as the members list words it; unchanged when the document is not among the
+// members read.
+void wordStanding(const ClusterStanding& s, QString& status) {
+    if (s.cluster < 0)
+        status = QObject::tr("in no cluster");
+    else if (s.member)
+        status = memberStatus(*s.member, s.witnessId ? &*s.witnessId : nullptr);
+}
+
+}  // namespace
+
+QString memberStatus(const ClusterMember& m, const std::vector<ClusterMember>& members) {
+    if (m.removedFor >= 0)
+        for (const ClusterMember& w : members)
+            if (w.docIndex == uint32_t(m.removedFor)) return memberStatus(m, &w.docId);
+    return memberStatus(m, nullptr);
+}
+
 void loadStatuses(JobContext& ctx, const RunInfo& run, ComparisonData& d) {
-    for (auto [doc, status] : {std::pair{d.docA, &d.statusA}, std::pair{d.docB, &d.statusB}}) {
-        const int64_t cluster = ctx.queries().clusterOfDocument(run.runId, doc);
-        if (cluster < 0) {
-            *status = QObject::tr("in no cluster");
-            continue;
-        }
-        const std::vector<ClusterMember> members =
-            ctx.queries().clusterMembers(run.runId, cluster, kMaxMembersRead);
-        for (const ClusterMember& m : members)
-            if (m.docIndex == doc) *status = memberStatus(m, members);
-    }
+    wordStanding(clusterStanding(ctx.queries(), run.runId, d.docA), d.statusA);
+    wordStanding(clusterStanding(ctx.queries(), run.runId, d.docB), d.statusB);
 }
 
 ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
                               bool stored) {
+    PairToLoad request;
+    request.pair = pair;
+    // A reference document goes on the left, the new one on the right (a pair in document
+    // order has it there already: the reference's documents come first).
+    if (run.reference(pair.b) && !run.reference(pair.a)) std::swap(request.pair.a, request.pair.b);
+    request.stored = stored;
+    DocumentPair p = loadDocumentPair(ctx.queries(), ctx.fetcher(run.datasetId), run, request);
     ComparisonData d;
-    d.docA = pair.a;
-    d.docB = pair.b;
-    d.notDuplicate = pair.notDuplicate;
-    d.hashes = run.params.signature.hashes;
-    d.matches = pair.matches;
-    d.estimated = stored ? pair.estimated : std::nan("");
-    ProjectQueries& q = ctx.queries();
-    DocumentFetcher& f = ctx.fetcher(run.datasetId);
-    const std::string storedA = q.documentId(run.datasetId, pair.a);
-    const std::string storedB = q.documentId(run.datasetId, pair.b);
-    const FetchedDocument x = f.fetch(q.documentLocation(run.datasetId, pair.a), storedA);
-    const FetchedDocument y = f.fetch(q.documentLocation(run.datasetId, pair.b), storedB);
-    d.idA = QString::fromStdString(x.ok ? x.id : storedA);
-    d.idB = QString::fromStdString(y.ok ? y.id : storedB);
-    d.errorA = QString::fromStdString(x.error);
-    d.errorB = QString::fromStdString(y.error);
-    if (x.ok && y.ok) {
-        d.exactStored = stored && !std::isnan(pair.exact);
-        d.exact =
-            d.exactStored ? pair.exact : exactTextJaccard(x.text, y.text, run.params.signature);
-    } else {
-        d.exact = std::nan("");
-    }
-    d.textA = x.text;
-    d.textB = y.text;
-    d.shortenedA = shorten(d.textA);
-    d.shortenedB = shorten(d.textB);
-    // Words are compared as the run's matcher saw them, so that a copy that only changed case
-    // or spacing shows as equal.
-    const NormalizeOptions& normalize = run.params.signature.normalize;
-    d.diff = diffWords(d.textA, d.textB, normalize);
+    d.docA = p.a.doc;
+    d.docB = p.b.doc;
+    d.notDuplicate = p.notDuplicate;
+    d.referenceA = run.reference(d.docA);
+    d.referenceB = run.reference(d.docB);
+    d.hashes = p.hashes;
+    d.matches = p.matches;
+    d.estimated = p.estimated;
+    d.idA = QString::fromStdString(p.a.id);
+    d.idB = QString::fromStdString(p.b.id);
+    d.errorA = QString::fromStdString(p.a.error);
+    d.errorB = QString::fromStdString(p.b.error);
+    d.exact = p.exact;
+    d.exactStored = p.exactStored;
+    d.textA = std::move(p.a.text);
+    d.textB = std::move(p.b.text);
+    d.shortenedA = p.a.shortened;
+    d.shortenedB = p.b.shortened;
+    d.diff = std::move(p.diff);
     QStringList ignored;
-    if (normalize.lowercase) ignored << QObject::tr("case");
+    if (p.compared.lowercase) ignored << QObject::tr("case");
     ignored << QObject::tr("spacing");
-    if (normalize.nfc) ignored << QObject::tr("Unicode composition");
+    if (p.compared.nfc) ignored << QObject::tr("Unicode composition");
     d.diffBasis =
         QObject::tr("ignoring %1, as the run matched").arg(ignored.join(QStringLiteral(", ")));
     return d;

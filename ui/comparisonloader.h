@@ -1,6 +1,6 @@
-// Reading two documents of a run back for the side-by-side view (ComparisonView): their texts
-// from the input files by their stored offsets, shortened when very long, their word diff and
-// exact Jaccard. Runs inside a JobQueue job; the clusters panel and the sampled audit use it.
+// The side-by-side view's data (ComparisonView) for two documents of a run: the core use case
+// loadDocumentPair (core/usecases/document_pair.h) reads them back and diffs them, this words the
+// result for display. Runs inside a JobQueue job; the clusters panel and the sampled audit use it.
 #pragma once
 
 #include "comparisonview.h"
@@ -15,8 +15,9 @@ namespace neardup::ui {
 ComparisonData loadComparison(JobContext& ctx, const RunInfo& run, const PairRow& pair,
                               bool stored);
 
-// A member's status as the members list and the comparison headers word it: "kept", "kept
-// (keep all)", "kept (no kept duplicate before it)" or "removed (for <id of its witness>)".
+// A member's status as the members list and the comparison headers word it: "reference" (a
+// document of the run's reference), "kept", "kept (keep all)", "kept (no kept duplicate before
+// it)" or "removed (for <id of its witness>)".
 QString memberStatus(const ClusterMember& m, const std::vector<ClusterMember>& members);
 
 // The statuses of d.docA and d.docB in the run as the clusters panel shows them (each one's
