@@ -224,6 +224,32 @@ class TestReport : public QObject {
         QCOMPARE(strict.right, std::string("<ins>THE</ins> text"));
     }
 
+    // The report's word diff normalizes as the run did: a run that kept case marks the words
+    // whose case changed, one that lowercased does not.
+    void reportDiffFollowsTheRunsNormalization() {
+        std::string base;
+        for (int i = 0; i < 60; ++i)
+            base += "word" + std::to_string(i) + " ";
+        std::string upper = base;
+        upper.replace(upper.find("word7 "), 5, "WORD7");
+        testsupport::writeFile(d("case.jsonl").toStdString(), "{\"id\":\"a\",\"text\":\"" + base +
+                                                                  "\"}\n{\"id\":\"b\",\"text\":\"" +
+                                                                  upper + "\"}\n");
+        for (const bool keepCase : {false, true}) {
+            const QString project = d(keepCase ? "case-kept.ndw" : "case-lower.ndw");
+            QStringList args = {QStringLiteral("run"), d("case.jsonl"),
+                                QStringLiteral("-p"),  project,
+                                QStringLiteral("-t"),  QStringLiteral("0.5")};
+            if (keepCase) args << QStringLiteral("--keep-case");
+            QCOMPARE(testsupport::neardup(args, inDir()).code, 0);
+            const QString out = project + QStringLiteral(".html");
+            QCOMPARE(report({QStringLiteral("-p"), project, QStringLiteral("--out"), out}).code, 0);
+            const QString html = QString::fromUtf8(readFile(out));
+            QVERIFY(html.contains(QStringLiteral("<div class=\"pair\">")));
+            QCOMPARE(html.contains(QStringLiteral("<ins>WORD7</ins>")), keepCase);
+        }
+    }
+
     void changedInputIsRefusedOrLeftOut() {
         QVERIFY(QFile::copy(d("sample.jsonl"), d("moving.jsonl")));
         QCOMPARE(testsupport::neardup({QStringLiteral("run"), QStringLiteral("-p"), d("moving.ndw"),

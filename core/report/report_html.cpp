@@ -303,7 +303,8 @@ std::string pairsSection(const ReportData& d) {
             html +=
                 fmt::format("<p class=\"bad\">Texts not shown: {}</p>\n", escapeHtml(p.problem));
         if (!p.textsShown) continue;
-        const MarkedPair marked = markWordDifferences(p.textA, p.textB);
+        const MarkedPair marked =
+            markWordDifferences(p.textA, p.textB, d.run.params.signature.normalize);
         html += fmt::format(
             "<div class=\"pair\"><div class=\"doc\">{}{}</div><div class=\"doc\">"
             "{}{}</div></div>\n",
