@@ -45,6 +45,7 @@ Command addReclusterCommand(CLI::App& app) {
         opt->params = request.params;
         opt->params.threads = threads;
         opt->inputs = request.inputs;
+        opt->references = request.references;
         return executeRunCommand(*opt, *cmd);
     };
 }

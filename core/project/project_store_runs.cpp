@@ -78,6 +78,8 @@ DocumentTable keepInputs(const sql::Database& db, const RunResult& run) {
         docs = store_rows::loadKeepInputs(db, run.datasetId, n);
     else
         docs.file.assign(n, 0);
+    // The reference first and never removed, as the run decided (clustering.h).
+    docs.referenceDocuments = static_cast<uint32_t>(run.counts.referenceDocuments);
     return docs;
 }
 

@@ -36,11 +36,13 @@ RunRequest reclusterRequest(const std::string& project, int64_t runId, double th
     request.params.compare.threshold = threshold;
     const DatasetRecord dataset = store.loadDataset(run.datasetId, nullptr);
     for (const InputFile& f : dataset.files)
-        request.inputs.push_back(f.path);
+        (f.reference ? request.references : request.inputs).push_back(f.path);
     // The run's pairs serve the request only while its inputs are the very files it read, and
     // its signatures and LSH parameters are this request's; otherwise the run would compare.
-    const auto listed = expandInputs(request.inputs, OnError::Skip);
-    const auto found = store.findDataset(listed, request.params.reader);
+    auto listed = expandInputs(request.references, OnError::Skip);
+    const auto inputs = expandInputs(request.inputs, OnError::Skip);
+    listed.insert(listed.end(), inputs.begin(), inputs.end());
+    const auto found = store.findDataset(listed, request.params.reader, dataset.referenceFiles);
     if (!found)
         throw ReclusterRefused(fmt::format(
             "the inputs of run {} changed since it ran (or moved: see neardup relocate); its "
