@@ -241,6 +241,73 @@ class TestReference : public QObject {
         }
     }
 
+    // A reference the project read before, alone (the corpus cleaned by an earlier run), is
+    // neither read nor signed again: its documents and signatures come from that dataset, and
+    // the outputs are byte for byte those of a run that read it.
+    void aReferenceReadBeforeIsNotReadAgain() {
+        const QString project = path("cleaned.ndw");
+        QCOMPARE(neardup({QStringLiteral("run"), ref_, QStringLiteral("-p"), project}).code, 0);
+        auto against = [&](const QString& inputs, const QString& tag) {
+            return neardup(
+                {QStringLiteral("run"), inputs, QStringLiteral("--reference"), ref_,
+                 QStringLiteral("-p"), project, QStringLiteral("--verify"), QStringLiteral("exact"),
+                 QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--out-kept"),
+                 path(qPrintable(tag + QStringLiteral(".kept"))), QStringLiteral("--out-removed"),
+                 path(qPrintable(tag + QStringLiteral(".removed"))),
+                 QStringLiteral("--out-clusters"),
+                 path(qPrintable(tag + QStringLiteral(".clusters.jsonl"))),
+                 QStringLiteral("--summary-json"),
+                 path(qPrintable(tag + QStringLiteral(".json")))});
+        };
+        const auto r = against(new_, QStringLiteral("seeded"));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("reading the inputs only")), qPrintable(r.err));
+        QVERIFY(jsonFile(path("seeded.json"))
+                    .value(QStringLiteral("reference"))
+                    .toObject()
+                    .value(QStringLiteral("read_before"))
+                    .toBool());
+        for (const char* suffix : {".kept", ".removed", ".clusters.jsonl"})
+            QCOMPARE(readFile(path(qPrintable(QStringLiteral("seeded") + QLatin1String(suffix)))),
+                     readFile(dir_.filePath(QStringLiteral("t1") + QLatin1String(suffix))));
+        // Other new data against the same reference: still not read again.
+        std::string half;
+        int i = 0;
+        for (const QByteArray& l : readFile(new_).split('\n'))
+            if (!l.isEmpty() && i++ % 2 == 0) half += l.toStdString() + "\n";
+        writeFile(path("new-half.jsonl").toStdString(), half);
+        const auto other = against(path("new-half.jsonl"), QStringLiteral("half"));
+        QVERIFY2(other.code == 0, qPrintable(other.err));
+        QVERIFY2(other.err.contains(QStringLiteral("reading the inputs only")),
+                 qPrintable(other.err));
+        const QSet<QString> removed = lines(path("half.removed"));
+        QVERIFY(!removed.isEmpty());
+        QVERIFY(!removed.intersects(refIds_));
+    }
+
+    // A run against a reference re-clustered at another threshold (neardup recluster, the
+    // workbench's Save as run) keeps its reference, its pairs reused.
+    void reclusterKeepsTheReference() {
+        const QString project = dir_.filePath(QStringLiteral("t1.ndw"));
+        const auto r =
+            neardup({QStringLiteral("recluster"), QStringLiteral("-p"), project,
+                     QStringLiteral("--run"), QStringLiteral("1"), QStringLiteral("-t"),
+                     QStringLiteral("0.9"), QStringLiteral("--out-removed"), path("re.removed"),
+                     QStringLiteral("--summary-json"), path("re.json")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject s = jsonFile(path("re.json"));
+        QVERIFY(s.value(QStringLiteral("pairs_reused")).toBool());
+        QCOMPARE(s.value(QStringLiteral("reference"))
+                     .toObject()
+                     .value(QStringLiteral("documents"))
+                     .toInt(),
+                 refIds_.size());
+        const QSet<QString> removed = lines(path("re.removed"));
+        QVERIFY(!removed.intersects(refIds_));
+        QVERIFY(!removed.isEmpty());
+        QCOMPARE(s.value(QStringLiteral("removed")).toInt(), removed.size());
+    }
+
     // The same reference and inputs again, at another threshold: nothing is read again.
     void aSecondRunReusesTheReferencesSignatures() {
         const auto again = runAgainstReference(

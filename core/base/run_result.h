@@ -117,6 +117,9 @@ struct RunResult {
     uint64_t resolvedBuckets = 0;  // K actually used (0 = exact keys)
     bool signaturesReused = false;
     bool pairsReused = false;
+    // A run against a reference took the reference's documents and signatures from the dataset
+    // an earlier run read from exactly its files (not stored: the run's summary says so).
+    bool referenceReused = false;
     // Memory: the budget the run used (resolved), whether signatures and band keys spilled to
     // disk, the bytes written to spill files, and the process's peak resident set at the end.
     uint64_t memoryBudget = 0;

@@ -110,7 +110,9 @@ std::string referenceJson(const RunResult& run, const DocumentTable& docs) {
     std::string s = "{\"documents\": " + std::to_string(c.referenceDocuments) +
                     ", \"removed_for_reference\": " + std::to_string(c.removedByReference) +
                     ", \"matched_documents\": " + std::to_string(matched.size()) +
-                    ", \"listed\": " + std::to_string(listed) + ", \"matched\": [";
+                    ", \"listed\": " + std::to_string(listed) +
+                    ", \"read_before\": " + (run.referenceReused ? "true" : "false") +
+                    ", \"matched\": [";
     for (std::size_t i = 0; i < listed; ++i) {
         if (i) s += ", ";
         s += "{\"id\": " + json::quote(docs.id(matched[i].document)) +

@@ -110,6 +110,7 @@ class ChunkStream {
         s_.docs.clear();
         s_.dataset.files = s_.files;
         unfingerprinted_.assign(s_.files.size(), 0);
+        pinnedBefore_.assign(s_.files.size(), 0);
         pinners_.clear();
         for (InputFile& f : s_.dataset.files) {
             f.contentBytes = 0;
@@ -118,12 +119,12 @@ class ChunkStream {
     }
 
     // Takes the rows of a checkpoint left by an earlier run of the same read (checkpoint.h)
-    // and has the source go on after them.
-    void resumeFromCheckpoint() {
+    // and has the source go on after them; false when there was no usable checkpoint.
+    bool resumeFromCheckpoint() {
         ReadCheckpoint& checkpoint = *s_.checkpoint;
         const std::vector<InputFile>& files = s_.files;
         const auto at = checkpoint.restore(s_.docs, s_.sigs, rejections_, s_.dataset, bytesBefore_);
-        if (!at) return;
+        if (!at) return false;
         failOnRejection(s_.params.reader.onError, rejections_.samples, files);
         source_.startAt(at->file, at->offset, at->line);
         // The fingerprints of what the checkpoint covers: read once more, without parsing.
@@ -148,6 +149,35 @@ class ChunkStream {
             s_.memory.startSpill(s_.sigs, s_.docs.size(), s_.run);
             checkpoint.disable();
         }
+        return true;
+    }
+
+    // Takes the reference's documents, signatures, counts and pins from the dataset an earlier
+    // run read from exactly its files (RunState::referenceSeed) and has the source start at the
+    // first input file: the reference is neither read nor signed again. Its files were found
+    // unchanged by their identity (ProjectStore::findDataset), as a reused dataset's are.
+    void startAfterReference() {
+        RunState::ReferenceSeed& seed = *s_.referenceSeed;
+        const uint32_t files = s_.referenceFiles;
+        s_.docs = std::move(seed.docs);
+        s_.sigs = std::move(seed.sigs);
+        s_.dataset.linesRead = seed.dataset.linesRead;
+        s_.dataset.blankLines = seed.dataset.blankLines;
+        bytesBefore_ = seed.dataset.inputBytes;
+        for (uint32_t i = 0; i < files; ++i) {
+            InputFile& f = s_.dataset.files[i];
+            f = seed.dataset.files[i];
+            f.reference = true;
+            f.pinKey = s_.files[i].pinKey;
+            pinnedBefore_[i] = 1;
+        }
+        source_.startAt(files, 0, 1);
+        s_.run.referenceReused = true;
+        s_.report.info("the reference's " + std::to_string(s_.docs.size()) +
+                       " documents and their signatures come from dataset " +
+                       std::to_string(seed.datasetId) +
+                       ", read by an earlier run: reading the inputs only");
+        s_.referenceSeed.reset();
     }
 
     // Runs the three stages over every chunk until the inputs end or the user cancels.
@@ -359,6 +389,7 @@ class ChunkStream {
     // size.
     void markFingerprinted() {
         for (std::size_t i = 0; i < s_.dataset.files.size(); ++i) {
+            if (pinnedBefore_[i]) continue;  // the reference's, pinned when first read
             InputFile& f = s_.dataset.files[i];
             f.fingerprinted =
                 !unfingerprinted_[i] && f.mtimeNs >= 0 &&
@@ -401,6 +432,7 @@ class ChunkStream {
     bool sizesKnown_ = true;
     uint64_t bytesBefore_ = 0, consumed_ = 0;  // input before a checkpoint, and since
     std::vector<uint8_t> unfingerprinted_;     // per input file: not read whole, no fingerprint
+    std::vector<uint8_t> pinnedBefore_;        // per input file: its pin comes from a dataset
     std::vector<ContentPinner> pinners_;       // per input file: its content pin so far
 };
 
@@ -416,7 +448,8 @@ void ReadSignPhase::run() {
     s_.memory.setReadBuffers(layout.bufferBytes);
     ChunkStream stream(s_, reader, layout);
     stream.clearOutputs();
-    if (resume_) stream.resumeFromCheckpoint();
+    const bool resumed = resume_ && stream.resumeFromCheckpoint();
+    if (!resumed && s_.referenceSeed) stream.startAfterReference();
     const auto start = SteadyClock::now();
     s_.report.started("read");
     s_.report.started("signatures");

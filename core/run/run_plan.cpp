@@ -51,6 +51,26 @@ std::optional<int64_t> adoptCoveringPairs(RunState& s) {
     return std::nullopt;
 }
 
+// A dataset of the project read from exactly the reference's files, whose signatures are cached
+// under this run's key and fit the budget beside its documents, and without rejected lines
+// (their full list stays with that dataset): its rows stand for the reference's, which are
+// then neither read nor signed again.
+std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
+    const std::vector<InputFile> reference(s.files.begin(), s.files.begin() + s.referenceFiles);
+    const std::optional<int64_t> id = s.store.findDataset(reference, s.params.reader);
+    if (!id) return std::nullopt;
+    RunState::ReferenceSeed seed;
+    seed.datasetId = *id;
+    seed.dataset = s.store.loadDataset(*id, &seed.docs);
+    if (!seed.dataset.rejections.empty() || seed.dataset.files.size() != reference.size() ||
+        !s.memory.fitsInMemory(seed.docs, seed.docs.size()))
+        return std::nullopt;
+    if (!s.store.loadSignatures(*id, s.cacheKey, seed.sigs) ||
+        seed.sigs.size() != seed.docs.size() || seed.sigs.hashes != s.params.signature.hashes)
+        return std::nullopt;
+    return seed;
+}
+
 }  // namespace
 
 ProjectFacts lookUpProject(RunState& s) {
@@ -71,6 +91,7 @@ ProjectFacts lookUpProject(RunState& s) {
                                   : s.store.findReusablePairs(*s.datasetId, s.params,
                                                               s.resolveBuckets(s.docs.size()));
     }
+    if (!s.datasetId && s.referenceFiles > 0) s.referenceSeed = findReferenceSeed(s);
     // Rows signed so far go to a checkpoint now and then, for a run killed while reading.
     s.checkpoint.emplace(sidecarDirectory(s.store.path()), s.files, s.params.reader, s.cacheKey,
                          s.params.signature.hashes);

@@ -59,6 +59,16 @@ struct RunState {
     std::vector<InputFile> files;  // the inputs, with their fingerprints once known
     // How many of `files`, at their start, are the reference (`--reference`).
     uint32_t referenceFiles = 0;
+    // The reference read and signed by an earlier run: a dataset of the project made of exactly
+    // the reference's files, its documents and cached signatures (run_plan.h: lookUpProject).
+    // The read then starts at the first input file (ReadSignPhase).
+    struct ReferenceSeed {
+        int64_t datasetId = 0;
+        DatasetRecord dataset;
+        DocumentTable docs;
+        SignatureMatrix sigs;
+    };
+    std::optional<ReferenceSeed> referenceSeed;
     std::optional<int64_t> datasetId;
     DatasetRecord dataset;
     DocumentTable docs;
