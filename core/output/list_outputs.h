@@ -20,14 +20,14 @@ class OutputFile;
 struct ClusterMemberRecord {
     bool representative = false;
     bool kept = false;
-    bool listKept = false;        // JSON: "kept": true (kept, and not the cluster's own keeper)
-    bool witnessKnown = false;    // removed with a witness pair
-    bool chained = false;         // removed without one ("witness": null)
-    uint32_t witness = 0;         // the kept document it is removed for (witnessKnown)
+    bool listKept = false;          // JSON: "kept": true (kept, and not the cluster's own keeper)
+    bool witnessKnown = false;      // removed with a witness pair
+    bool chained = false;           // removed without one ("witness": null)
+    uint32_t witness = 0;           // the kept document it is removed for (witnessKnown)
     bool witnessReference = false;  // that document is the reference's (`--reference`)
-    double jaccard = 0;           // the estimated Jaccard of the witness pair (matches / hashes)
-    std::optional<double> exact;  // its exact Jaccard, when verified (the float's digits)
-    float exactAsStored = -1.0f;  // written to JSON as the float's shortest digits
+    double jaccard = 0;             // the estimated Jaccard of the witness pair (matches / hashes)
+    std::optional<double> exact;    // its exact Jaccard, when verified (the float's digits)
+    float exactAsStored = -1.0f;    // written to JSON as the float's shortest digits
 };
 
 // Document `d` of cluster `c` of `run`.

@@ -81,7 +81,7 @@ void recoverStaleRuns(ProjectStore& store) noexcept;
 // What `neardup run --resume` runs again.
 struct ResumeRecord {
     int64_t runId = 0;
-    std::string status, error;        // of the unfinished run
+    std::string status, error;            // of the unfinished run
     std::vector<std::string> inputs;      // as given to the unfinished run
     std::vector<std::string> references;  // its --reference, as given
     RunParams params;                     // its parameters, from the project
