@@ -107,7 +107,8 @@ done
 # runfile or NVIDIA's packages: EULA.txt; pip's nvidia-cuda-runtime: its licence; Debian's
 # nvidia-cuda-toolkit: its copyright file), or the file CUDA_EULA names. The toolkit is the one
 # CUDACXX names, else nvcc on PATH, else /usr/local/cuda, where CMake also looks: a build may
-# have found nvcc there with /usr/local/cuda/bin off PATH.
+# have found nvcc there with /usr/local/cuda/bin off PATH. Its root is where nvcc lies (links
+# resolved) or, for an nvcc that is a wrapper script elsewhere, the TOP that nvcc itself reports.
 if grep -aqE 'libcudart_static_|/cudart\.shm\.' "$binary"; then
   eula="${CUDA_EULA:-}"
   nvcc=""
@@ -115,9 +116,13 @@ if grep -aqE 'libcudart_static_|/cudart\.shm\.' "$binary"; then
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then nvcc="$candidate"; break; fi
   done
   if [ -z "$eula" ] && [ -n "$nvcc" ]; then
-    root="$(readlink -f "$(dirname "$nvcc")/..")"
-    for f in "$root/EULA.txt" "$root/doc/EULA.txt" "$root"/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do
-      if [ -s "$f" ]; then eula="$f"; break; fi
+    roots=("$(readlink -f "$(dirname "$(readlink -f "$nvcc")")/..")")
+    top="$("$nvcc" --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -n 1)" || true
+    if [ -n "$top" ]; then roots+=("$(readlink -f "$top")"); fi
+    for root in "${roots[@]}"; do
+      for f in "$root/EULA.txt" "$root/doc/EULA.txt" "$root"/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do
+        if [ -s "$f" ]; then eula="$f"; break 2; fi
+      done
     done
   fi
   if [ -z "$eula" ] && [ -s /usr/share/doc/nvidia-cuda-toolkit/copyright ]; then
