@@ -121,19 +121,16 @@ JOIN documents d ON d.dataset_id = r.dataset_id
 LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 )sql";
 
-// Turns a project of the current schema into what schema version 2 wrote: no reference columns,
-// no content pins, no sampled audits, no rule, no chained count, no removed_for, the old
-// document_status view.
+// After kDropReferenceColumns, turns a project into what schema version 2 wrote: no content
+// pins, no sampled audits, no rule, no chained count, no removed_for, the old document_status
+// view.
 inline constexpr const char* kDowngradeToV2 = R"sql(
-DROP VIEW document_status;
-ALTER TABLE datasets DROP COLUMN reference_files;
-ALTER TABLE runs DROP COLUMN reference_documents;
-ALTER TABLE runs DROP COLUMN removed_by_reference;
 ALTER TABLE dataset_files DROP COLUMN pin;
 DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;
 DROP TABLE audit_strata;
 DROP TABLE audit_samples;
+DROP VIEW document_status;
 ALTER TABLE cluster_members DROP COLUMN removed_for;
 ALTER TABLE cluster_members DROP COLUMN copy_of;
 ALTER TABLE runs DROP COLUMN decide;

@@ -68,6 +68,24 @@ class TestDocumentPair : public QObject {
         return pairs.empty() ? PairRow{} : pairs.front();
     }
 
+    // A request for the stored pair of the cluster that holds `doc`.
+    PairToLoad storedRequest(uint32_t doc) {
+        ProjectQueries q(project_);
+        PairToLoad request;
+        request.pair = storedPairOf(q, doc);
+        request.stored = true;
+        return request;
+    }
+
+    // `request` loaded as the comparison view loads it: through the run's queries and a fetcher
+    // of its dataset's files.
+    DocumentPair load(const PairToLoad& request) {
+        ProjectQueries q(project_);
+        const DatasetSource src = q.datasetSource(run_.datasetId);
+        DocumentFetcher fetcher(src.files, src.reader);
+        return loadDocumentPair(q, fetcher, run_, request);
+    }
+
   private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
@@ -89,15 +107,10 @@ class TestDocumentPair : public QObject {
     }
 
     void storedPairReadsBothDocuments() {
-        ProjectQueries q(project_);
-        const DatasetSource src = q.datasetSource(run_.datasetId);
-        DocumentFetcher fetcher(src.files, src.reader);
-        PairToLoad request;
-        request.pair = storedPairOf(q, 0);
-        request.stored = true;
+        const PairToLoad request = storedRequest(0);
         QCOMPARE(request.pair.a, 0u);
         QCOMPARE(request.pair.b, 1u);
-        const DocumentPair d = loadDocumentPair(q, fetcher, run_, request);
+        const DocumentPair d = load(request);
         QCOMPARE(d.a.doc, 0u);
         QCOMPARE(d.b.doc, 1u);
         QCOMPARE(d.a.id, std::string("fox"));
@@ -122,14 +135,11 @@ class TestDocumentPair : public QObject {
     }
 
     void anyPairGetsItsExactJaccardFromTheTexts() {
-        ProjectQueries q(project_);
-        const DatasetSource src = q.datasetSource(run_.datasetId);
-        DocumentFetcher fetcher(src.files, src.reader);
         PairToLoad request;
         request.pair.a = 0;
         request.pair.b = 2;
         request.pair.exact = 0.99;  // not the run's: ignored
-        const DocumentPair d = loadDocumentPair(q, fetcher, run_, request);
+        const DocumentPair d = load(request);
         QCOMPARE(d.b.id, std::string("other"));
         QVERIFY(std::isnan(d.estimated));
         QVERIFY(!d.exactStored);
@@ -138,14 +148,9 @@ class TestDocumentPair : public QObject {
     }
 
     void longTextsAreShortenedAtACharacterBoundary() {
-        ProjectQueries q(project_);
-        const DatasetSource src = q.datasetSource(run_.datasetId);
-        DocumentFetcher fetcher(src.files, src.reader);
-        PairToLoad request;
-        request.pair = storedPairOf(q, 3);
-        request.stored = true;
+        const PairToLoad request = storedRequest(3);
         QCOMPARE(request.pair.a, 3u);
-        const DocumentPair d = loadDocumentPair(q, fetcher, run_, request);
+        const DocumentPair d = load(request);
         QVERIFY(d.a.shortened && d.b.shortened);
         // Byte 204800 is the second byte of an é: the cut keeps the character whole.
         QCOMPARE(d.a.text.size(), kPairDisplayBytes - 1);
@@ -157,14 +162,9 @@ class TestDocumentPair : public QObject {
     }
 
     void standingsNameTheWitness() {
-        ProjectQueries q(project_);
-        const DatasetSource src = q.datasetSource(run_.datasetId);
-        DocumentFetcher fetcher(src.files, src.reader);
-        PairToLoad request;
-        request.pair = storedPairOf(q, 0);
-        request.stored = true;
+        PairToLoad request = storedRequest(0);
         request.standings = true;
-        const DocumentPair d = loadDocumentPair(q, fetcher, run_, request);
+        const DocumentPair d = load(request);
         QVERIFY(d.a.standing.cluster >= 0);
         QCOMPARE(d.a.standing.cluster, d.b.standing.cluster);
         QVERIFY(d.a.standing.member && d.b.standing.member);
@@ -177,6 +177,7 @@ class TestDocumentPair : public QObject {
         QCOMPARE(removed.standing.member->removedFor, int64_t{kept.doc});
         QCOMPARE(removed.standing.witnessId, std::optional<std::string>(kept.id));
 
+        ProjectQueries q(project_);
         const ClusterStanding alone = clusterStanding(q, run_.runId, 2);
         QCOMPARE(alone.cluster, int64_t{-1});
         QVERIFY(!alone.member && !alone.witnessId);
@@ -189,13 +190,7 @@ class TestDocumentPair : public QObject {
         QVERIFY(at != std::string::npos);
         bytes.replace(at, 8, "fox-LOUD");  // same length: the row's offsets still fit
         testsupport::writeFile(corpus_, bytes);
-        ProjectQueries q(project_);
-        const DatasetSource src = q.datasetSource(run_.datasetId);
-        DocumentFetcher fetcher(src.files, src.reader);
-        PairToLoad request;
-        request.pair = storedPairOf(q, 0);
-        request.stored = true;
-        const DocumentPair d = loadDocumentPair(q, fetcher, run_, request);
+        const DocumentPair d = load(storedRequest(0));
         for (const PairDocument* doc : {&d.a, &d.b}) {
             QVERIFY2(doc->error.find("changed since it was read") != std::string::npos,
                      doc->error.c_str());

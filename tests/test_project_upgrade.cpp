@@ -28,6 +28,7 @@ class TestProjectUpgrade : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDropReferenceColumns);
             db.exec(kDowngradeToV2);
             db.exec(
                 "DROP TABLE decisions; DROP TABLE worker_phases; PRAGMA user_version = 1;"
@@ -67,6 +68,7 @@ class TestProjectUpgrade : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDropReferenceColumns);
             db.exec(kDowngradeToV2);
             db.exec(kDropPinColumns);
         }
@@ -185,6 +187,7 @@ class TestProjectUpgrade : public QObject {
         }
         {
             sql::Database db(path, false);
+            db.exec(kDropReferenceColumns);
             db.exec(kDowngradeToV2);
             db.exec(kDropPinColumns);
             QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{2});

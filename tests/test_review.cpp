@@ -60,23 +60,9 @@ AuditPair judged(int stratum, AuditVerdict v) {
     return p;
 }
 
-// Turns a project of the current schema into what schema version 4 wrote: no reference
-// columns, no content pins, no sampled audits, decisions without "confirmed_duplicate".
+// After storefixtures::kDropReferenceColumns, turns a project into what schema version 4 wrote: no
+// content pins, no sampled audits, decisions without "confirmed_duplicate".
 constexpr const char* kDowngradeToV4 = R"sql(
-DROP VIEW document_status;
-ALTER TABLE datasets DROP COLUMN reference_files;
-ALTER TABLE runs DROP COLUMN reference_documents;
-ALTER TABLE runs DROP COLUMN removed_by_reference;
-CREATE VIEW document_status AS
-SELECT r.id AS run_id,
-       d.doc_index AS doc_index,
-       d.doc_id AS doc_id,
-       CASE WHEN m.removed_for IS NULL THEN 'kept' ELSE 'removed' END AS status,
-       m.cluster AS cluster,
-       m.removed_for AS removed_for
-FROM runs r
-JOIN documents d ON d.dataset_id = r.dataset_id
-LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 ALTER TABLE dataset_files DROP COLUMN pin;
 DELETE FROM meta WHERE key = 'pin_key';
 DROP TABLE audit_pairs;
@@ -427,6 +413,7 @@ class TestReview : public QObject {
                 "INSERT INTO decisions(id, dataset_id, kind, doc_a, doc_b, created_at) VALUES"
                 "(7, " +
                 std::to_string(datasetId) + ", 'not_duplicate', 0, 2, 'then')");
+            db.exec(storefixtures::kDropReferenceColumns);
             db.exec(kDowngradeToV4);
             QVERIFY_THROWS_EXCEPTION(
                 StoreError, db.exec("INSERT INTO decisions(dataset_id, kind, doc_a, created_at) "
