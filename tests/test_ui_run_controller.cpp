@@ -72,7 +72,7 @@ class TestUiRunController : public QObject {
     }
 
     // The backend line sits above the phases; the log has it only when it changed since the
-    // previous run (it was repeated in every run's log).
+    // previous run, so that the same line does not open every run's log.
     void backendLineIsNotRepeated() {
         const std::string corpus = dir_.filePath(QStringLiteral("c.jsonl")).toStdString();
         RunRequest request;

@@ -178,7 +178,7 @@ QWidget* ClustersPanel::buildClusterList() {
     // A line of its own, so that the search status cannot squeeze it to nothing.
     lv->addWidget(reviewProgress_);
     lv->addLayout(searchRow);
-    // The members and the chain get as much height as the list (a fourth showed three rows).
+    // The members and the chain get as much height as the list: a chain needs rows to be read.
     auto* leftSplit = new QSplitter(Qt::Vertical);
     leftSplit->setObjectName(QStringLiteral("clusterListSplit"));
     leftSplit->setChildrenCollapsible(false);
