@@ -16,6 +16,7 @@
 #include "rejected_lines.h"
 #include "run_lock.h"
 #include "sidecar.h"
+#include "signature_cache_entry.h"
 #include "signature_file.h"
 
 namespace neardup {
@@ -165,25 +166,17 @@ bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey
                                   SignatureMatrix& out) const {
     out = SignatureMatrix{};
     const auto& db = impl_->db;
-    auto st = db.prepare(
-        "SELECT c.path, c.documents, c.hashes, d.documents FROM signature_caches c "
-        "JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = ?1 AND c.cache_key = ?2");
-    st.bind(1, datasetId).bind(2, std::string_view(cacheKey));
-    if (!st.step()) return false;
-    const uint64_t documents = st.u64(1);
-    const int64_t hashes = st.int64(2);
-    if (documents != st.u64(3) || hashes <= 0 || hashes > std::numeric_limits<int>::max())
-        return false;
-    if (!st.isNull(0)) {
-        const std::string file = impl_->sidecarDir() + "/" + st.string(0);
-        return sigfile::read(file, cacheKey, documents, static_cast<int>(hashes), out);
-    }
+    const std::optional<SignatureCacheEntry> cache = findSignatureCache(db, datasetId, cacheKey);
+    if (!cache) return false;
+    if (!cache->file.empty())
+        return sigfile::read(impl_->sidecarDir() + "/" + cache->file, cacheKey, cache->documents,
+                             cache->hashes, out);
     auto blob =
         db.prepare("SELECT data FROM signature_blobs WHERE dataset_id = ?1 AND cache_key = ?2");
     blob.bind(1, datasetId).bind(2, std::string_view(cacheKey));
     if (!blob.step()) return false;
-    return sigfile::decode(blob.blob(0), blob.bytes(0), cacheKey, documents,
-                           static_cast<int>(hashes), out);
+    return sigfile::decode(blob.blob(0), blob.bytes(0), cacheKey, cache->documents, cache->hashes,
+                           out);
 }
 
 namespace {

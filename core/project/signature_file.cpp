@@ -230,6 +230,30 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
     return true;
 }
 
+bool openRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+              SignatureMatrix& shape, OpenedRows& out) {
+    shape = SignatureMatrix{};
+    if (hashes <= 0) return false;
+    std::size_t headerBytes = 0;
+    UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
+    if (fd.get() < 0) return false;
+    const uint64_t valuesAt = headerBytes;
+    const auto n = static_cast<std::size_t>(documents);
+    shape.hashes = hashes;
+    shape.digests.resize(n);
+    shape.eligible.resize(n);
+    if (::lseek(fd.get(), static_cast<off_t>(valuesAt + valueBytes(documents, hashes)), SEEK_SET) <
+            0 ||
+        !readAll(fd.get(), shape.digests.data(), digestBytes(documents)) ||
+        !readAll(fd.get(), shape.eligible.data(), n)) {
+        shape = SignatureMatrix{};
+        return false;
+    }
+    out.fd = std::move(fd);
+    out.valuesAt = valuesAt;
+    return true;
+}
+
 bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
             int hashes, SignatureMatrix& out) {
     out = SignatureMatrix{};

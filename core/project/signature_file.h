@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "signatures.h"
+#include "unique_fd.h"
 
 namespace neardup::sigfile {
 
@@ -61,6 +62,18 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
           SignatureMatrix& out);
 bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
             int hashes, SignatureMatrix& out);
+
+// A cache file opened to be read a part at a time: what a run whose budget cannot hold the
+// whole matrix streams its rows from.
+struct OpenedRows {
+    UniqueFd fd;            // the file, read with pread only
+    uint64_t valuesAt = 0;  // where document 0's row begins; document d's at valuesAt + d * 4H
+};
+// Opens `path` checked as read() checks it, reads its digests and eligibility flags into
+// `shape` (its values left empty) and leaves the values where they are. False (never throws),
+// with `shape` empty, as read() is.
+bool openRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+              SignatureMatrix& shape, OpenedRows& out);
 
 // Only the rows of the documents `rows` (sorted, each < documents), in that order, into
 // `values` (rows.size() * hashes): a few clusters' members without reading the whole file.

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "project_store.h"
+#include "signature_cache_entry.h"
 #include "signature_file.h"
 #include "sqlite_handle.h"
 
@@ -28,6 +29,16 @@ bool copyRows(const ProjectStore& store, int64_t datasetId, const std::string& c
     return true;
 }
 
+// The project's own reader connection, as the workbench's queries open one. It waits for another
+// process writing the project (concurrent runs: tests/test_user_files.cpp) as the store's
+// connection does, instead of failing the finished run "project busy".
+std::optional<SignatureCacheEntry> cacheOf(const std::string& project, int64_t datasetId,
+                                           const std::string& cacheKey) {
+    sql::Database db(project, sql::OpenMode::ReadOnly);
+    db.setBusyTimeout(sql::kBusyTimeoutMs);
+    return findSignatureCache(db, datasetId, cacheKey);
+}
+
 }  // namespace
 
 bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,
@@ -36,24 +47,23 @@ bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::
     const std::string& project = store.path();
     if (project.empty() || project == ":memory:")
         return copyRows(store, datasetId, cacheKey, rows, values);
-    // The project's own reader connection, as the workbench's queries open one. It waits for
-    // another process writing the project (concurrent runs: tests/test_user_files.cpp) as the
-    // store's connection does, instead of failing the finished run "project busy".
-    sql::Database db(project, sql::OpenMode::ReadOnly);
-    db.setBusyTimeout(sql::kBusyTimeoutMs);
-    auto st = db.prepare(
-        "SELECT c.path, c.documents, c.hashes, d.documents FROM signature_caches c "
-        "JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = ?1 AND c.cache_key = ?2");
-    st.bind(1, datasetId).bind(2, std::string_view(cacheKey));
-    if (!st.step()) return false;
-    const uint64_t documents = st.u64(1);
-    const int64_t hashes = st.int64(2);
-    if (documents != st.u64(3) || hashes <= 0 || hashes > std::numeric_limits<int>::max())
-        return false;
-    if (st.isNull(0)) return copyRows(store, datasetId, cacheKey, rows, values);
+    const std::optional<SignatureCacheEntry> cache = cacheOf(project, datasetId, cacheKey);
+    if (!cache) return false;
+    if (cache->file.empty()) return copyRows(store, datasetId, cacheKey, rows, values);
     // The sidecar directory beside the project file (project_store.h).
-    return sigfile::readRows(project + ".d/" + st.string(0), cacheKey, documents,
-                             static_cast<int>(hashes), rows, values);
+    return sigfile::readRows(project + ".d/" + cache->file, cacheKey, cache->documents,
+                             cache->hashes, rows, values);
+}
+
+bool openSignatureFile(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,
+                       SignatureMatrix& shape, sigfile::OpenedRows& out) {
+    shape = SignatureMatrix{};
+    const std::string& project = store.path();
+    if (project.empty() || project == ":memory:") return false;
+    const std::optional<SignatureCacheEntry> cache = cacheOf(project, datasetId, cacheKey);
+    if (!cache || cache->file.empty()) return false;
+    return sigfile::openRows(project + ".d/" + cache->file, cacheKey, cache->documents,
+                             cache->hashes, shape, out);
 }
 
 }  // namespace neardup

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "signature_file.h"
+
 namespace neardup {
 
 class ProjectStore;
@@ -17,5 +19,12 @@ class ProjectStore;
 // dataset's shape, as ProjectStore::loadSignatures.
 bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,
                        const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
+
+// The dataset's whole cache opened to be streamed (sigfile::openRows): its digests and flags
+// into `shape`, the file's descriptor and where its rows lie into `out`. False, with `shape`
+// empty, when no file cache of that key matches the dataset (an in-memory project's BLOB is no
+// file to stream: its run loads it whole or reads its inputs).
+bool openSignatureFile(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,
+                       SignatureMatrix& shape, sigfile::OpenedRows& out);
 
 }  // namespace neardup
