@@ -99,9 +99,14 @@ class TestRunPlan : public QObject {
         QVERIFY(plan.signatures == Signatures::ReadAgain);
         QVERIFY(plan.readsInputs());
         QVERIFY(!plan.compareWhileSaving);  // the dataset is in the project already
-        // Signatures too large for the budget are read again out of core, cached or not.
-        QVERIFY(planRun(storedDataset(false, true), RunParams{}, 4).signatures ==
-                Signatures::ReadBeyondBudget);
+        // Signatures too large for the budget are streamed from their cache file, and read
+        // again out of core when there is none to stream.
+        ProjectFacts beyond = storedDataset(false, false);
+        QVERIFY(planRun(beyond, RunParams{}, 4).signatures == Signatures::ReadBeyondBudget);
+        beyond.signaturesStreamable = true;
+        const RunPlan streamed = planRun(beyond, RunParams{}, 4);
+        QVERIFY(streamed.signatures == Signatures::StreamFromCache);
+        QVERIFY(!streamed.readsInputs());
     }
 
     void pairsOfAnEarlierRunAreReusedOnlyForAStoredDataset() {
@@ -159,9 +164,12 @@ class TestRunPlan : public QObject {
         plan = planOn(project, seed);
         QVERIFY(plan.signatures == Signatures::ReadAgain);
         QVERIFY(!plan.reusePairsOf);
-        // A budget too small for the stored signatures: read again, out of core.
+        // A budget too small for the stored signatures: streamed from the cache file; with
+        // another seed, which has no cache, read again out of core.
         RunParams small = params;
         small.memoryBudget = uint64_t{1} << 20;
+        QVERIFY(planOn(project, small).signatures == Signatures::StreamFromCache);
+        small.signature.seed += 1;
         QVERIFY(planOn(project, small).signatures == Signatures::ReadBeyondBudget);
     }
 

@@ -82,18 +82,22 @@ void SpillFile::append(const void* data, std::size_t bytes) {
     dir_.addWritten(bytes);
 }
 
-void SpillFile::readAt(uint64_t offset, void* out, std::size_t bytes) const {
+void readExactlyAt(int fd, uint64_t offset, void* out, std::size_t bytes, const std::string& what) {
     auto* p = static_cast<char*>(out);
     while (bytes > 0) {
         const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t{1} << 30);
-        const ssize_t n = ::pread(fd_, p, chunk, static_cast<off_t>(offset));
+        const ssize_t n = ::pread(fd, p, chunk, static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw std::runtime_error(errnoText("cannot read the spill file", name_));
-        if (n == 0) throw std::runtime_error("spill file " + name_ + " is shorter than expected");
+        if (n < 0) throw std::runtime_error(errnoText("cannot read", what));
+        if (n == 0) throw std::runtime_error(what + " is shorter than expected");
         p += n;
         offset += static_cast<uint64_t>(n);
         bytes -= static_cast<std::size_t>(n);
     }
+}
+
+void SpillFile::readAt(uint64_t offset, void* out, std::size_t bytes) const {
+    readExactlyAt(fd_, offset, out, bytes, "the spill file " + name_);
 }
 
 void SpillFile::writeAt(uint64_t offset, const void* data, std::size_t bytes) {

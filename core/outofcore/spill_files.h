@@ -39,6 +39,10 @@ class WorkDir {
     uint64_t written_ = 0;
 };
 
+// Reads exactly `bytes` at `offset` of `fd`; safe from several threads at once. Throws
+// std::runtime_error naming `what` when the file fails or ends before.
+void readExactlyAt(int fd, uint64_t offset, void* out, std::size_t bytes, const std::string& what);
+
 class SpillFile {
   public:
     // A scratch file is gone once closed. A keepable one may instead be given a name that

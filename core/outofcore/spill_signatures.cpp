@@ -16,11 +16,21 @@ SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t row
         bandKeys_.push_back(std::make_unique<SpillFile>(dir, "keys-" + std::to_string(t) + ".bin"));
 }
 
+SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd rows, uint64_t rowsAt)
+    : hashes_(hashes), bands_(bands), rowsAt_(rowsAt), givenRows_(std::move(rows)) {
+    for (int t = 0; t < bands; ++t)
+        bandKeys_.push_back(std::make_unique<SpillFile>(dir, "keys-" + std::to_string(t) + ".bin"));
+}
+
 SignatureSpill::~SignatureSpill() = default;
 
 void SignatureSpill::append(const uint32_t* rows, const uint64_t* rawKeys, std::size_t count) {
     if (count == 0) return;
     rows_->append(rows, count * static_cast<std::size_t>(rowBytes()));
+    appendKeys(rawKeys, count);
+}
+
+void SignatureSpill::appendKeys(const uint64_t* rawKeys, std::size_t count) {
     const auto b = static_cast<std::size_t>(bands_);
     column_.resize(count);
     for (std::size_t t = 0; t < b; ++t) {
@@ -50,12 +60,12 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
             ++j;
         const uint64_t rows = uint64_t{docs[j - 1]} - docs[i] + 1;
         if (rows == j - i) {  // consecutive: straight into place
-            rows_->readAt(rowsAt_ + docs[i] * bytes, out + i * h,
-                          static_cast<std::size_t>(rows * bytes));
+            readRowBytes(rowsAt_ + docs[i] * bytes, out + i * h,
+                         static_cast<std::size_t>(rows * bytes));
         } else {
             span.resize(static_cast<std::size_t>(rows) * h);
-            rows_->readAt(rowsAt_ + docs[i] * bytes, span.data(),
-                          static_cast<std::size_t>(rows * bytes));
+            readRowBytes(rowsAt_ + docs[i] * bytes, span.data(),
+                         static_cast<std::size_t>(rows * bytes));
             for (std::size_t k = i; k < j; ++k)
                 std::copy_n(span.data() + (docs[k] - docs[i]) * h, h, out + k * h);
         }
@@ -64,7 +74,14 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
 }
 
 void SignatureSpill::readRange(uint64_t first, std::size_t count, uint32_t* out) const {
-    rows_->readAt(rowsAt_ + first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
+    readRowBytes(rowsAt_ + first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
+}
+
+void SignatureSpill::readRowBytes(uint64_t offset, void* out, std::size_t bytes) const {
+    if (rows_)
+        rows_->readAt(offset, out, bytes);
+    else
+        readExactlyAt(givenRows_.get(), offset, out, bytes, "the project's signature cache");
 }
 
 void SignatureSpill::dropBandKeys() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "spill_files.h"
+#include "unique_fd.h"
 
 namespace neardup {
 
@@ -22,6 +23,10 @@ class SignatureSpill {
     // The rows start `rowsAt` bytes into their file (zeros until then): room for the header
     // of the signature cache the file may become (rowsFile).
     SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt = 0);
+    // The rows already on disk, in a file of this layout that the spill only reads (a project's
+    // signature cache: sigfile::OpenedRows), document d's at rowsAt + d * rowBytes(): only the
+    // band keys are written, by appendKeys.
+    SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd rows, uint64_t rowsAt);
     ~SignatureSpill();
     SignatureSpill(const SignatureSpill&) = delete;
     SignatureSpill& operator=(const SignatureSpill&) = delete;
@@ -29,6 +34,9 @@ class SignatureSpill {
     // Appends `count` rows (count x hashes values, row-major) and their raw band keys
     // (count x bands, row-major).
     void append(const uint32_t* rows, const uint64_t* rawKeys, std::size_t count);
+    // The raw band keys (count x bands, row-major) of the next `count` rows of a spill over rows
+    // already on disk.
+    void appendKeys(const uint64_t* rawKeys, std::size_t count);
 
     std::size_t size() const { return size_; }
     int hashes() const { return hashes_; }
@@ -50,14 +58,19 @@ class SignatureSpill {
     // The rows' file, keepable (SpillFile::Kind): the rows of document d at rowsAt + d *
     // rowBytes(). Once every row is appended it may be completed into another format around
     // them (SpillFile::writeAt) and kept (SpillFile::linkAs), and stays readable here.
-    SpillFile& rowsFile() { return *rows_; }
+    // Null for a spill over rows already on disk.
+    SpillFile* rowsFile() { return rows_.get(); }
 
   private:
     int hashes_;
     int bands_;
     uint64_t rowsAt_;
     std::size_t size_ = 0;
-    std::unique_ptr<SpillFile> rows_;
+    // Reads bytes of the rows' file, wherever the rows are.
+    void readRowBytes(uint64_t offset, void* out, std::size_t bytes) const;
+
+    std::unique_ptr<SpillFile> rows_;  // the rows written here, or
+    UniqueFd givenRows_;               // the rows already on disk
     std::vector<std::unique_ptr<SpillFile>> bandKeys_;
     std::vector<uint64_t> column_;  // one band's keys of the block being appended
     mutable std::atomic<uint64_t> rowsRead_{0};

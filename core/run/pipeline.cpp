@@ -72,16 +72,24 @@ std::vector<std::string> absolutePaths(const std::vector<std::string>& inputs) {
     return paths;
 }
 
-// The read and signatures phases reused: the project's cached signatures are in the state. A
-// budget below the documents' floor is refused here as a read would refuse it.
-void takeCachedSignatures(RunState& s) {
+// The read and signatures phases reused: the project's cached signatures are in the state, or
+// streamed from their cache file into the spill when they exceed the budget (unless an earlier
+// run's pairs are taken: then no band is bucketed, and the components' diameters read the cache
+// as after any run). A budget below the documents' floor is refused here as a read would refuse
+// it.
+void takeCachedSignatures(RunState& s, const RunPlan& plan) {
     try {
         s.memory.checkFloor(s.docs, 1.0);
+        if (s.cachedRows && !plan.reusePairsOf) {
+            sigfile::OpenedRows rows = std::move(*s.cachedRows);
+            s.memory.spillCachedRows(std::move(rows.fd), rows.valuesAt, s.docs.size(), s.run);
+        }
     } catch (...) {
         recordUnfinishedRun(s.store, s.run, s.datasetId, s.dataset, s.docs.size(),
                             std::current_exception());
         throw;
     }
+    s.cachedRows.reset();
     s.run.signaturesReused = true;
     s.report.info("reusing the project's signatures for this dataset");
     s.report.finished(s.run, {"read", 0, s.docs.size(), s.dataset.inputBytes, true});
@@ -200,7 +208,7 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     if (plan.readsInputs())
         readSignAndSave(s, plan);
     else
-        takeCachedSignatures(s);
+        takeCachedSignatures(s, plan);
     countDataset(s);
     s.run.resolvedBuckets = s.resolveBuckets(s.docs.size());
     s.run.runId = s.lock->beginRun(s.run);

@@ -5,6 +5,7 @@
 #include "lsh_buckets.h"
 #include "run_failures.h"
 #include "run_state.h"
+#include "signature_rows.h"
 
 namespace neardup {
 
@@ -14,7 +15,8 @@ RunPlan planRun(const ProjectFacts& facts, const RunParams& params, int threads)
     if (!facts.datasetStored)
         plan.signatures = Signatures::ReadNew;
     else if (!facts.signaturesFit)
-        plan.signatures = Signatures::ReadBeyondBudget;
+        plan.signatures =
+            facts.signaturesStreamable ? Signatures::StreamFromCache : Signatures::ReadBeyondBudget;
     else if (facts.signaturesCached)
         plan.signatures = Signatures::FromCache;
     else
@@ -71,6 +73,19 @@ std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
     return seed;
 }
 
+// The stored dataset's signature cache file opened to be streamed: its digests and flags into
+// the state's matrix (its values stay on disk), the file into state.cachedRows.
+bool openCachedRows(RunState& s) {
+    sigfile::OpenedRows rows;
+    if (!openSignatureFile(s.store, *s.datasetId, s.cacheKey, s.sigs, rows) ||
+        s.sigs.size() != s.docs.size() || s.sigs.hashes != s.params.signature.hashes) {
+        s.sigs = SignatureMatrix{};
+        return false;
+    }
+    s.cachedRows = std::move(rows);
+    return true;
+}
+
 }  // namespace
 
 ProjectFacts lookUpProject(RunState& s) {
@@ -86,6 +101,8 @@ ProjectFacts lookUpProject(RunState& s) {
             facts.signaturesCached = s.store.loadSignatures(*s.datasetId, s.cacheKey, s.sigs) &&
                                      s.sigs.size() == s.docs.size() &&
                                      s.sigs.hashes == s.params.signature.hashes;
+        else
+            facts.signaturesStreamable = openCachedRows(s);
         facts.reusablePairs = s.params.lsh.chosen
                                   ? adoptCoveringPairs(s)
                                   : s.store.findReusablePairs(*s.datasetId, s.params,

@@ -22,6 +22,9 @@ struct ProjectFacts {
     bool signaturesFit = false;
     // Its signatures are cached under this run's signature key, with its rows and H.
     bool signaturesCached = false;
+    // Its signatures do not fit but are cached in a file, opened to be streamed (its digests
+    // and flags in the state, its rows read where they lie).
+    bool signaturesStreamable = false;
     // A finished run on that dataset whose stored pairs serve these parameters.
     std::optional<int64_t> reusablePairs;
     // A read checkpoint of these inputs, read and signed as this run would, is left.
@@ -31,9 +34,11 @@ struct ProjectFacts {
 struct RunPlan {
     enum class Signatures {
         FromCache,        // the stored dataset and its cached signatures
+        StreamFromCache,  // the same, too large for the budget: streamed out of core
         ReadNew,          // read and signed; a new dataset is saved
         ReadAgain,        // the stored dataset, read and signed again and cached this time
-        ReadBeyondBudget  // the stored dataset, read and signed again out of core (too large)
+        ReadBeyondBudget  // the stored dataset, read and signed again out of core (too large,
+                          // and no cache file to stream: another key, or an in-memory project)
     };
     Signatures signatures = Signatures::ReadNew;
     // The read goes on from the checkpoint left, instead of from the beginning.
@@ -47,16 +52,18 @@ struct RunPlan {
     // earlier run's exact values; those this run's verify mode does not ask for are cleared).
     bool verify = false;
 
-    bool readsInputs() const { return signatures != Signatures::FromCache; }
+    bool readsInputs() const {
+        return signatures != Signatures::FromCache && signatures != Signatures::StreamFromCache;
+    }
 };
 
 RunPlan planRun(const ProjectFacts& facts, const RunParams& params, int threads);
 
 // Looks the run's inputs up in the project and fills the state with what it holds: the stored
-// dataset (its files with their fingerprints, its documents) and, when they fit and are cached,
-// its signatures. A stored dataset with rejected lines fails a run with --on-error fail here,
-// as reading it would have. Also sets up the read's checkpoint (checkpoint.h), named after the
-// files as the project pinned them.
+// dataset (its files with their fingerprints, its documents) and, when they are cached, its
+// signatures: whole when they fit, else their cache file opened to be streamed. A stored dataset
+// with rejected lines fails a run with --on-error fail here, as reading it would have. Also sets up
+// the read's checkpoint (checkpoint.h), named after the files as the project pinned them.
 ProjectFacts lookUpProject(RunState& state);
 
 }  // namespace neardup

@@ -22,6 +22,7 @@
 #include "project_store.h"
 #include "run_lock.h"
 #include "run_result.h"
+#include "signature_file.h"
 #include "signature_memory.h"
 #include "signatures.h"
 #include "spill_files.h"
@@ -73,6 +74,9 @@ struct RunState {
     DatasetRecord dataset;
     DocumentTable docs;
     SignatureMatrix sigs;
+    // The cache file of the stored dataset's signatures, when they are streamed from it
+    // (RunPlan::Signatures::StreamFromCache): `sigs` then holds their digests and flags only.
+    std::optional<sigfile::OpenedRows> cachedRows;
     std::vector<ScoredPair> pairs;
     // Stored pairs kept on disk because they exceed the budget and cannot change the run
     // (pairs_aside.h); null when every stored pair is in `pairs`.

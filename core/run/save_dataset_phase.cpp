@@ -110,7 +110,9 @@ bool SaveDatasetPhase::keepCheckpointValuesAsCache() {
 // then. The file stays the run's rows' file, read by the later phases, which never write to it
 // again.
 bool SaveDatasetPhase::keepSpilledRowsAsCache() {
-    SpillFile& file = s_.memory.spill().rowsFile();
+    SpillFile* rows = s_.memory.spill().rowsFile();
+    if (rows == nullptr) return false;  // the rows are a cache already
+    SpillFile& file = *rows;
     return s_.store.adoptSignatureFile(
         *s_.datasetId, s_.cacheKey, s_.sigs, [&](const std::string& path) {
             s_.report.checkCancel();

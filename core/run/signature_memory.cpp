@@ -6,6 +6,7 @@
 
 #include "memory_budget.h"
 #include "run_memory.h"
+#include "signature_file.h"
 
 namespace neardup {
 
@@ -105,6 +106,29 @@ void SignatureMemory::startSpill(SignatureMatrix& sigs, std::size_t rows, RunRes
         spillBlock();
     }
     std::vector<uint32_t>().swap(sigs.values);
+}
+
+void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_t documents,
+                                      RunResult& run) {
+    spill_ = std::make_unique<SignatureSpill>(work_, params_.signature.hashes, params_.lsh.bands,
+                                              std::move(rows), rowsAt);
+    run.spilled = true;
+    report_.info("the project's signatures for this dataset exceed the memory budget of " +
+                 formatBytes(budget_) + ": streaming them from its cache, band keys to " +
+                 work_.path());
+    const auto bands = static_cast<std::size_t>(params_.lsh.bands);
+    // Blocks as large as the cache's own writes (4 MiB at H = 128): one read call each.
+    for (std::size_t first = 0; first < documents; first += sigfile::kRowBlock) {
+        report_.checkCancel();
+        const std::size_t count = std::min(sigfile::kRowBlock, documents - first);
+        block_.resize(count, params_.signature.hashes);
+        spill_->readRange(first, count, block_.values.data());
+        blockKeys_.resize(count * bands);
+        backend_.computeBandKeys(block_, params_.lsh, 0, blockKeys_.data());
+        spill_->appendKeys(blockKeys_.data(), count);
+    }
+    block_ = SignatureMatrix{};
+    blockKeys_ = {};
 }
 
 void SignatureMemory::spillBlock() {

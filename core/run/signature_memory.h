@@ -68,6 +68,10 @@ class SignatureMemory {
                      std::size_t expectedRows = 0);
     // Moves the first `rows` rows of the in-memory matrix to the spill files and frees it.
     void startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run);
+    // Spills rows that lie on disk already, `documents` of them at `rowsAt` in `rows` (a
+    // project's signature cache, sigfile::OpenedRows): the spill reads them there, and only
+    // their band keys are computed and written, a block at a time.
+    void spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_t documents, RunResult& run);
     // Rows on their way to the spill files: filled by the reader, then spillBlock().
     SignatureMatrix& block() { return block_; }
     // Appends the rows in block() with their raw band keys (K is applied when reading them).
