@@ -27,6 +27,7 @@
 #include "corpus_generator.h"
 #include "project_store.h"
 #include "run_lock.h"
+#include "stopped_runs.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "kill_resume_fixture.h"
+#include "run_record_file.h"
 #include "sidecar.h"
 #include "signature_file.h"
 

@@ -8,7 +8,7 @@
 #include "project_queries.h"
 #include "project_store_fixtures.h"
 #include "row_inserter.h"
-#include "run_lock.h"
+#include "stopped_runs.h"
 
 using namespace neardup;
 using namespace storefixtures;

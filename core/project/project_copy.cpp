@@ -155,8 +155,8 @@ ProjectCopyResult copyProject(const std::string& source, const std::string& targ
     }
     std::vector<std::string> cached = textColumn(
         *src, "SELECT path FROM signature_caches WHERE path IS NOT NULL ORDER BY path", source);
-    // Resume records of interrupted runs (core/project/run_lock.h), so `neardup run --resume` works
-    // on the copy too; locks and spill directories belong to live processes of the source.
+    // Resume records of interrupted runs (run_record_file.h), so `neardup run --resume` works on
+    // the copy too; locks and spill directories belong to live processes of the source.
     for (fs::directory_iterator it(source + ".d", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name.rfind("run-", 0) == 0 && name.size() > 7 &&

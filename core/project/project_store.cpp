@@ -14,10 +14,10 @@
 #include "decision_rows.h"
 #include "project_store_impl.h"
 #include "rejected_lines.h"
-#include "run_lock.h"
 #include "sidecar.h"
 #include "signature_cache_entry.h"
 #include "signature_file.h"
+#include "stopped_runs.h"
 
 namespace neardup {
 

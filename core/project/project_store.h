@@ -91,7 +91,7 @@ class ProjectStore {
     // a run does any work.
     std::string writeProblem() const;
 
-    // Recovers the runs of processes that died (run_lock.h): stale "running" rows become
+    // Recovers the runs of processes that died (stopped_runs.h): stale "running" rows become
     // "interrupted" with a resume record, leftovers of dead processes go. Does nothing on a
     // read-only store. Called by those that open a project to write it. Throws SidecarRefused
     // (sidecar.h) when the sidecar folder is a link, not a folder or another user's, and
@@ -175,7 +175,7 @@ class ProjectStore {
     void markRun(int64_t runId, const std::string& status, const std::string& error);
 
     // Every run's id, status and start time, and the file names of the signature caches in
-    // the sidecar directory: what recoverStaleRuns() (run_lock.h) checks files against.
+    // the sidecar directory: what recoverStaleRuns() (stopped_runs.h) checks files against.
     struct RunState {
         int64_t id = 0;
         std::string status, startedAt;

@@ -1,29 +1,20 @@
-// Runs that a process was running when it died (kill -9, power loss), and what --resume needs.
+// The lock a run holds on its project while it works, so that the run can be recovered and run
+// again after its process dies (kill -9, power loss), and the resume record it leaves.
 //
 // While Pipeline::run works on a file-backed project, the process holds an exclusive flock on a
 // lock file in the project's sidecar directory <project>.d/: "run-pending-<pid>-<n>.lock"
 // until the run has a row, "run-<id>.lock" after. The kernel releases a flock when its process
-// ends, however it ends, so a lock that can be taken belongs to a dead process. The file holds
-// what is needed to run the run again: its inputs as given, its parameters and the execution
-// options the runs table does not keep (JSON, see lockContent() in run_lock.cpp).
+// ends, however it ends, so a lock that can be taken belongs to a dead process: the project's
+// recovery (stopped_runs.h of core/project) turns it into the run's resume record (below). The
+// file holds what is needed to run the run again: its inputs as given, its parameters and the
+// execution options the runs table does not keep (run_record_file.h of core/project).
+// Creating a lock and naming it after its run happen under the sweep lock, as the recovery
+// does, so a live run is never mistaken for a dead one.
 //
-// recoverStaleRuns(), called explicitly by whoever opens a project to write it (a run as it
-// starts, resume, export, relocate, the workbench; ProjectStore::recoverStaleRuns()), and by
-// findResumable(), takes every such dead lock: a run it names that is still "running" becomes
-// "interrupted"; a process killed before its run had a row gets an interrupted row (on an
-// empty dataset, as a run interrupted while reading gets). The lock then becomes the run's
-// resume record "run-<id>.resume". Temporary files of dead processes (AtomicFile's
-// ".<name>.tmp-<pid>", and "*.tmp.<pid>" as older versions named them; spill directories
-// "work-<pid>-*") and signature caches no row refers to are removed. Creating a lock, naming it
-// after its run and the recovery all happen under a second flock ("sweep.lock"), so a live run is
-// never mistaken for a dead one.
-//
-// The sidecar is reached only through its descriptor (sidecar.h): a sidecar that is a link, not
-// a folder or another user's is refused, and the recovery then touches nothing. What it removes
-// is only what this program makes: regular files (spill folders: real folders, emptied without
-// following a link inside) owned by the effective user, under this program's names, of a
-// process that is gone. A resume holds "run-<id>.resuming" (an flock, and its pid as content)
-// while it runs, so that a run is resumed by one process at a time.
+// The resume record is what `neardup run --resume` (and the workbench's resume bar) runs again:
+// the lock of a run that did not finish, kept as "run-<id>.resume" (resume_record.cpp). A resume
+// holds "run-<id>.resuming" (an flock, and its pid as content) while it runs, so that a run is
+// resumed by one process at a time.
 #pragma once
 
 #include <cstdint>
@@ -37,10 +28,6 @@
 namespace neardup {
 
 class ProjectStore;
-
-// The error recorded for a run whose process ended without finishing it.
-inline constexpr const char* kStaleRunError =
-    "the process running it ended without finishing (killed?)";
 
 class RunLock {
   public:
@@ -74,10 +61,6 @@ class RunLock {
     bool ok_ = false;
 };
 
-// See the top of this file. Never throws; a project it cannot write, or whose sidecar is refused,
-// is left as it is.
-void recoverStaleRuns(ProjectStore& store) noexcept;
-
 // What `neardup run --resume` runs again.
 struct ResumeRecord {
     int64_t runId = 0;
@@ -87,9 +70,10 @@ struct ResumeRecord {
     RunParams params;                     // its parameters, from the project
 };
 
-// The most recent run that did not finish (failed or interrupted, stale ones included) and
-// still has its resume record; nothing when there is none. Throws StoreError when the record
-// exists but cannot be read, SidecarRefused when the sidecar is refused.
+// The most recent run that did not finish (failed or interrupted, stale ones included: it
+// recovers them first, stopped_runs.h) and still has its resume record; nothing when there is
+// none. Throws StoreError when the record exists but cannot be read, SidecarRefused when the
+// sidecar is refused.
 std::optional<ResumeRecord> findResumable(ProjectStore& store);
 // Drops the resume record of `runId` (after a run resuming it finished).
 void forgetResumable(ProjectStore& store, int64_t runId) noexcept;
@@ -111,9 +95,5 @@ class ResumeClaim {
     std::string name_;
     int fd_ = -1;
 };
-
-// RunParams from toJson(), with the execution options of a lock file; false when `json` is not
-// such an object. Exposed for tests (round trip).
-bool paramsFromJson(const std::string& json, RunParams& out);
 
 }  // namespace neardup

@@ -2,7 +2,7 @@
 
 #include "cancelled.h"
 #include "run_lock.h"
-#include "run_time.h"
+#include "stopped_runs.h"
 
 namespace neardup {
 
@@ -26,28 +26,6 @@ void failOnStoredRejections(ProjectStore& store, const RunResult& run, int64_t d
         recordUnfinishedRun(store, run, datasetId, dataset, documents, std::current_exception());
         throw;
     }
-}
-
-int64_t recordStoppedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
-                         const DatasetRecord& partial, std::size_t documents,
-                         const std::string& status, const std::string& message) {
-    if (!datasetId) {
-        DatasetRecord stub;
-        stub.reader = partial.reader;
-        stub.linesRead = partial.linesRead;
-        stub.blankLines = partial.blankLines;
-        stub.inputBytes = partial.inputBytes;
-        datasetId = store.saveDataset(stub, DocumentTable{});
-    }
-    run.datasetId = *datasetId;
-    run.counts.linesRead = partial.linesRead;
-    run.counts.blankLines = partial.blankLines;
-    run.counts.inputBytes = partial.inputBytes;
-    run.counts.documents = documents;
-    if (run.finishedAt.empty()) run.finishedAt = utcNow();
-    const int64_t id = store.beginRun(run);
-    store.markRun(id, status, message);
-    return id;
 }
 
 std::optional<int64_t> recordUnfinishedRun(ProjectStore& store, RunResult run,

@@ -57,9 +57,4 @@ std::optional<int64_t> recordUnfinishedRun(ProjectStore& store, RunResult run,
                                            const DatasetRecord& partial, std::size_t documents,
                                            std::exception_ptr error) noexcept;
 
-// The same with an explicit final status and message; throws StoreError.
-int64_t recordStoppedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
-                         const DatasetRecord& partial, std::size_t documents,
-                         const std::string& status, const std::string& message);
-
 }  // namespace neardup
