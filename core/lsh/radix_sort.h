@@ -1,4 +1,4 @@
-// The sorts of the witness rule (clustering.cpp), as radix sorts: sequential passes with a
+// The sorts of the witness rule (witness_rule.cpp), as radix sorts: sequential passes with a
 // few thousand output streams each, where a comparison sort reading the document table, or a
 // counting sort by rank, would jump across memory at every step.
 #pragma once
