@@ -10,6 +10,7 @@
 
 #include <QWidget>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -119,6 +120,9 @@ class ClustersPanel : public QWidget {
     void textSearchFinished(quint64 matches);
 
   private:
+    // A giant cluster is browsed through its first pairs only.
+    static constexpr uint64_t kMaxPairsBrowsed = 20000;
+
     void onClusterSelected();
     void loadCluster(qint64 cluster);
     void applyFilter();
