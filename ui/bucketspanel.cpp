@@ -17,6 +17,7 @@
 
 #include "bucket_members.h"
 #include "jobqueue.h"
+#include "projectdocument.h"
 
 namespace neardup::ui {
 
@@ -92,7 +93,8 @@ QStandardItem* textItem(const QString& text) {
 
 }  // namespace
 
-BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), jobs_(jobs) {
+BucketsPanel::BucketsPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), jobs_(document->queries()) {
     band_ = new QComboBox;
     band_->setObjectName(QStringLiteral("bandBox"));
     band_->addItem(tr("All bands"), -1);
@@ -208,6 +210,10 @@ BucketsPanel::BucketsPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     layout->addLayout(top);
     layout->addWidget(split, 1);
     connect(band_, &QComboBox::currentIndexChanged, this, &BucketsPanel::reload);
+    // The document's working run; a project opened or closed clears it.
+    connect(document, &ProjectDocument::currentRunChanged, this, &BucketsPanel::setRun);
+    connect(document, &ProjectDocument::projectOpened, this, [this] { setRun(RunInfo{}); });
+    connect(document, &ProjectDocument::projectClosed, this, [this] { setRun(RunInfo{}); });
 }
 
 BucketsPanel::~BucketsPanel() = default;

@@ -1,10 +1,10 @@
-// Bucket statistics of the selected run: for one band or all, the bucket-size histogram (log2
-// bins labelled as the HTML report labels them, "1", "2–3", "4–7", on a log count axis) with the
-// mean + 2 sigma line, and the outlier buckets (the SEDD appendix G columns: band, key, size,
-// comparisons, share of its band's comparisons, the share the rule bounds) in a sortable table,
-// under a line that says how many there are, none included. A click
-// on an outlier bucket lists its documents (id, length, text preview): band keys are not stored,
-// so they are recomputed from the run's cached signatures on the job queue (core/bucket_members).
+// Bucket statistics of the project document's working run: for one band or all, the bucket-size
+// histogram (log2 bins labelled as the HTML report labels them, "1", "2–3", "4–7", on a log count
+// axis) with the mean + 2 sigma line, and the outlier buckets (the SEDD appendix G columns: band,
+// key, size, comparisons, share of its band's comparisons, the share the rule bounds) in a
+// sortable table, under a line that says how many there are, none included. A click on an
+// outlier bucket lists its documents (id, length, text preview): band keys are not stored, so
+// they are recomputed from the run's cached signatures on the job queue (core/bucket_members).
 #pragma once
 
 #include <QWidget>
@@ -23,16 +23,16 @@ class QTableView;
 namespace neardup::ui {
 
 class JobQueue;
+class ProjectDocument;
 struct BucketMembersState;
 struct BucketMembersResult;
 
 class BucketsPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit BucketsPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    explicit BucketsPanel(ProjectDocument* document, QWidget* parent = nullptr);
     ~BucketsPanel() override;
 
-    void setRun(const RunInfo& run);
     int band() const;  // -1 = all bands
 
     QCustomPlot* histogramPlot() const { return plot_; }
@@ -64,6 +64,7 @@ class BucketsPanel : public QWidget {
     void documentActivated(quint32 docIndex);
 
   private:
+    void setRun(const RunInfo& run);
     void reload();
     void showMembers(const BucketMembersResult& r);
 

@@ -34,6 +34,7 @@
 #include "elidedlabel.h"
 #include "jobqueue.h"
 #include "numbertext.h"
+#include "projectdocument.h"
 
 namespace neardup::ui {
 
@@ -51,11 +52,11 @@ struct ClusterDetail {
 
 }  // namespace
 
-ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
+ClustersPanel::ClustersPanel(ProjectDocument* document, QWidget* parent)
     : QWidget(parent),
-      jobs_(jobs),
+      jobs_(document->queries()),
       searches_(new JobQueue(QStringLiteral("neardup-text-search"), this, QThread::LowPriority)),
-      model_(new ClustersModel(jobs, this)) {
+      model_(new ClustersModel(jobs_, this)) {
     QWidget* leftBox = buildClusterList();
     comparison_ = new ComparisonView;
     // The comparison is the main stage: two thirds of the width for the two documents.
@@ -72,7 +73,20 @@ ClustersPanel::ClustersPanel(JobQueue* jobs, QWidget* parent)
     layout->addWidget(split);
 
     connectSignals();
+    observe(document);
     addShortcuts();
+}
+
+// The document's working run at its working threshold; a project opened or closed clears it.
+void ClustersPanel::observe(ProjectDocument* document) {
+    connect(document, &ProjectDocument::currentRunChanged, this, &ClustersPanel::setRun);
+    connect(document, &ProjectDocument::projectOpened, this, &ClustersPanel::clearRun);
+    connect(document, &ProjectDocument::projectClosed, this, &ClustersPanel::clearRun);
+    connect(document, &ProjectDocument::thresholdChanged, this, &ClustersPanel::setThreshold);
+    // A verdict of the sampled audit counts as reviewed.
+    connect(document, &ProjectDocument::auditChanged, this, &ClustersPanel::refreshReviewProgress);
+    connect(this, &ClustersPanel::decisionsChanged, document,
+            &ProjectDocument::noteDecisionsChanged);
 }
 
 // The left side: search and filters above the clusters table, the members table below it.

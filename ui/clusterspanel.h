@@ -3,6 +3,9 @@
 // over the stored pairs within a cluster and on across clusters. Audit decisions about the pair
 // shown are recorded in the project (core/project/decisions.h) and the table follows them at once.
 //
+// The panel observes the project document: it shows the document's working run at its working
+// threshold, and tells the document about the decisions it records.
+//
 // Search: by id (SQL LIKE over the members' ids, as you type) or by text (on Enter: the texts
 // of the run's clustered documents are read back from the input files on the panel's own
 // JobQueue, with progress and Stop; the table then lists the clusters holding a match).
@@ -34,6 +37,7 @@ namespace neardup::ui {
 
 class ElidedLabel;
 class ChainView;
+class ProjectDocument;
 class ClustersModel;
 class ComparisonView;
 struct ComparisonData;
@@ -41,16 +45,10 @@ struct ComparisonData;
 class ClustersPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit ClustersPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    explicit ClustersPanel(ProjectDocument* document, QWidget* parent = nullptr);
     ~ClustersPanel() override;
 
     enum class SearchMode { Ids, Text };
-
-    void setRun(const RunInfo& run);  // runId 0 clears
-    // The working threshold (the threshold slider's): the table lists the run re-clustered at
-    // it; at the run's own threshold, its stored clustering.
-    void setThreshold(double threshold);
-    void clearRun();
 
     ClustersModel* model() const { return model_; }
     QTableView* view() const { return view_; }
@@ -123,6 +121,11 @@ class ClustersPanel : public QWidget {
     // A giant cluster is browsed through its first pairs only.
     static constexpr uint64_t kMaxPairsBrowsed = 20000;
 
+    void setRun(const RunInfo& run);  // runId 0 clears
+    // The working threshold (the threshold slider's): the table lists the run re-clustered at
+    // it; at the run's own threshold, its stored clustering.
+    void setThreshold(double threshold);
+    void clearRun();
     void onClusterSelected();
     void loadCluster(qint64 cluster);
     void applyFilter();
@@ -147,6 +150,7 @@ class ClustersPanel : public QWidget {
     // The constructor's steps.
     QWidget* buildClusterList();
     void connectSignals();
+    void observe(ProjectDocument* document);
     void addShortcuts();
 
     JobQueue* jobs_;

@@ -1,8 +1,10 @@
-// The dataset panel: inputs, the field choice filled from the inputs' fields, the first records.
+// The dataset panel: inputs, the field choice filled from the inputs' fields, the first records,
+// and the working run's dataset as the project document gives it.
 #include "datasetpanel.h"
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -23,6 +25,7 @@
 #include "jsonl_reader.h"
 #include "numbertext.h"
 #include "parquet_file.h"
+#include "projectdocument.h"
 
 namespace neardup::ui {
 
@@ -79,6 +82,24 @@ void previewColumnarRows(const InputFile& file, RecordPreview& out, int maxRecor
         for (uint64_t r = 0; r < columns.rows && out.rows.size() < maxRecords; ++r)
             out.rows << QStringList{columnText(columns.id, r), columnText(columns.text, r)};
     }
+}
+
+// What the reader made of the working run's dataset: documents, blank and rejected lines, and
+// where each kind of rejection first happened.
+QString rejectionText(const DatasetRecord& d) {
+    uint64_t rejected = 0;
+    for (const auto& r : d.rejections)
+        rejected += r.count;
+    QString text = DatasetPanel::tr("Dataset %1: %2 files, %3 lines, %4 blank, %5 rejected")
+                       .arg(d.id)
+                       .arg(countText(d.files.size()), countText(d.linesRead),
+                            countText(d.blankLines), countText(rejected));
+    for (const auto& r : d.rejections)
+        text += DatasetPanel::tr("\n  %1 \u00d7 %2, first at %3:%4")
+                    .arg(countText(r.count), QString::fromStdString(r.reason))
+                    .arg(QFileInfo(QString::fromStdString(r.firstFile)).fileName())
+                    .arg(r.firstLine);
+    return text;
 }
 
 }  // namespace
@@ -146,7 +167,8 @@ RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxReco
     return out;
 }
 
-DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), jobs_(jobs) {
+DatasetPanel::DatasetPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), jobs_(document->background()) {
     list_ = new QListWidget;
     list_->setObjectName(QStringLiteral("inputList"));
     list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -257,6 +279,34 @@ DatasetPanel::DatasetPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), j
     layout->addWidget(tabs, 1);
     layout->addWidget(datasetInfo_);
     layout->addWidget(run_);
+    observe(document);
+}
+
+// Another project starts with no inputs; the working run fills them from its dataset when the
+// user has not added any, and says what the reader made of it.
+void DatasetPanel::observe(ProjectDocument* document) {
+    const auto clear = [this] {
+        setInputs({});
+        setReferences({});
+        setDatasetInfo(QString());
+    };
+    connect(document, &ProjectDocument::projectOpened, this, clear);
+    connect(document, &ProjectDocument::projectClosed, this, clear);
+    connect(document, &ProjectDocument::currentRunChanged, this,
+            [this, document](const RunInfo& run) {
+                if (!run.runId) return;
+                const DatasetRecord& dataset = document->currentDataset();
+                setDatasetInfo(rejectionText(dataset));
+                if (!inputs().isEmpty()) return;
+                // The dataset's first files are its reference, when the run had one.
+                QStringList files, references;
+                for (const auto& f : dataset.files)
+                    (f.reference ? references : files) << QString::fromStdString(f.path);
+                setInputs(files);
+                setReferences(references);
+                setFields(QString::fromStdString(dataset.reader.textField),
+                          QString::fromStdString(dataset.reader.idField));
+            });
 }
 
 QStringList DatasetPanel::inputs() const {

@@ -1,7 +1,8 @@
 // The inputs of the next run: files and folders, the text and id fields chosen from the fields
 // the inputs have (Parquet columns with their Arrow types, JSON Lines keys with the JSON types
 // seen, listed off the GUI thread), a warning when some input lacks the text field, a preview of
-// the first records, and the Run button. After a run it also shows what the reader rejected.
+// the first records, and the Run button. It also shows what the reader rejected in the project
+// document's working run, and takes that run's inputs when none were added.
 // Below the inputs, the run's reference (`neardup run --reference`): files and folders the
 // inputs are deduplicated against, read with them, never removed and never written.
 #pragma once
@@ -23,6 +24,7 @@ class QTableWidget;
 namespace neardup::ui {
 
 class JobQueue;
+class ProjectDocument;
 
 // The first records of the first input file, parsed line by line, and the inputs' fields.
 struct RecordPreview {
@@ -47,7 +49,7 @@ RecordPreview previewRecords(const std::vector<std::string>& inputs, int maxReco
 class DatasetPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit DatasetPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    explicit DatasetPanel(ProjectDocument* document, QWidget* parent = nullptr);
 
     QStringList inputs() const;
     void setInputs(const QStringList& paths);
@@ -60,8 +62,6 @@ class DatasetPanel : public QWidget {
     QString textField() const;
     QString idField() const;
     void setFields(const QString& textField, const QString& idField);
-    // Shown under the inputs: documents and rejected lines of the latest run's dataset.
-    void setDatasetInfo(const QString& text);
     void setRunEnabled(bool enabled, const QString& why = {});
 
     QPushButton* runButton() const { return run_; }
@@ -79,6 +79,9 @@ class DatasetPanel : public QWidget {
     void previewReady();
 
   private:
+    void observe(ProjectDocument* document);
+    // Shown under the inputs: documents and rejected lines of the working run's dataset.
+    void setDatasetInfo(const QString& text);
     void addFiles();
     void addFolder();
     void removeSelected();

@@ -5,7 +5,6 @@
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
@@ -17,23 +16,20 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <cmath>
 #include <utility>
 
 #include "auditdialog.h"
 #include "backend_factory.h"
 #include "bucketspanel.h"
-#include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "datasetpanel.h"
 #include "elidedlabel.h"
 #include "exportdialog.h"
 #include "jobqueue.h"
-#include "numbertext.h"
 #include "parameterspanel.h"
+#include "projectdocument.h"
 #include "runcontroller.h"
 #include "runhistorydiff.h"
-#include "runhistorymodel.h"
 #include "runhistorypanel.h"
 #include "runmonitor.h"
 #include "thresholdpanel.h"
@@ -42,25 +38,6 @@
 namespace neardup::ui {
 
 namespace {
-
-struct RunView {
-    RunInfo info;
-    DatasetRecord dataset;
-};
-
-// A project's runs and the unfinished one Resume would run again.
-struct RunListing {
-    std::vector<RunSummary> runs;
-    std::optional<ResumeRecord> resumable;
-};
-
-// The run a project opens on: the latest that finished, else the latest (0: none). An
-// interrupted latest run has no clusters or timings to show.
-qint64 runToShowFirst(const std::vector<RunSummary>& runs) {
-    for (auto it = runs.rbegin(); it != runs.rend(); ++it)
-        if (it->status == "ok") return it->runId;
-    return runs.empty() ? 0 : runs.back().runId;
-}
 
 // Why `path` cannot be a project, before anything opens it: missing, unreadable, or not a
 // SQLite database (its header).
@@ -75,56 +52,24 @@ QString projectFileProblem(const QString& path) {
     return {};
 }
 
-QString rejectionText(const DatasetRecord& d) {
-    uint64_t rejected = 0;
-    for (const auto& r : d.rejections)
-        rejected += r.count;
-    QString text = QObject::tr("Dataset %1: %2 files, %3 lines, %4 blank, %5 rejected")
-                       .arg(d.id)
-                       .arg(countText(d.files.size()), countText(d.linesRead),
-                            countText(d.blankLines), countText(rejected));
-    for (const auto& r : d.rejections)
-        text += QObject::tr("\n  %1 \u00d7 %2, first at %3:%4")
-                    .arg(countText(r.count), QString::fromStdString(r.reason))
-                    .arg(QFileInfo(QString::fromStdString(r.firstFile)).fileName())
-                    .arg(r.firstLine);
-    return text;
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent),
-      queries_(new JobQueue(QStringLiteral("neardup-queries"), this)),
-      background_(new JobQueue(QStringLiteral("neardup-background"), this)),
-      run_(new RunController(this)) {
+    : QMainWindow(parent), document_(new ProjectDocument(this)), run_(new RunController(this)) {
     setObjectName(QStringLiteral("mainWindow"));
-    dataset_ = new DatasetPanel(background_);
-    parameters_ = new ParametersPanel(background_);
-    history_ = new RunHistoryPanel;
+    // Each panel observes the document: the project, its runs, the working run and threshold.
+    dataset_ = new DatasetPanel(document_);
+    parameters_ = new ParametersPanel(document_);
+    history_ = new RunHistoryPanel(document_);
     monitor_ = new RunMonitor(run_);
-    clusters_ = new ClustersPanel(queries_);
-    buckets_ = new BucketsPanel(queries_);
-    threshold_ = new ThresholdPanel(background_);
-    // An audit decision changes the counts at every threshold.
-    connect(clusters_, &ClustersPanel::decisionsChanged, threshold_, &ThresholdPanel::refresh);
+    clusters_ = new ClustersPanel(document_);
+    buckets_ = new BucketsPanel(document_);
+    threshold_ = new ThresholdPanel(document_);
     connect(buckets_, &BucketsPanel::documentActivated, this, [this](quint32 doc) {
         tabs_->setCurrentWidget(clusters_);
         clusters_->showDocument(doc);
     });
-    connect(clusters_, &ClustersPanel::decisionsChanged, this, &MainWindow::refreshAuditedRemovals);
-    // The slider is the working threshold: the table, the parameters' θ (and its S-curve) and
-    // Export follow it; "Save as run" records its result as a new run.
-    connect(threshold_, &ThresholdPanel::reclustered, this, [this](const ReclusterResult& r) {
-        if (r.runId != runInfo_.runId) return;
-        // Only a move of the slider changes the working threshold; the counts of a run just
-        // shown or refreshed after a decision leave the θ box as the user left it.
-        const bool own = std::abs(r.threshold - runInfo_.params.compare.threshold) < 1e-9;
-        const double shown = clusters_->model()->threshold();  // NaN: the run's own
-        if (own ? std::isnan(shown) : shown == r.threshold) return;
-        clusters_->setThreshold(r.threshold);
-        parameters_->thresholdBox()->setValue(r.threshold);
-    });
+    // "Save as run" records the slider's result as a new run.
     connect(threshold_, &ThresholdPanel::saveAsRunRequested, this, &MainWindow::saveThresholdAsRun);
 
     tabs_ = new QTabWidget;
@@ -166,17 +111,19 @@ MainWindow::MainWindow(QWidget* parent)
     statusBusy_ = new QLabel;
     statusBar()->addWidget(statusProject_, 1);
     statusBar()->addPermanentWidget(statusBusy_);
-    for (JobQueue* q : {queries_, background_})
+    for (JobQueue* q : {document_->queries(), document_->background()})
         connect(q, &JobQueue::busyChanged, this, [this] {
             statusBusy_->setText(
-                queries_->pending() + background_->pending() > 0 ? tr("working\u2026") : QString());
+                document_->queries()->pending() + document_->background()->pending() > 0
+                    ? tr("working\u2026")
+                    : QString());
         });
-    for (JobQueue* q : {queries_, background_})
+    for (JobQueue* q : {document_->queries(), document_->background()})
         connect(q, &JobQueue::jobFailed, this,
                 [this](const QString& e) { statusBar()->showMessage(e, 10000); });
 
     buildMenus();
-    connect(history_, &RunHistoryPanel::currentRunChanged, this, &MainWindow::onCurrentRunChanged);
+    observeDocument();
     connect(history_, &RunHistoryPanel::compareRequested, this,
             [this](qint64 a, qint64 b) { compareRuns(a, b); });
     connect(dataset_, &DatasetPanel::runRequested, this, [this] { startRun(); });
@@ -188,7 +135,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(run_, &RunController::finished, this, &MainWindow::onRunFinished);
 
-    background_->submit<GpuInventory>(
+    document_->background()->submit<GpuInventory>(
         this, [](JobContext&) { return queryGpus(); },
         [this](GpuInventory inv) {
             QString text = tr("GPUs: %1").arg(QString::fromStdString(inv.status));
@@ -241,8 +188,8 @@ void MainWindow::openProjectDialog() {
 }
 
 RunDiffDialog* MainWindow::compareRuns(qint64 a, qint64 b) {
-    if (project_.isEmpty() || !a || !b) return nullptr;
-    auto* dialog = new RunDiffDialog(queries_, std::min(a, b), std::max(a, b), this);
+    if (!document_->isOpen() || !a || !b) return nullptr;
+    auto* dialog = new RunDiffDialog(document_->queries(), std::min(a, b), std::max(a, b), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     return dialog;
@@ -250,7 +197,7 @@ RunDiffDialog* MainWindow::compareRuns(qint64 a, qint64 b) {
 
 void MainWindow::newProject(const QString& path) {
     const std::string p = path.toStdString();
-    background_->submit<bool>(
+    document_->background()->submit<bool>(
         this,
         [p](JobContext&) {
             ProjectStore store(p);  // creates the schema
@@ -288,32 +235,21 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
         return false;
     }
     if (!opening_) {  // the project to go back to if this one fails to list its runs
-        openedBefore_ = project_;
-        shownBefore_ = runInfo_.runId;
+        openedBefore_ = document_->path();
+        shownBefore_ = document_->currentRun().runId;
     }
     opening_ = true;
     openingQuiet_ = quiet;
-    project_ = info.absoluteFilePath();
-    queries_->setProject(project_);
-    background_->setProject(project_);
     setResumable(std::nullopt);
-    runInfo_ = RunInfo{};
     runShownOnce_ = false;
-    loadParamsFromNextRun_ = true;
-    clusters_->clearRun();
-    threshold_->setRun(RunInfo{});
-    buckets_->setRun(RunInfo{});
-    dataset_->setInputs({});
-    dataset_->setReferences({});
-    dataset_->setDatasetInfo(QString());
+    document_->open(info.absoluteFilePath(), std::exchange(reselectRun_, 0));
     updateTitle();
     updateRunEnabled();
-    refreshRuns(std::exchange(reselectRun_, 0));
     return true;
 }
 
 bool MainWindow::closeProject(bool quiet) {
-    if (project_.isEmpty()) return true;
+    if (!document_->isOpen()) return true;
     if (run_->isRunning() || saving_) {
         if (!quiet)
             QMessageBox::information(this, tr("Close project"),
@@ -322,131 +258,57 @@ bool MainWindow::closeProject(bool quiet) {
                                          : tr("Wait for the run to finish or cancel it first."));
         return false;
     }
-    project_.clear();
     opening_ = false;
-    queries_->setProject(QString());
-    background_->setProject(QString());
     setResumable(std::nullopt);
-    latestRun_.forget();  // a run still being read is not shown
-    runInfo_ = RunInfo{};
     runShownOnce_ = false;
-    clusters_->clearRun();
-    threshold_->setRun(RunInfo{});
-    buckets_->setRun(RunInfo{});
-    history_->setRuns({}, 0);
-    dataset_->setInputs({});
-    dataset_->setReferences({});
-    dataset_->setDatasetInfo(QString());
+    document_->close();
     statusProject_->setText(tr("No project open"));
     updateTitle();
     updateRunEnabled();
     return true;
 }
 
-void MainWindow::refreshRuns(qint64 select) {
-    const QString project = project_;
-    queries_->submit<RunListing>(
-        this,
-        [](JobContext& c) {
-            // Runs of processes that died since the last look show as interrupted.
-            c.store().recoverStaleRuns();
-            RunListing listing;
-            listing.runs = c.reader().listRuns();
-            listing.resumable = findResumable(c.store());
-            return listing;
-        },
-        [this, select, project](RunListing listing) {
-            if (project != project_) return;
-            const auto n = listing.runs.size();
-            qint64 target = select;
-            if (std::exchange(opening_, false)) {
-                rememberRecent(project_);
-                if (n == 0 && loadParamsFromNextRun_) {
-                    // No run to take them from: the documented defaults, never the
-                    // previous project's.
-                    loadParamsFromNextRun_ = false;
-                    parameters_->setParams(RunParams{});
-                }
-                if (!target) target = runToShowFirst(listing.runs);
-            }
-            setResumable(listing.resumable);
-            history_->setRuns(std::move(listing.runs), target);
-            statusProject_->setText(tr("%1 \u2014 %n run(s)", "", int(n)).arg(project_));
-            if (n == 0) runShownOnce_ = true;  // nothing to wait for
-            refreshAuditedRemovals();
-            refreshAuditEstimates();
-            emit runsLoaded();
-        },
-        [this, project](const QString& e) {
-            if (project != project_) return;
-            if (opening_) {
-                openFailed(project, e);
-                return;
-            }
-            QMessageBox::warning(this, tr("Open project"),
-                                 tr("Cannot read the project: %1").arg(e));
-        });
-}
-
-void MainWindow::onCurrentRunChanged(qint64 runId) {
-    const LatestRequest::Ticket ticket = latestRun_.next();
-    if (!runId) {
-        runInfo_ = RunInfo{};
-        clusters_->clearRun();
-        buckets_->setRun(RunInfo{});
-        threshold_->setRun(RunInfo{});
-        return;
-    }
-    queries_->submit<RunView>(
-        this, ticket,
-        [runId](JobContext& c) {
-            RunView v;
-            v.info = c.queries().runInfo(runId);
-            v.dataset = c.reader().loadDataset(v.info.datasetId, nullptr);
-            return v;
-        },
-        [this](RunView v) {
-            runInfo_ = v.info;
-            clusters_->setRun(v.info);
-            buckets_->setRun(v.info);
-            threshold_->setRun(v.info);
-            dataset_->setDatasetInfo(rejectionText(v.dataset));
-            if (dataset_->inputs().isEmpty()) {
-                // The dataset's first files are its reference, when the run had one.
-                QStringList files, references;
-                for (const auto& f : v.dataset.files)
-                    (f.reference ? references : files) << QString::fromStdString(f.path);
-                dataset_->setInputs(files);
-                dataset_->setReferences(references);
-                dataset_->setFields(QString::fromStdString(v.dataset.reader.textField),
-                                    QString::fromStdString(v.dataset.reader.idField));
-            }
-            if (loadParamsFromNextRun_) {
-                loadParamsFromNextRun_ = false;
-                parameters_->setParams(v.info.params);
-            }
-            runShownOnce_ = true;
-            updateRunEnabled();
-            emit runShown(v.info.runId);
-        });
+// The window's own part in the document's changes: Open Recent, Resume, the status line and the
+// actions that need a project or a run. The panels observe the document themselves.
+void MainWindow::observeDocument() {
+    connect(document_, &ProjectDocument::runsChanged, this,
+            [this](const std::vector<RunSummary>& runs) {
+                if (std::exchange(opening_, false)) rememberRecent(document_->path());
+                setResumable(document_->resumable());
+                statusProject_->setText(
+                    tr("%1 \u2014 %n run(s)", "", int(runs.size())).arg(document_->path()));
+                if (runs.empty()) runShownOnce_ = true;  // nothing to wait for
+                emit runsLoaded();
+            });
+    connect(document_, &ProjectDocument::currentRunChanged, this, [this](const RunInfo& run) {
+        updateRunEnabled();
+        if (!run.runId) return;
+        runShownOnce_ = true;
+        emit runShown(run.runId);
+    });
+    connect(document_, &ProjectDocument::openFailed, this, &MainWindow::openFailed);
+    connect(document_, &ProjectDocument::readFailed, this, [this](const QString& e) {
+        QMessageBox::warning(this, tr("Open project"), tr("Cannot read the project: %1").arg(e));
+    });
 }
 
 void MainWindow::useRunParameters() {
-    if (!runInfo_.runId) return;
-    parameters_->setParams(runInfo_.params);
-    dataset_->setFields(QString::fromStdString(runInfo_.params.reader.textField),
-                        QString::fromStdString(runInfo_.params.reader.idField));
+    const RunInfo& run = document_->currentRun();
+    if (!run.runId) return;
+    parameters_->setParams(run.params);
+    dataset_->setFields(QString::fromStdString(run.params.reader.textField),
+                        QString::fromStdString(run.params.reader.idField));
 }
 
 bool MainWindow::startRun() {
-    if (project_.isEmpty() || dataset_->inputs().isEmpty() || run_->isRunning()) return false;
+    if (!document_->isOpen() || dataset_->inputs().isEmpty() || run_->isRunning()) return false;
     // Also while bands and rows are still being chosen for a new threshold.
     if (!parameters_->isValid()) {
         statusBar()->showMessage(parameters_->validationMessage(), 10000);
         return false;
     }
     RunRequest request;
-    request.project = project_;
+    request.project = document_->path();
     request.params = parameters_->params();
     request.params.reader.textField = dataset_->textField().toStdString();
     request.params.reader.idField = dataset_->idField().toStdString();
@@ -465,13 +327,14 @@ bool MainWindow::startRun() {
 void MainWindow::onRunFinished(const QString& status, qint64 runId, const QString& message) {
     statusBar()->showMessage(message, 15000);
     updateRunEnabled();
-    refreshRuns(status == QLatin1String("ok") ? runId : 0);
+    document_->reloadRuns(status == QLatin1String("ok") ? runId : 0);
     if (status == QLatin1String("ok")) historyDock_->raise();
 }
 
 void MainWindow::updateRunEnabled() {
+    const bool open = document_->isOpen(), shown = document_->currentRun().runId != 0;
     QString why;
-    if (project_.isEmpty())
+    if (!open)
         why = tr("Open or create a project first.");
     else if (dataset_->inputs().isEmpty())
         why = tr("Add input files first.");
@@ -484,28 +347,27 @@ void MainWindow::updateRunEnabled() {
     dataset_->setRunEnabled(why.isEmpty(), why);
     if (runAction_) runAction_->setEnabled(why.isEmpty());
     if (cancelAction_) cancelAction_->setEnabled(run_ && run_->isRunning());
-    if (exportAction_) exportAction_->setEnabled(runInfo_.runId != 0);
-    if (exportReportAction_) exportReportAction_->setEnabled(runInfo_.runId != 0);
+    if (exportAction_) exportAction_->setEnabled(shown);
+    if (exportReportAction_) exportReportAction_->setEnabled(shown);
     if (resumeAction_)
-        resumeAction_->setEnabled(resumableRun_ != 0 && !project_.isEmpty() && !saving_ &&
+        resumeAction_->setEnabled(resumableRun_ != 0 && open && !saving_ &&
                                   !(run_ && run_->isRunning()));
-    if (saveAsAction_)
-        saveAsAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
-    if (closeAction_)
-        closeAction_->setEnabled(!project_.isEmpty() && !saving_ && !(run_ && run_->isRunning()));
+    if (saveAsAction_) saveAsAction_->setEnabled(open && !saving_ && !(run_ && run_->isRunning()));
+    if (closeAction_) closeAction_->setEnabled(open && !saving_ && !(run_ && run_->isRunning()));
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(project_.isEmpty()
+    const QString project = document_->path();
+    setWindowTitle(project.isEmpty()
                        ? tr("NearDup Workbench")
-                       : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project_).fileName()));
-    setWindowFilePath(project_);
+                       : tr("%1 \u2014 NearDup Workbench").arg(QFileInfo(project).fileName()));
+    setWindowFilePath(project);
     showStartPageWhenNoProject();
 }
 
 AuditDialog* MainWindow::openAuditDialog() {
-    if (!runInfo_.runId) return nullptr;
-    auto* dialog = new AuditDialog(queries_, runInfo_, this);
+    if (!document_->currentRun().runId) return nullptr;
+    auto* dialog = new AuditDialog(document_->queries(), document_->currentRun(), this);
     // Drawn at the working threshold, as the table, counts and Export are, and still when the
     // slider moves while the dialog is open.
     dialog->setThreshold(threshold_->workingThreshold());
@@ -517,29 +379,29 @@ AuditDialog* MainWindow::openAuditDialog() {
     connect(dialog, &AuditDialog::verdictsApplied, this, [this](bool recorded) {
         if (recorded) clusters_->reloadDecisions();
     });
-    connect(dialog, &AuditDialog::verdictRecorded, clusters_,
-            &ClustersPanel::refreshReviewProgress);
-    connect(dialog, &AuditDialog::verdictRecorded, this, &MainWindow::refreshAuditEstimates);
-    connect(dialog, &AuditDialog::sampleLoaded, this, &MainWindow::refreshAuditEstimates);
+    // A sample drawn or a verdict recorded: the review progress and the history's precision.
+    connect(dialog, &AuditDialog::verdictRecorded, document_, &ProjectDocument::noteAuditChanged);
+    connect(dialog, &AuditDialog::sampleLoaded, document_, &ProjectDocument::noteAuditChanged);
     dialog->show();
     return dialog;
 }
 
 ExportDialog* MainWindow::openExportDialog() {
-    if (!runInfo_.runId) return nullptr;
-    auto* dialog = new ExportDialog(background_, runInfo_.runId, this);
+    const RunInfo& run = document_->currentRun();
+    if (!run.runId) return nullptr;
+    auto* dialog = new ExportDialog(document_->background(), run.runId, this);
     dialog->setThreshold(threshold_->workingThreshold());
-    dialog->setRunThreshold(runInfo_.params.compare.threshold);
+    dialog->setRunThreshold(run.params.compare.threshold);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setOutputDirectory(QFileInfo(project_).absolutePath());
-    dialog->setProjectName(QFileInfo(project_).completeBaseName());
+    dialog->setOutputDirectory(QFileInfo(document_->path()).absolutePath());
+    dialog->setProjectName(QFileInfo(document_->path()).completeBaseName());
     dialog->show();
     return dialog;
 }
 
 bool MainWindow::isSettled() const {
-    return queries_->pending() == 0 && background_->pending() == 0 && !run_->isRunning() &&
-           !saving_ && (project_.isEmpty() || runShownOnce_);
+    return document_->queries()->pending() == 0 && document_->background()->pending() == 0 &&
+           !run_->isRunning() && !saving_ && (!document_->isOpen() || runShownOnce_);
 }
 
 void MainWindow::whenSettled(std::function<void()> then, int timeoutMs) {

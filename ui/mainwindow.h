@@ -1,5 +1,7 @@
-// The workbench window: wiring only. Each concern lives in its own panel (dock or tab) with its
-// model; database work runs on job queues, the pipeline on the run controller's thread.
+// The workbench window: wiring only. The open project is one ProjectDocument that every panel
+// (dock or tab) observes; the window creates, lays out and wires them, and keeps the commands
+// (menus, dialogs, runs, Save As, reports). Database work runs on the document's job queues, the
+// pipeline on the run controller's thread.
 #pragma once
 
 #include <QMainWindow>
@@ -8,6 +10,7 @@
 
 #include "jobqueue.h"
 #include "project_queries.h"
+#include "projectdocument.h"
 #include "run_lock.h"
 
 class QAction;
@@ -60,7 +63,7 @@ class MainWindow : public QMainWindow {
     QDialog* showKeyboardShortcuts();
     // A non-modal dialog listing the documents run b removes that run a keeps, and back.
     RunDiffDialog* compareRuns(qint64 a, qint64 b);
-    QString projectPath() const { return project_; }
+    QString projectPath() const { return document_->path(); }
     QStringList recentProjects() const;
 
     // Starts a run with the dataset and parameter panels' values; false when refused.
@@ -103,7 +106,8 @@ class MainWindow : public QMainWindow {
     ThresholdPanel* threshold() const { return threshold_; }
     RunController* runController() const { return run_; }
     QTabWidget* tabs() const { return tabs_; }
-    const RunInfo& currentRun() const { return runInfo_; }
+    ProjectDocument* document() const { return document_; }
+    const RunInfo& currentRun() const { return document_->currentRun(); }
 
   signals:
     void runsLoaded();
@@ -133,12 +137,7 @@ class MainWindow : public QMainWindow {
     void askReportWithoutTexts(const QString& path, const QString& why, const QString& clustersCsv);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
-    void refreshRuns(qint64 select);
-    // What exports of the listed runs remove with the dataset's decisions, for the history.
-    void refreshAuditedRemovals();
-    // The history's Precision column: each finished run's latest sampled audit.
-    void refreshAuditEstimates();
-    void onCurrentRunChanged(qint64 runId);
+    void observeDocument();
     void onRunFinished(const QString& status, qint64 runId, const QString& message);
     void useRunParameters();
     // The run re-clustered at the threshold slider's value, recorded as a new run from its
@@ -149,13 +148,8 @@ class MainWindow : public QMainWindow {
     QDockWidget* dock(const QString& title, const QString& name, QWidget* widget,
                       Qt::DockWidgetArea area);
 
-    JobQueue* queries_;
-    JobQueue* background_;
+    ProjectDocument* document_;
     RunController* run_;
-    QString project_;
-    RunInfo runInfo_;
-    bool loadParamsFromNextRun_ = false;
-    LatestRequest latestRun_;
 
     DatasetPanel* dataset_;
     ParametersPanel* parameters_;

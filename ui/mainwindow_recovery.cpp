@@ -81,13 +81,13 @@ void MainWindow::setResumable(const std::optional<ResumeRecord>& record) {
 }
 
 bool MainWindow::resumeRun() {
-    if (!resumableRun_ || project_.isEmpty() || run_->isRunning() || saving_) return false;
+    if (!resumableRun_ || !document_->isOpen() || run_->isRunning() || saving_) return false;
     // How to run it comes from the panel (as the CLI's execution options); what it finds
     // comes from the unfinished run.
     const RunParams execution = parameters_->params();
-    const QString project = project_;
+    const QString project = document_->path();
     resumeAction_->setEnabled(false);
-    background_->submit<ResumeRecord>(
+    document_->background()->submit<ResumeRecord>(
         this,
         [](JobContext& c) {
             const std::optional<ResumeRecord> record = findResumable(c.store());
@@ -106,9 +106,9 @@ bool MainWindow::resumeRun() {
             return *record;
         },
         [this, execution, project](ResumeRecord record) {
-            if (project != project_ || run_->isRunning()) return updateRunEnabled();
+            if (project != document_->path() || run_->isRunning()) return updateRunEnabled();
             RunRequest request;
-            request.project = project_;
+            request.project = document_->path();
             request.params = record.params;
             request.params.threads = execution.threads;
             request.params.backend = execution.backend;
@@ -135,9 +135,6 @@ void MainWindow::openFailed(const QString& path, const QString& why) {
     forgetRecent(path);
     const QString message = tr("Cannot open %1: %2").arg(path, why);
     const QString back = openedBefore_ == path ? QString() : openedBefore_;
-    project_.clear();
-    queries_->setProject(QString());
-    background_->setProject(QString());
     setResumable(std::nullopt);
     updateTitle();
     statusProject_->setText(tr("No project open"));

@@ -32,11 +32,12 @@ struct ReportOutcome {
 }  // namespace
 
 void MainWindow::exportReportDialog() {
-    if (!runInfo_.runId || project_.isEmpty()) return;
-    const QFileInfo project(project_);
-    const QString suggested = project.absoluteDir().filePath(QStringLiteral("%1-run-%2-report.html")
-                                                                 .arg(project.completeBaseName())
-                                                                 .arg(runInfo_.runId));
+    if (!document_->currentRun().runId || !document_->isOpen()) return;
+    const QFileInfo project(document_->path());
+    const QString suggested =
+        project.absoluteDir().filePath(QStringLiteral("%1-run-%2-report.html")
+                                           .arg(project.completeBaseName())
+                                           .arg(document_->currentRun().runId));
     // The question about an existing file is ours (exportReport), the same for every caller.
     // Qt's own dialog (not the platform's), so that it can hold the CSV check box.
     QFileDialog dialog(this, tr("Export report"), suggested, tr("HTML files (*.html)"));
@@ -48,8 +49,8 @@ void MainWindow::exportReportDialog() {
            "member, for a spreadsheet)"));
     csv->setObjectName(QStringLiteral("reportClustersCsv"));
     // Which θ the report shows, beside the slider's when it was moved (Export follows that one).
-    auto* theta = new QLabel(
-        thresholdNote(runInfo_.params.compare.threshold, threshold_->workingThreshold(), true));
+    auto* theta = new QLabel(thresholdNote(document_->currentRun().params.compare.threshold,
+                                           threshold_->workingThreshold(), true));
     theta->setObjectName(QStringLiteral("reportThetaNote"));
     theta->setWordWrap(true);
     if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout())) {
@@ -71,7 +72,7 @@ QString MainWindow::clustersCsvBeside(const QString& reportPath) {
 }
 
 bool MainWindow::exportReport(const QString& path, const QString& clustersCsv) {
-    if (!runInfo_.runId || project_.isEmpty()) return false;
+    if (!document_->currentRun().runId || !document_->isOpen()) return false;
     QStringList existing;
     for (const QString& file : {path, clustersCsv})
         if (!file.isEmpty() && QFileInfo::exists(file)) existing << QFileInfo(file).fileName();
@@ -98,13 +99,14 @@ bool MainWindow::exportReport(const QString& path, const QString& clustersCsv) {
 
 void MainWindow::writeReport(const QString& path, bool withTexts, const QString& clustersCsv) {
     report::ReportOptions options;
-    options.runId = runInfo_.runId;
+    options.runId = document_->currentRun().runId;
     options.withTexts = withTexts;
-    const std::string project = project_.toStdString();
+    const std::string project = document_->path().toStdString();
     const std::string out = path.toStdString();
     const std::string csv = clustersCsv.toStdString();
-    statusBar()->showMessage(tr("Writing the report of run %1\u2026").arg(runInfo_.runId));
-    background_->submit<ReportOutcome>(
+    statusBar()->showMessage(
+        tr("Writing the report of run %1\u2026").arg(document_->currentRun().runId));
+    document_->background()->submit<ReportOutcome>(
         this,
         [project, out, csv, options](JobContext&) {
             ReportOutcome outcome;

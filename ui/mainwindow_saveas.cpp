@@ -17,9 +17,9 @@
 namespace neardup::ui {
 
 void MainWindow::saveAsDialog() {
-    if (project_.isEmpty()) return;
+    if (!document_->isOpen()) return;
     QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
-                                                QFileInfo(project_).absolutePath(),
+                                                QFileInfo(document_->path()).absolutePath(),
                                                 tr("NearDup projects (*.ndw)"));
     if (path.isEmpty()) return;
     if (!path.endsWith(QLatin1String(".ndw"))) path += QStringLiteral(".ndw");
@@ -28,13 +28,13 @@ void MainWindow::saveAsDialog() {
 
 bool MainWindow::saveProjectAs(const QString& path, bool quiet) {
     QString refusal;
-    if (project_.isEmpty())
+    if (!document_->isOpen())
         refusal = tr("No project is open.");
     else if (run_->isRunning())
         refusal = tr("A run is in progress: wait for it to finish or cancel it first.");
     else if (saving_)
         refusal = tr("A copy of the project is already being saved.");
-    else if (QFileInfo(path).absoluteFilePath() == project_)
+    else if (QFileInfo(path).absoluteFilePath() == document_->path())
         refusal = tr("That is the open project itself.");
     if (!refusal.isEmpty()) {
         if (!quiet) QMessageBox::information(this, tr("Save project as"), refusal);
@@ -43,13 +43,13 @@ bool MainWindow::saveProjectAs(const QString& path, bool quiet) {
     }
     saving_ = true;
     updateRunEnabled();
-    const std::string from = project_.toStdString();
+    const std::string from = document_->path().toStdString();
     const std::string to = QFileInfo(path).absoluteFilePath().toStdString();
     QPointer<MainWindow> self(this);
     auto lastShown = std::make_shared<QElapsedTimer>();
     lastShown->start();
     statusBar()->showMessage(tr("Saving a copy to %1\u2026").arg(path));
-    background_->submit<ProjectCopyResult>(
+    document_->background()->submit<ProjectCopyResult>(
         this,
         [from, to, self, lastShown](JobContext&) {
             return copyProject(from, to, [&](uint64_t done, uint64_t total) {
@@ -68,14 +68,14 @@ bool MainWindow::saveProjectAs(const QString& path, bool quiet) {
         },
         [this, path](ProjectCopyResult r) {
             saving_ = false;
-            reselectRun_ = runInfo_.runId;  // the copy shows the run that was shown
+            reselectRun_ = document_->currentRun().runId;  // the copy shows the run that was shown
             statusBar()->showMessage(tr("Saved as %1 (%2 MB database, %n cached signature file(s))",
                                         "", int(r.sidecarFiles))
                                          .arg(path)
                                          .arg(double(r.databaseBytes) / 1e6, 0, 'f', 1),
                                      15000);
             if (openProject(path, true))
-                emit projectSaved(true, project_);
+                emit projectSaved(true, document_->path());
             else
                 emit projectSaved(false, tr("Saved as %1, but cannot open it.").arg(path));
         },

@@ -24,7 +24,7 @@ QWidget* MainWindow::buildStartPage(QWidget* workArea) {
     connect(startPage_, &StartPage::openProjectRequested, this, &MainWindow::openProjectDialog);
     connect(startPage_, &StartPage::recentChosen, this, [this](const QString& path) {
         // A click and an activation of one item open it once.
-        if (QFileInfo(path).absoluteFilePath() != project_) openProject(path);
+        if (QFileInfo(path).absoluteFilePath() != document_->path()) openProject(path);
     });
     connect(startPage_, &StartPage::sampleRequested, this, [this] { openSample(); });
     pages_ = new QStackedWidget;
@@ -35,7 +35,7 @@ QWidget* MainWindow::buildStartPage(QWidget* workArea) {
 
 void MainWindow::showStartPageWhenNoProject() {
     if (!pages_) return;
-    pages_->setCurrentIndex(project_.isEmpty() ? 0 : 1);
+    pages_->setCurrentIndex(document_->isOpen() ? 1 : 0);
 }
 
 bool MainWindow::openSample(const QString& folder) {
@@ -58,7 +58,7 @@ bool MainWindow::openSample(const QString& folder) {
     const QString projectPath = QFileInfo(project).absoluteFilePath();
     auto once = std::make_shared<QMetaObject::Connection>();
     *once = connect(this, &MainWindow::runsLoaded, this, [this, once, projectPath] {
-        if (project_ != projectPath) return;
+        if (document_->path() != projectPath) return;
         disconnect(*once);
         if (history_->model()->rowCount() == 0) startRun();
     });

@@ -16,11 +16,13 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "backend_factory.h"
 #include "jobqueue.h"
 #include "lsh_tuning.h"
 #include "pair_verifier.h"
+#include "projectdocument.h"
 #include "scurveplot.h"
 
 namespace neardup::ui {
@@ -64,7 +66,8 @@ void setCombo(QComboBox* c, const char* text) {
 
 }  // namespace
 
-ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(parent), jobs_(jobs) {
+ParametersPanel::ParametersPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), jobs_(document->background()) {
     const RunParams d;
     // The defaults are the choice for the default threshold and hashes (test_lsh_tuning).
     lastChoice_ = {d.compare.threshold, d.signature.hashes, d.lsh.bands, d.lsh.rows};
@@ -262,6 +265,21 @@ ParametersPanel::ParametersPanel(JobQueue* jobs, QWidget* parent) : QWidget(pare
     autoBandsRows_->setChecked(true);
     autoFloor_->setChecked(true);
     refresh();
+    observe(document);
+}
+
+// A project opened starts from the parameters of the first run shown, or from the documented
+// defaults when it has no run (never the previous project's); θ follows the working threshold.
+void ParametersPanel::observe(ProjectDocument* document) {
+    connect(document, &ProjectDocument::projectOpened, this, [this] { fromNextRun_ = true; });
+    connect(document, &ProjectDocument::runsChanged, this,
+            [this](const std::vector<RunSummary>& runs) {
+                if (runs.empty() && std::exchange(fromNextRun_, false)) setParams(RunParams{});
+            });
+    connect(document, &ProjectDocument::currentRunChanged, this, [this](const RunInfo& run) {
+        if (run.runId && std::exchange(fromNextRun_, false)) setParams(run.params);
+    });
+    connect(document, &ProjectDocument::thresholdChanged, threshold_, &QDoubleSpinBox::setValue);
 }
 
 RunParams ParametersPanel::params() const {

@@ -20,13 +20,16 @@ class QSpinBox;
 
 namespace neardup::ui {
 
+class ProjectDocument;
 class SCurvePlot;
 
 class ParametersPanel : public QWidget {
     Q_OBJECT
   public:
-    // `jobs` computes suggestions off the GUI thread (large H makes the scan take a while).
-    explicit ParametersPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    // The document's background queue computes suggestions off the GUI thread (large H makes the
+    // scan take a while). A project opened starts from its first shown run's parameters (the
+    // defaults when it has none), and θ follows the document's working threshold.
+    explicit ParametersPanel(ProjectDocument* document, QWidget* parent = nullptr);
 
     // The parameters as edited; reader fields are left at their defaults (the dataset panel
     // owns them). lsh.chosen is set while bands and rows are chosen for the threshold.
@@ -65,6 +68,7 @@ class ParametersPanel : public QWidget {
     void suggestionApplied(int bands, int rows);
 
   private:
+    void observe(ProjectDocument* document);
     void refresh();
     // With "auto" ticked: bands and rows chosen again for the current threshold and hashes (off
     // the GUI thread: large H makes the scan take a while), the store floor set at once.
@@ -109,6 +113,7 @@ class ParametersPanel : public QWidget {
     LatestRequest choice_;   // the pending choice of bands and rows, if any
     bool choosing_ = false;  // a choice for the current threshold has not arrived yet
     bool loading_ = false;
+    bool fromNextRun_ = false;  // a project was opened: its first run shown gives the parameters
 };
 
 }  // namespace neardup::ui

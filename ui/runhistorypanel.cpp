@@ -10,14 +10,20 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 #include "qcp.h"
 
+#include "audit_sample.h"
+#include "jobqueue.h"
+#include "projectdocument.h"
 #include "runhistorymodel.h"
 
 namespace neardup::ui {
 
-RunHistoryPanel::RunHistoryPanel(QWidget* parent)
+RunHistoryPanel::RunHistoryPanel(ProjectDocument* document, QWidget* parent)
     : QWidget(parent),
+      document_(document),
       model_(new RunHistoryModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       view_(new QTableView),
@@ -106,6 +112,73 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
     drawPhases(nullptr);
+    if (document_) observe();
+}
+
+// The document's runs, and the run selected here becomes the document's working run. What
+// exports remove with the decisions, and the audits' precision, follow the project.
+void RunHistoryPanel::observe() {
+    connect(document_, &ProjectDocument::runsChanged, this,
+            [this](const std::vector<RunSummary>& runs, qint64 select) {
+                setRuns(runs, select);
+                refreshAuditedRemovals();
+                refreshAuditEstimates();
+            });
+    connect(document_, &ProjectDocument::projectClosed, this, [this] { setRuns({}, 0); });
+    connect(document_, &ProjectDocument::openFailed, this, [this] { setRuns({}, 0); });
+    connect(document_, &ProjectDocument::decisionsChanged, this,
+            &RunHistoryPanel::refreshAuditedRemovals);
+    connect(document_, &ProjectDocument::auditChanged, this,
+            &RunHistoryPanel::refreshAuditEstimates);
+    connect(this, &RunHistoryPanel::currentRunChanged, document_, &ProjectDocument::selectRun);
+}
+
+void RunHistoryPanel::refreshAuditedRemovals() {
+    std::vector<std::pair<int64_t, int64_t>> runs;  // (run, dataset) of the finished runs
+    for (const RunSummary& r : model_->runs())
+        if (r.status == "ok") runs.emplace_back(r.runId, r.datasetId);
+    if (runs.empty()) return;
+    const QString project = document_->path();
+    document_->background()->submit<std::map<int64_t, uint64_t>>(
+        this,
+        [runs](JobContext& c) {
+            // loadRun re-clusters a run with its dataset's decisions: what an export removes.
+            // Its duplicate pairs are all that clustering reads.
+            std::map<int64_t, uint64_t> removed;
+            std::map<int64_t, bool> decided;
+            for (const auto& [run, dataset] : runs) {
+                if (!decided.count(dataset))
+                    decided[dataset] = !c.reader().decisions(dataset).empty();
+                if (decided[dataset])
+                    removed[run] = c.reader()
+                                       .loadRun(run, ProjectStore::StoredPairs::Duplicates)
+                                       .counts.removed;
+            }
+            return removed;
+        },
+        [this, project](std::map<int64_t, uint64_t> removed) {
+            if (project == document_->path()) model_->setAuditedRemovals(std::move(removed));
+        });
+}
+
+void RunHistoryPanel::refreshAuditEstimates() {
+    std::vector<int64_t> runs;
+    for (const RunSummary& r : model_->runs())
+        if (r.status == "ok") runs.push_back(r.runId);
+    if (runs.empty()) return;
+    const QString project = document_->path();
+    document_->background()->submit<std::map<int64_t, PrecisionEstimate>>(
+        this,
+        [runs](JobContext& c) {
+            std::map<int64_t, PrecisionEstimate> estimates;
+            for (const int64_t run : runs)
+                if (const auto audit = c.queries().latestAudit(run))
+                    estimates[run] = estimatePrecision(audit->draw);
+            return estimates;
+        },
+        [this, project](std::map<int64_t, PrecisionEstimate> estimates) {
+            if (project == document_->path()) model_->setAuditEstimates(std::move(estimates));
+        });
 }
 
 void RunHistoryPanel::setRuns(std::vector<RunSummary> runs, qint64 select) {

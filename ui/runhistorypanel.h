@@ -1,5 +1,8 @@
 // The run history table and, for the selected run, a chart of its phase timings. Two runs
 // selected together (Ctrl+click) can be compared: "Compare" asks for a diff of their outcomes.
+// With a project document, the panel lists the document's runs, makes the run selected the
+// document's working run, and fills the Removed (with the decisions) and Precision (the latest
+// sampled audit) columns as decisions and audits change.
 #pragma once
 
 #include <QString>
@@ -15,12 +18,13 @@ class QTableView;
 
 namespace neardup::ui {
 
+class ProjectDocument;
 class RunHistoryModel;
 
 class RunHistoryPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit RunHistoryPanel(QWidget* parent = nullptr);
+    explicit RunHistoryPanel(ProjectDocument* document = nullptr, QWidget* parent = nullptr);
 
     // Replaces the runs; selects `select` when present, else keeps the current run, else the
     // newest.
@@ -43,6 +47,11 @@ class RunHistoryPanel : public QWidget {
     void compareRequested(qint64 a, qint64 b);
 
   private:
+    void observe();
+    // What exports of the listed runs remove with the dataset's decisions.
+    void refreshAuditedRemovals();
+    // The Precision column: each finished run's latest sampled audit.
+    void refreshAuditEstimates();
     void onSelectionChanged();
     void drawPhases(const RunSummary* run);
     // Labels the rows that have room for a label (see the .cpp).
@@ -58,6 +67,7 @@ class RunHistoryPanel : public QWidget {
     std::vector<PhaseRow> phaseRows_;
     std::vector<int> labelledRows_;  // rows whose label is drawn
 
+    ProjectDocument* document_;  // none: the panel shows the runs it is given
     RunHistoryModel* model_;
     QSortFilterProxyModel* proxy_;
     QTableView* view_;

@@ -13,6 +13,7 @@
 #include "decisions.h"
 #include "jobqueue.h"
 #include "numbertext.h"
+#include "projectdocument.h"
 
 namespace neardup::ui {
 
@@ -41,8 +42,8 @@ double millisecondsSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-ThresholdPanel::ThresholdPanel(JobQueue* jobs, QWidget* parent)
-    : QWidget(parent), jobs_(jobs), state_(std::make_shared<ReclusterState>()) {
+ThresholdPanel::ThresholdPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), jobs_(document->background()), state_(std::make_shared<ReclusterState>()) {
     slider_ = new QSlider(Qt::Horizontal);
     slider_->setObjectName(QStringLiteral("thresholdSlider"));
     slider_->setRange(0, kSteps);
@@ -84,6 +85,19 @@ ThresholdPanel::ThresholdPanel(JobQueue* jobs, QWidget* parent)
     connect(save_, &QPushButton::clicked, this, [this] {
         if (last_ && !std::isnan(workingThreshold()))
             emit saveAsRunRequested(last_->runId, last_->threshold);
+    });
+    observe(document);
+}
+
+// The slider re-clusters the document's working run, and its result is the document's working
+// threshold. An audit decision changes the counts at every threshold.
+void ThresholdPanel::observe(ProjectDocument* document) {
+    connect(document, &ProjectDocument::currentRunChanged, this, &ThresholdPanel::setRun);
+    connect(document, &ProjectDocument::projectOpened, this, [this] { setRun(RunInfo{}); });
+    connect(document, &ProjectDocument::projectClosed, this, [this] { setRun(RunInfo{}); });
+    connect(document, &ProjectDocument::decisionsChanged, this, &ThresholdPanel::refresh);
+    connect(this, &ThresholdPanel::reclustered, document, [document](const ReclusterResult& r) {
+        if (r.runId == document->currentRun().runId) document->setWorkingThreshold(r.threshold);
     });
 }
 

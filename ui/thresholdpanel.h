@@ -1,11 +1,12 @@
-// The interactive threshold: re-clusters the selected run from its stored pairs (every pair at
-// or above the run's store floor) at the slider's threshold, on a worker thread, and shows the
-// resulting counts. Slider moves during a computation are coalesced into one more request. The
-// dataset's audit decisions (core/project/decisions.h) are applied at every threshold, and
-// removals are decided by the run's own rule (witness or components). The slider's value is the
-// workbench's working threshold: each result goes out as reclustered(), which the window passes
-// on to the clusters table, the parameters' θ and Export; "Save as run" asks for the result to
-// be recorded as a new run (core/run/recluster.h).
+// The interactive threshold: re-clusters the project document's working run from its stored pairs
+// (every pair at or above the run's store floor) at the slider's threshold, on a worker thread,
+// and shows the resulting counts. Slider moves during a computation are coalesced into one more
+// request. The dataset's audit decisions (core/project/decisions.h) are applied at every
+// threshold, and removals are decided by the run's own rule (witness or components). The slider's
+// value is the workbench's working threshold: each result goes out as reclustered() and becomes
+// the document's working threshold, which the clusters table and the parameters' θ follow (Export
+// and the audit read workingThreshold()); "Save as run" asks for the result to be recorded as a
+// new run (core/run/recluster.h).
 #pragma once
 
 #include <QWidget>
@@ -21,6 +22,7 @@ class QSlider;
 namespace neardup::ui {
 
 class JobQueue;
+class ProjectDocument;
 struct ReclusterState;
 
 struct ReclusterResult {
@@ -39,10 +41,9 @@ struct ReclusterResult {
 class ThresholdPanel : public QWidget {
     Q_OBJECT
   public:
-    explicit ThresholdPanel(JobQueue* jobs, QWidget* parent = nullptr);
+    explicit ThresholdPanel(ProjectDocument* document, QWidget* parent = nullptr);
     ~ThresholdPanel() override;
 
-    void setRun(const RunInfo& run);
     void setThreshold(double threshold);  // moves the slider (clamped to [floor, 1])
     double threshold() const;
     // Re-clusters again at the current threshold (after a decision was recorded or undone).
@@ -61,6 +62,8 @@ class ThresholdPanel : public QWidget {
     void saveAsRunRequested(qint64 runId, double threshold);
 
   private:
+    void observe(ProjectDocument* document);
+    void setRun(const RunInfo& run);
     void request(double threshold);
     void show(const ReclusterResult& r);
 
