@@ -230,27 +230,34 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
     return true;
 }
 
-bool openRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
-              SignatureMatrix& shape, OpenedRows& out) {
-    shape = SignatureMatrix{};
+bool openValues(const std::string& path, const std::string& cacheKey, uint64_t documents,
+                int hashes, OpenedRows& out) {
     if (hashes <= 0) return false;
     std::size_t headerBytes = 0;
     UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
     if (fd.get() < 0) return false;
-    const uint64_t valuesAt = headerBytes;
+    out.fd = std::move(fd);
+    out.valuesAt = headerBytes;
+    return true;
+}
+
+bool openRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
+              SignatureMatrix& shape, OpenedRows& out) {
+    shape = SignatureMatrix{};
+    OpenedRows opened;
+    if (!openValues(path, cacheKey, documents, hashes, opened)) return false;
     const auto n = static_cast<std::size_t>(documents);
     shape.hashes = hashes;
     shape.digests.resize(n);
     shape.eligible.resize(n);
-    if (::lseek(fd.get(), static_cast<off_t>(valuesAt + valueBytes(documents, hashes)), SEEK_SET) <
-            0 ||
-        !readAll(fd.get(), shape.digests.data(), digestBytes(documents)) ||
-        !readAll(fd.get(), shape.eligible.data(), n)) {
+    const auto tailAt = static_cast<off_t>(opened.valuesAt + valueBytes(documents, hashes));
+    if (::lseek(opened.fd.get(), tailAt, SEEK_SET) < 0 ||
+        !readAll(opened.fd.get(), shape.digests.data(), digestBytes(documents)) ||
+        !readAll(opened.fd.get(), shape.eligible.data(), n)) {
         shape = SignatureMatrix{};
         return false;
     }
-    out.fd = std::move(fd);
-    out.valuesAt = valuesAt;
+    out = std::move(opened);
     return true;
 }
 
@@ -272,13 +279,10 @@ bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, ui
     return true;
 }
 
-bool readRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
-              const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) {
+bool readRowsAt(int fd, uint64_t valuesAt, uint64_t documents, int hashes,
+                const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) {
     values.clear();
     if (hashes <= 0) return false;
-    std::size_t headerBytes = 0;
-    const UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
-    if (fd.get() < 0) return false;
     const std::size_t rowBytes = valueBytes(1, hashes);
     values.resize(rows.size() * static_cast<std::size_t>(hashes));
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -287,10 +291,10 @@ bool readRows(const std::string& path, const std::string& cacheKey, uint64_t doc
             return false;
         }
         auto* to = reinterpret_cast<char*>(values.data() + i * static_cast<std::size_t>(hashes));
-        const auto at = static_cast<off_t>(headerBytes + rows[i] * rowBytes);
+        const auto at = static_cast<off_t>(valuesAt + rows[i] * rowBytes);
         for (std::size_t done = 0; done < rowBytes;) {
             const ssize_t n =
-                ::pread(fd.get(), to + done, rowBytes - done, at + static_cast<off_t>(done));
+                ::pread(fd, to + done, rowBytes - done, at + static_cast<off_t>(done));
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) {
                 values.clear();

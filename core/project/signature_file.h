@@ -69,16 +69,20 @@ struct OpenedRows {
     UniqueFd fd;            // the file, read with pread only
     uint64_t valuesAt = 0;  // where document 0's row begins; document d's at valuesAt + d * 4H
 };
-// Opens `path` checked as read() checks it, reads its digests and eligibility flags into
-// `shape` (its values left empty) and leaves the values where they are. False (never throws),
-// with `shape` empty, as read() is.
+// Opens `path` checked as read() checks it, its values left where they are. False (never
+// throws) as read() is.
+bool openValues(const std::string& path, const std::string& cacheKey, uint64_t documents,
+                int hashes, OpenedRows& out);
+// The same, with the digests and eligibility flags read into `shape` (its values left empty),
+// `shape` left empty when it fails.
 bool openRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
               SignatureMatrix& shape, OpenedRows& out);
 
-// Only the rows of the documents `rows` (sorted, each < documents), in that order, into
-// `values` (rows.size() * hashes): a few clusters' members without reading the whole file.
-// False (never throws) as read() is; `values` is then left empty.
-bool readRows(const std::string& path, const std::string& cacheKey, uint64_t documents, int hashes,
-              const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
+// The rows of the documents `rows` (sorted, each < documents), in that order, into `values`
+// (rows.size() * hashes), from an open cache file whose values begin at `valuesAt`: one read of H
+// values per document. False (never throws), with `values` empty, when a row is out of range or
+// cannot be read.
+bool readRowsAt(int fd, uint64_t valuesAt, uint64_t documents, int hashes,
+                const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
 
 }  // namespace neardup::sigfile

@@ -12,11 +12,26 @@ namespace neardup {
 
 class ProjectStore;
 
-// The cached signature rows of the documents `rows` (sorted) of a dataset, in that order, into
-// `values` (rows.size() * H). A file cache is read row by row (one read of H values per
-// document); a cache stored in the project file itself (in-memory projects) is decoded whole.
-// False, with `values` empty, when no cache of that key exists or it does not match the
-// dataset's shape, as ProjectStore::loadSignatures.
+// A dataset's cached signature rows, read a few documents at a time through one open cache
+// file: the members of every component of a run (component_chain.h) cost one look-up and one
+// open, not one per component. A cache stored in the project file itself (in-memory projects)
+// is decoded whole once.
+class SignatureRowReader {
+  public:
+    SignatureRowReader(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey);
+    // The rows of the documents `rows` (sorted), in that order, into `values` (rows.size() * H).
+    // False, with `values` empty, when there is no cache of that key or it does not match the
+    // dataset's shape (as ProjectStore::loadSignatures), or a row cannot be read.
+    bool read(const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) const;
+
+  private:
+    sigfile::OpenedRows file_;
+    uint64_t documents_ = 0;
+    int hashes_ = 0;
+    SignatureMatrix whole_;
+};
+
+// One call's worth of SignatureRowReader.
 bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,
                        const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
 

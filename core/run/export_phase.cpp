@@ -9,19 +9,27 @@
 #include "project_protected_files.h"
 #include "run_phases.h"
 #include "run_time.h"
+#include "signature_rows.h"
 
 namespace neardup {
 
 namespace {
 
 // The largest components and their diameters (component_chain.h), from the project's signature
-// cache; a run that spilled cached none, so its members' rows are read from the rows' spill
-// file instead, which stays open until the end of this phase.
+// cache, read through one open file for all the components; a run that spilled cached none, so
+// its members' rows are read from the rows' spill file instead, which stays open until the end
+// of this phase.
 NotableComponents measureComponents(RunState& s, const RunResult& run) {
-    if (!s.memory.spilled()) return notableComponents(s.store, run);
+    DiameterReading reading;
+    if (!s.memory.spilled()) {
+        const SignatureRowReader cache(s.store, *s.datasetId, s.cacheKey);
+        reading.rows = [&cache](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
+            return cache.read(docs, values);
+        };
+        return notableComponents(s.store, run, 3, &reading);
+    }
     const SignatureSpill& spill = s.memory.spill();
     const auto h = static_cast<std::size_t>(spill.hashes());
-    DiameterReading reading;
     reading.rows = [&spill, h](const std::vector<uint32_t>& docs, std::vector<uint32_t>& values) {
         values.clear();
         if (!docs.empty() && docs.back() >= spill.size()) return false;
