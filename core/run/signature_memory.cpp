@@ -2,6 +2,8 @@
 #include "signature_memory.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
 #include <string>
 
 #include "memory_budget.h"
@@ -116,16 +118,37 @@ void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_
     report_.info("the project's signatures for this dataset exceed the memory budget of " +
                  formatBytes(budget_) + ": streaming them from its cache, band keys to " +
                  work_.path());
+    const int hashes = params_.signature.hashes;
     const auto bands = static_cast<std::size_t>(params_.lsh.bands);
-    // Blocks as large as the cache's own writes (4 MiB at H = 128): one read call each.
-    for (std::size_t first = 0; first < documents; first += sigfile::kRowBlock) {
+    // Blocks as large as the cache's own writes (4 MiB at H = 128): one read call each. The next
+    // block is read while the backend computes this one's keys, so that copying a gigabyte from
+    // the page cache does not wait for the keys, nor the keys for it.
+    const std::size_t blockRows = sigfile::kRowBlock;
+    SignatureMatrix next;
+    auto readBlock = [this, hashes, blockRows, documents](std::size_t first, SignatureMatrix& m) {
+        m.resize(std::min(blockRows, documents - first), hashes);
+        spill_->readRange(first, m.size(), m.values.data());
+    };
+    std::future<void> reading;
+    if (documents > 0) readBlock(0, block_);
+    for (std::size_t first = 0; first < documents; first += blockRows) {
         report_.checkCancel();
-        const std::size_t count = std::min(sigfile::kRowBlock, documents - first);
-        block_.resize(count, params_.signature.hashes);
-        spill_->readRange(first, count, block_.values.data());
+        const std::size_t following = first + blockRows;
+        if (following < documents)
+            reading = std::async(std::launch::async, readBlock, following, std::ref(next));
+        const std::size_t count = block_.size();
         blockKeys_.resize(count * bands);
-        backend_.computeBandKeys(block_, params_.lsh, 0, blockKeys_.data());
-        spill_->appendKeys(blockKeys_.data(), count);
+        try {
+            backend_.computeBandKeys(block_, params_.lsh, 0, blockKeys_.data());
+            spill_->appendKeys(blockKeys_.data(), count);
+        } catch (...) {
+            if (reading.valid()) reading.wait();
+            throw;
+        }
+        if (reading.valid()) {
+            reading.get();
+            std::swap(block_, next);
+        }
     }
     block_ = SignatureMatrix{};
     blockKeys_ = {};
