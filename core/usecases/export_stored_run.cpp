@@ -9,6 +9,7 @@
 #include "output_file.h"
 #include "project_protected_files.h"
 #include "rejected_lines.h"
+#include "rejected_lines_jsonl.h"
 
 namespace neardup {
 
@@ -66,7 +67,8 @@ RejectedLinesExported exportRejectedLines(
         }
     }
     OutputFile out(path);  // compressed as its name asks
-    const rejected_lines::ExportCounts counts = rejected_lines::exportJsonl(dataset, lines, out);
+    const rejected_lines::ExportCounts counts =
+        rejected_lines::exportJsonl(dataset.files, dataset.rejectionSamples, lines, out);
     if (cancel && cancel->load()) throw ExportCancelled();
     out.commit();
     done.listed = lines.size();
