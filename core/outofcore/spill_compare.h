@@ -16,7 +16,7 @@
 //
 // Step three, for components larger than a pass (thousands of copies, a long chain): their
 // buckets band by band, C buckets per pass ("C buckets per pass", SEDD appendix C), a bucket
-// larger than a pass tile by tile (two tiles of rows in memory at once).
+// larger than a pass tile by tile (two tiles of rows in memory at once: spill_large_buckets.cpp).
 //
 // Results are identical to the in-memory path:
 // - local indices are assigned in document order, so the order-dependent choices inside a
