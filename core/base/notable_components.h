@@ -36,7 +36,7 @@ struct NotableComponents {
     // summary then says nothing about components.
     bool measured = false;
     std::vector<ComponentDiameter> components;  // largest first (ties: cluster order)
-    double chainBelow = 0;  // a diameter below this is a chain (component_chain.h: chainBelow)
+    double chainBelow = 0;  // a diameter below this is a chain (component_diameter.h: chainBelow)
     // Why the diameters are unknown (NaN): the run's signatures are not cached, e.g. because
     // they went to spill files. Empty when they are known.
     std::string diameterUnknown;

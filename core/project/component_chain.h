@@ -1,66 +1,28 @@
-// The chain of a component, for the workbench's cluster view: which kept document
-// vouches for which removal, drawn as a tree, and the component's diameter, so that users spot
-// a chain of near-duplicates (documents linked only through the documents between them) before
-// exporting.
-//
-// The tree: the representative is the root; under each kept member hang the removals it is the
-// witness of (ClusterMember::removedFor), each with the stored pair's Jaccard; under a removed
-// member hang the kept members the cluster reaches only through it (no two kept documents form
-// a duplicate pair under the witness rule, so a kept member other than the representative is
-// always linked through a removed one). Under the components rule every removal hangs under the
-// representative, and one without a stored pair with it is marked as a chained removal.
-//
-// The diameter: the lowest estimated Jaccard (equal signature positions / H, the estimate the
-// run compared with) between any member and the cluster's representative, from the run's
-// cached signatures (exact for that estimate, one row comparison per member). A star of
-// near-duplicates around its representative has a diameter near θ or above; a chain has one far
-// below it.
+// The chains and diameters of a stored run's components, read from the project: the chain tree
+// of a listed cluster (witness_chain.h of core/lsh) over its members and pairs as the workbench's
+// queries list them, and the diameters (component_diameter.h of core/lsh) over the signature rows
+// of the run's cache, for the workbench's listing and for the components a run names.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "component_diameter.h"
 #include "notable_components.h"
 #include "project_queries.h"
 #include "project_store.h"
 #include "run_result.h"
-#include "signatures.h"
+#include "witness_chain.h"
 
 namespace neardup {
 
-struct ChainNode {
-    uint32_t doc = 0;
-    int parent = -1;  // index of the parent node in the list; -1 for the root(s)
-    int depth = 0;
-    bool kept = false;
-    bool representative = false;
-    // The stored pair with the parent: estimated and exact Jaccard (NaN when not verified).
-    // False for a removal hanging under a document it has no stored pair with (the
-    // components rule's chained removals, or a pair beyond the pairs loaded).
-    bool linked = false;
-    double estimated = std::numeric_limits<double>::quiet_NaN();
-    double exact = std::numeric_limits<double>::quiet_NaN();
-};
-
-// The tree of one cluster's members, in pre-order (a parent before its children, children in
-// document order), each member once. Only the pairs that are duplicates at `threshold` (the
-// listing's: isDuplicate() of core/lsh, the exact Jaccard when verified) and not marked "not a
-// duplicate" link members. Members not reached from the representative through them (a
-// truncated listing) hang under any placed member they are linked to, else are further roots.
+// witnessChain() over a cluster's members as ProjectQueries::clusterMembers lists them (in
+// document order) and its pairs (clusterPairs).
 std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
                                     const std::vector<PairRow>& pairs, int hashes,
                                     double threshold);
-
-// The diameter under which a component is a chain: θ − 3·sqrt(θ(1 − θ)/H), the low end of the
-// borderline band of --verify borderline (0.694 at θ = 0.8, H = 128): below it the estimate
-// says, beyond its noise, that the farthest member is not a near-duplicate of the representative.
-double chainBelow(double threshold, int hashes);
-
-// The most members' rows read at a time when diameters are measured from the signature cache.
-constexpr std::size_t kDiameterBlockRows = 65536;  // 32 MiB of rows at H = 128
 
 // The signatures of a run, loaded once, and the diameters of its components.
 class ComponentDiameters {
@@ -74,7 +36,7 @@ class ComponentDiameters {
     // notableComponents reads big components a block at a time instead.
     bool loadRows(const ProjectStore& store, int64_t runId, const std::vector<uint32_t>& docs);
     int64_t runId() const { return runId_; }
-    bool loaded() const { return !signatures_.values.empty(); }
+    bool loaded() const { return rows_.loaded(); }
     const std::string& why() const { return why_; }
 
     // Estimated Jaccard of two documents from their signatures; NaN when not loaded.
@@ -106,14 +68,11 @@ class ComponentDiameters {
     void notCached(const RunRow& row);
     // The cached rows of `docs` (sorted) as the loaded rows; false when they cannot be read.
     bool readRows(const ProjectStore& store, const RunRow& row, const std::vector<uint32_t>& docs);
-    // The signature row of document d (rows_ empty: the whole matrix is loaded), or nullptr.
-    const uint32_t* rowOf(uint32_t d) const;
 
     int64_t runId_ = 0;
     int hashes_ = 0;
     double threshold_ = 0;  // the run's
-    SignatureMatrix signatures_;
-    std::vector<uint32_t> rows_;  // with loadRows: the documents of signatures_'s rows, sorted
+    DiameterRows rows_;
     std::string why_;
 };
 
@@ -124,11 +83,6 @@ class ComponentDiameters {
 // back. In cluster order.
 StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& store, int64_t runId,
                                  double threshold = std::numeric_limits<double>::quiet_NaN());
-
-// How many members' signature rows notableComponents reads at a time: an eighth of
-// `memoryBudget` (the run's, resolved) in rows of `hashes` values, at least 1 and at most
-// kDiameterBlockRows; kDiameterBlockRows when the budget is 0 (unknown).
-std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
 
 // The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
 // HTML report): every component is measured, as the workbench's listing measures them, so that
@@ -154,8 +108,6 @@ std::size_t diameterBlockRows(uint64_t memoryBudget, int hashes);
 // that spilled caches no signatures, so `neardup run` reads its members' rows from the spill
 // file, still open at the run's end (run/export_phase.cpp). It gets documents ascending and
 // distinct, and returns false when a row cannot be read.
-using SignatureRowSource =
-    std::function<bool(const std::vector<uint32_t>& docs, std::vector<uint32_t>& values)>;
 struct DiameterReading {
     std::size_t blockRows = 0;    // in: members' rows read at a time; 0: diameterBlockRows
     uint64_t rowsHeldAtMost = 0;  // out: the most rows held at once; 0 when none were read

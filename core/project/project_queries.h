@@ -35,11 +35,13 @@
 #include <vector>
 
 #include "audit_rows.h"
+#include "component_diameter.h"
 #include "decisions.h"
 #include "document_fetcher.h"
 #include "document_table.h"
 #include "notable_components.h"
 #include "params.h"
+#include "witness_chain.h"
 
 namespace neardup {
 
@@ -141,14 +143,6 @@ struct ClusterMember {
     DocumentLocation location;
 };
 
-struct PairRow {
-    uint32_t a = 0, b = 0;  // document indices, a < b
-    uint32_t matches = 0;
-    double estimated = 0;
-    double exact = 0;           // NaN when not verified
-    bool notDuplicate = false;  // a decision says the two are not duplicates (still linked)
-};
-
 // Review progress of a run: of its clusters as listed (at the working threshold, with the
 // decisions), those a person has looked at: a member is named by a decision of any kind
 // (confirmed duplicate included) or is in a pair given a verdict in one of the run's sampled
@@ -163,13 +157,6 @@ struct ReviewProgress {
 struct StoredDiameters {
     std::vector<ComponentDiameter> components;
     std::string why;
-};
-
-// One member of a listed cluster, with its cluster's representative (ListingMembers()).
-struct ListingMember {
-    int64_t cluster = 0;
-    uint32_t doc = 0;
-    uint32_t representative = 0;
 };
 
 struct BandRow {
