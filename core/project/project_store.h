@@ -109,11 +109,15 @@ class ProjectStore {
     // location and identity (path, mtime, ctime, device, inode) of some of them, in one
     // transaction.
     std::vector<DatasetFile> datasetFiles() const;
-    // The exact Jaccard verdicts that finished runs of dataset `datasetId` stored for their pairs,
-    // from runs whose shingle sets are made as `like` makes them (normalization, shingle kind and
-    // size): the same verdict a run with other bands, rows or threshold would compute. Sorted by
-    // (a, b), one per pair; `matches` is not set.
-    std::vector<ScoredPair> storedVerdicts(int64_t datasetId, const SignatureParams& like) const;
+    // Gives each pair of `pairs` (sorted, as a run's pairs are) that `wanted` selects and that
+    // has no exact value yet the exact Jaccard verdict a finished run of dataset `datasetId`
+    // stored for it, from runs whose shingle sets are made as `like` makes them (normalization,
+    // shingle kind and size): the verdict a run with other bands, rows or threshold would
+    // compute. Each run's stored verdicts are merged with `pairs` in key order, newest run first,
+    // until no wanted pair is left, without holding them in memory. Returns how many were given.
+    std::size_t fillStoredVerdicts(int64_t datasetId, const SignatureParams& like,
+                                   std::vector<ScoredPair>& pairs,
+                                   const std::function<bool(const ScoredPair&)>& wanted) const;
     // The key of the project's content pins (core/io/content_pin.h), which every input read
     // into it is pinned under.
     PinKey pinKey() const;

@@ -19,34 +19,42 @@ bool sameShingleSets(const SignatureParams& a, const SignatureParams& b) {
 
 }  // namespace
 
-std::vector<ScoredPair> ProjectStore::storedVerdicts(int64_t datasetId,
-                                                     const SignatureParams& like) const {
+std::size_t ProjectStore::fillStoredVerdicts(
+    int64_t datasetId, const SignatureParams& like, std::vector<ScoredPair>& pairs,
+    const std::function<bool(const ScoredPair&)>& wanted) const {
+    // The merge needs the run's canonical order; pairs in any other order are verified instead.
+    if (!std::is_sorted(pairs.begin(), pairs.end())) return 0;
+    std::size_t open = 0;
+    for (const ScoredPair& p : pairs)
+        open += p.exact < 0.0f && wanted(p) ? 1 : 0;
+    std::size_t given = 0;
     auto& db = impl_->db;
-    std::vector<ScoredPair> verdicts;
-    auto pairs =
-        db.prepare("SELECT a, b, exact FROM pairs WHERE run_id = ?1 AND exact IS NOT NULL");
-    for (const RunSummary& r : listRuns()) {
-        if (r.datasetId != datasetId || r.status != "ok") continue;
-        if (!sameShingleSets(runRow(r.runId).run.params.signature, like)) continue;
-        pairs.bind(1, r.runId);
-        while (pairs.step()) {
-            ScoredPair p;
-            p.a = pairs.u32(0);
-            p.b = pairs.u32(1);
-            const double exact = pairs.real(2);
+    // In key order (the table's primary key is (run_id, a, b)): no sort.
+    auto stored = db.prepare(
+        "SELECT a, b, exact FROM pairs WHERE run_id = ?1 AND exact IS NOT NULL ORDER BY a, b");
+    const std::vector<RunSummary> runs = listRuns();
+    for (auto r = runs.rbegin(); r != runs.rend() && open > 0; ++r) {
+        if (r->datasetId != datasetId || r->status != "ok") continue;
+        if (!sameShingleSets(runRow(r->runId).run.params.signature, like)) continue;
+        stored.bind(1, r->runId);
+        auto next = pairs.begin();
+        while (next != pairs.end() && stored.step()) {
+            ScoredPair key;
+            key.a = stored.u32(0);
+            key.b = stored.u32(1);
+            next = std::lower_bound(next, pairs.end(), key);
+            if (next == pairs.end() || next->a != key.a || next->b != key.b) continue;
+            const double exact = stored.real(2);
             if (!(exact >= 0.0 && exact <= 1.0)) continue;  // not a Jaccard: never trusted
-            p.exact = static_cast<float>(exact);
-            verdicts.push_back(p);
+            if (next->exact < 0.0f && wanted(*next)) {
+                next->exact = static_cast<float>(exact);
+                ++given;
+                --open;
+            }
         }
-        pairs.reset();
+        stored.reset();
     }
-    std::sort(verdicts.begin(), verdicts.end());
-    verdicts.erase(std::unique(verdicts.begin(), verdicts.end(),
-                               [](const ScoredPair& x, const ScoredPair& y) {
-                                   return x.a == y.a && x.b == y.b;
-                               }),
-                   verdicts.end());
-    return verdicts;
+    return given;
 }
 
 }  // namespace neardup

@@ -1,5 +1,4 @@
 // Pairs judged by their exact Jaccard within the memory budget (VerifyPhase, run_phases.h).
-#include <algorithm>
 #include <string>
 
 #include "pair_verifier.h"
@@ -15,18 +14,9 @@ namespace {
 // and shingles only the documents of pairs no run verified. Returns how many were given.
 std::size_t reuseStoredVerdicts(RunState& s) {
     if (!s.datasetId || s.params.compare.verify == VerifyMode::None) return 0;
-    const std::vector<ScoredPair> verdicts =
-        s.store.storedVerdicts(*s.datasetId, s.params.signature);
-    if (verdicts.empty()) return 0;
-    std::size_t reused = 0;
-    for (ScoredPair& p : s.pairs) {
-        if (p.exact >= 0.0f || !modeVerifies(p, s.params)) continue;
-        const auto it = std::lower_bound(verdicts.begin(), verdicts.end(), p);
-        if (it == verdicts.end() || it->a != p.a || it->b != p.b) continue;
-        p.exact = it->exact;
-        ++reused;
-    }
-    return reused;
+    return s.store.fillStoredVerdicts(
+        *s.datasetId, s.params.signature, s.pairs,
+        [&params = s.params](const ScoredPair& p) { return modeVerifies(p, params); });
 }
 
 }  // namespace
