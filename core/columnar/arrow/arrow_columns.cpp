@@ -5,6 +5,8 @@
 
 #include <charconv>
 
+#include "field_text.h"
+
 namespace neardup::columnar {
 
 namespace {
@@ -64,6 +66,64 @@ void appendIntegerArray(const arrow::Array& array, ColumnValues& out, std::strin
     }
 }
 
+// One column of the decoded table, by dotted path, into `out` (whose kind and type are set).
+// Integer digits go into `digits`, whose capacity must hold 24 bytes per integer appended (the
+// views into it must stay valid).
+void extractColumn(const arrow::Table& table, const std::vector<std::string>& path,
+                   ColumnValues& out, std::string& digits) {
+    const std::shared_ptr<arrow::ChunkedArray> column = table.GetColumnByName(path.front());
+    if (!column) return;
+    for (const std::shared_ptr<arrow::Array>& chunk : column->chunks()) {
+        std::shared_ptr<arrow::Array> array = chunk;
+        for (std::size_t p = 1; p < path.size() && array; ++p) {
+            const auto& parent = static_cast<const arrow::StructArray&>(*array);
+            const int index = parent.struct_type()->GetFieldIndex(path[p]);
+            // The flattened child is null where the struct itself is.
+            array = index < 0 ? nullptr : parent.GetFlattenedField(index).ValueOr(nullptr);
+        }
+        if (!array) return;
+        const int64_t n = array->length();
+        for (int64_t i = 0; i < n; ++i)
+            out.valid.push_back(array->IsValid(i) ? 1 : 0);
+        switch (out.kind) {
+            case ColumnValues::Kind::Strings:
+                for (int64_t i = 0; i < n; ++i)
+                    out.text.push_back(array->IsValid(i) ? stringAt(*array, i)
+                                                         : std::string_view());
+                break;
+            case ColumnValues::Kind::Integers:
+                appendIntegerArray(*array, out, digits);
+                break;
+            case ColumnValues::Kind::Floats:
+                for (int64_t i = 0; i < n; ++i)
+                    out.numbers.push_back(
+                        array->type_id() == arrow::Type::FLOAT
+                            ? static_cast<double>(
+                                  static_cast<const arrow::FloatArray&>(*array).Value(i))
+                            : static_cast<const arrow::DoubleArray&>(*array).Value(i));
+                break;
+            default:
+                break;
+        }
+    }
+}
+
+void fillColumn(const arrow::Table* table, const SelectedColumns::Column& column, uint64_t rows,
+                std::string& digits, ColumnValues& out) {
+    const ColumnValues::Kind kind = column.kind;
+    out.kind = kind;
+    out.type = column.type;
+    if (table && !column.path.empty() && kind != ColumnValues::Kind::Missing &&
+        kind != ColumnValues::Kind::Other)
+        extractColumn(*table, column.path, out, digits);
+    // A column absent from the decoded table reads as nulls, never as fewer rows.
+    out.valid.resize(static_cast<std::size_t>(rows), 0);
+    if (kind == ColumnValues::Kind::Strings || kind == ColumnValues::Kind::Integers)
+        out.text.resize(static_cast<std::size_t>(rows));
+    if (kind == ColumnValues::Kind::Integers || kind == ColumnValues::Kind::Floats)
+        out.numbers.resize(static_cast<std::size_t>(rows));
+}
+
 }  // namespace
 
 // The Arrow type of the field at a dotted path (struct fields), or null when there is none.
@@ -105,60 +165,36 @@ ColumnValues::Kind kindOf(const arrow::DataType& type) {
     }
 }
 
-// One column of the decoded table, by dotted path, into `out` (whose kind and type are set).
-void extractColumn(const arrow::Table& table, const std::vector<std::string>& path,
-                   ColumnValues& out, std::string& digits) {
-    const std::shared_ptr<arrow::ChunkedArray> column = table.GetColumnByName(path.front());
-    if (!column) return;
-    for (const std::shared_ptr<arrow::Array>& chunk : column->chunks()) {
-        std::shared_ptr<arrow::Array> array = chunk;
-        for (std::size_t p = 1; p < path.size() && array; ++p) {
-            const auto& parent = static_cast<const arrow::StructArray&>(*array);
-            const int index = parent.struct_type()->GetFieldIndex(path[p]);
-            // The flattened child is null where the struct itself is.
-            array = index < 0 ? nullptr : parent.GetFlattenedField(index).ValueOr(nullptr);
-        }
-        if (!array) return;
-        const int64_t n = array->length();
-        for (int64_t i = 0; i < n; ++i)
-            out.valid.push_back(array->IsValid(i) ? 1 : 0);
-        switch (out.kind) {
-            case ColumnValues::Kind::Strings:
-                for (int64_t i = 0; i < n; ++i)
-                    out.text.push_back(array->IsValid(i) ? stringAt(*array, i)
-                                                         : std::string_view());
-                break;
-            case ColumnValues::Kind::Integers:
-                appendIntegerArray(*array, out, digits);
-                break;
-            case ColumnValues::Kind::Floats:
-                for (int64_t i = 0; i < n; ++i)
-                    out.numbers.push_back(
-                        array->type_id() == arrow::Type::FLOAT
-                            ? static_cast<double>(
-                                  static_cast<const arrow::FloatArray&>(*array).Value(i))
-                            : static_cast<const arrow::DoubleArray&>(*array).Value(i));
-                break;
-            default:
-                break;
-        }
+void endSpans(std::vector<RowGroupSpan>& spans, uint64_t fileSize) {
+    if (spans.empty()) spans.push_back({0, 0, 0, fileSize});
+    spans.back().end = fileSize;
+}
+
+SelectedColumns::SelectedColumns(const std::string& textField, const std::string& idField,
+                                 const std::string& keepField) {
+    text.path = splitFieldPath(textField);
+    id.path = splitFieldPath(idField);
+    if (!keepField.empty()) keep.path = splitFieldPath(keepField);
+}
+
+void SelectedColumns::describe(const arrow::Schema& schema) {
+    for (Column* column : {&text, &id, &keep}) {
+        column->kind = ColumnValues::Kind::Missing;
+        column->type.clear();
+        if (column->path.empty()) continue;
+        const std::shared_ptr<arrow::DataType> t = typeAt(schema, column->path);
+        if (!t) continue;
+        column->kind = kindOf(*t);
+        column->type = t->ToString();
     }
 }
 
-void fillColumn(const arrow::Table* table, const std::vector<std::string>& path,
-                ColumnValues::Kind kind, const std::string& type, uint64_t rows,
-                std::string& digits, ColumnValues& out) {
-    out.kind = kind;
-    out.type = type;
-    if (table && !path.empty() && kind != ColumnValues::Kind::Missing &&
-        kind != ColumnValues::Kind::Other)
-        extractColumn(*table, path, out, digits);
-    // A column absent from the decoded table reads as nulls, never as fewer rows.
-    out.valid.resize(static_cast<std::size_t>(rows), 0);
-    if (kind == ColumnValues::Kind::Strings || kind == ColumnValues::Kind::Integers)
-        out.text.resize(static_cast<std::size_t>(rows));
-    if (kind == ColumnValues::Kind::Integers || kind == ColumnValues::Kind::Floats)
-        out.numbers.resize(static_cast<std::size_t>(rows));
+void SelectedColumns::fill(const arrow::Table* table, uint64_t rows, std::string& digits,
+                           RowGroupColumns& out) const {
+    digits.reserve(static_cast<std::size_t>(rows) * 24 * 2 + 1);
+    fillColumn(table, text, rows, digits, out.text);
+    fillColumn(table, id, rows, digits, out.id);
+    fillColumn(table, keep, rows, digits, out.keep);
 }
 
 }  // namespace neardup::columnar

@@ -20,16 +20,32 @@ std::shared_ptr<arrow::DataType> typeAt(const arrow::Schema& schema,
 // How a column of `type` is read: strings (and dictionaries of them), integers, floats, other.
 ColumnValues::Kind kindOf(const arrow::DataType& type);
 
-// One column of the decoded table, by dotted path, into `out` (whose kind and type are set).
-// Integer digits go into `digits`, whose capacity must hold 24 bytes per integer appended (the
-// views into it must stay valid).
-void extractColumn(const arrow::Table& table, const std::vector<std::string>& path,
-                   ColumnValues& out, std::string& digits);
+// Makes the last span of a file's row groups (or batches) own the bytes up to its end (the
+// footer, or a stream's end marker); a file without rows gets one span of no rows.
+void endSpans(std::vector<RowGroupSpan>& spans, uint64_t fileSize);
 
-// Sets `out` to the column at `path` of `table` (null: none decoded) of the given kind and type
-// name, `rows` long: a column absent from the table reads as nulls, never as fewer rows.
-void fillColumn(const arrow::Table* table, const std::vector<std::string>& path,
-                ColumnValues::Kind kind, const std::string& type, uint64_t rows,
-                std::string& digits, ColumnValues& out);
+// The text, id and keep columns a reader decodes: their dotted paths, and what the open file
+// holds at each (kind and type name), which every row group or batch of the file shares.
+struct SelectedColumns {
+    struct Column {
+        std::vector<std::string> path;  // empty: not asked for
+        ColumnValues::Kind kind{};
+        std::string type;
+    };
+    Column text, id, keep;
+
+    // The keep field is optional: empty asks for no keep column.
+    SelectedColumns(const std::string& textField, const std::string& idField,
+                    const std::string& keepField);
+
+    // Each column looked up in the schema of a file just opened: Missing where it has none.
+    void describe(const arrow::Schema& schema);
+
+    // `out`'s three columns from `table` (null: none decoded), `rows` long each: a column absent
+    // from the table reads as nulls, never as fewer rows. Integer digits go into `digits`,
+    // reserved here so that the views into it stay valid.
+    void fill(const arrow::Table* table, uint64_t rows, std::string& digits,
+              RowGroupColumns& out) const;
+};
 
 }  // namespace neardup::columnar

@@ -6,6 +6,7 @@
 
 #include "arrow_ipc_file.h"
 #include "callback_stream.h"
+#include "file_failure.h"
 #include "ipc_open.h"
 #include "row_selection.h"
 
@@ -13,19 +14,7 @@ namespace neardup::columnar {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-    throw ColumnarError("cannot copy rows of Arrow IPC file '" + path + "': " + why);
-}
-
-void check(const arrow::Status& status, const std::string& path) {
-    if (!status.ok()) fail(path, status.ToString());
-}
-
-template <typename T>
-T orFail(arrow::Result<T> result, const std::string& path) {
-    check(result.status(), path);
-    return std::move(result).ValueUnsafe();
-}
+constexpr FileFailure fail("copy rows of Arrow IPC file");
 
 // The selected rows of `batch`, whose first row is row `firstRow` of the file, as one batch of
 // `schema` (null when none is selected): runs of consecutive rows sliced without a copy, joined.
@@ -42,12 +31,12 @@ std::shared_ptr<arrow::RecordBatch> selectedRows(const arrow::RecordBatch& batch
     std::shared_ptr<arrow::RecordBatch> out =
         runs.size() == 1
             ? runs.front()
-            : orFail(arrow::ConcatenateRecordBatches(runs, arrow::system_memory_pool()), path);
+            : fail.orFail(arrow::ConcatenateRecordBatches(runs, arrow::system_memory_pool()), path);
     if (rows.annotate)
         for (const std::shared_ptr<arrow::Array>& column :
-             orFail(annotationArrays(rows, kept), path)) {
+             fail.orFail(annotationArrays(rows, kept), path)) {
             const int at = out->num_columns();
-            out = orFail(out->AddColumn(at, schema->field(at), column), path);
+            out = fail.orFail(out->AddColumn(at, schema->field(at), column), path);
         }
     return out->ReplaceSchemaMetadata(schema->metadata());
 }
@@ -68,27 +57,27 @@ void copyArrowRows(const std::string& source, const ParquetRowSelection& rows,
     options.use_threads = false;
     // The same format as the source: `datasets` writes (and reads) streams, others files.
     const std::shared_ptr<arrow::ipc::RecordBatchWriter> writer =
-        ipc.file ? orFail(arrow::ipc::MakeFileWriter(sink, schema, options), source)
-                 : orFail(arrow::ipc::MakeStreamWriter(sink, schema, options), source);
+        ipc.file ? fail.orFail(arrow::ipc::MakeFileWriter(sink, schema, options), source)
+                 : fail.orFail(arrow::ipc::MakeStreamWriter(sink, schema, options), source);
     uint64_t firstRow = 0;
     auto copy = [&](const arrow::RecordBatch& batch) {
         if (const auto kept = selectedRows(batch, firstRow, rows, schema, source))
-            check(writer->WriteRecordBatch(*kept), source);
+            fail.check(writer->WriteRecordBatch(*kept), source);
         firstRow += static_cast<uint64_t>(batch.num_rows());
         if (progress) progress(static_cast<uint64_t>(batch.num_rows()));
     };
     if (ipc.file) {
         for (int i = 0; i < ipc.file->num_record_batches(); ++i)
-            copy(*orFail(ipc.file->ReadRecordBatch(i), source));
+            copy(*fail.orFail(ipc.file->ReadRecordBatch(i), source));
     } else {
         for (;;) {
             std::shared_ptr<arrow::RecordBatch> batch;
-            check(ipc.stream->ReadNext(&batch), source);
+            fail.check(ipc.stream->ReadNext(&batch), source);
             if (!batch) break;
             copy(*batch);
         }
     }
-    check(writer->Close(), source);
+    fail.check(writer->Close(), source);
 }
 
 }  // namespace neardup::columnar

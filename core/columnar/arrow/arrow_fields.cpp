@@ -6,6 +6,7 @@
 
 #include "arrow_ipc_file.h"
 #include "field_listing.h"
+#include "file_failure.h"
 #include "parquet_file.h"
 #include "schema_fields.h"
 
@@ -13,9 +14,7 @@ namespace neardup::columnar {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-    throw ColumnarError("cannot read Arrow file '" + path + "': " + why);
-}
+constexpr FileFailure fail("read Arrow file");
 
 }  // namespace
 
@@ -30,14 +29,13 @@ std::vector<FieldInfo> arrowFields(const std::string& path) {
         if (!rows.ok()) fail(path, rows.status().ToString());
         return schemaFields(*(*file)->schema(), static_cast<uint64_t>(*rows));
     }
-    if (const arrow::Status st = (*mapped)->Seek(0); !st.ok()) fail(path, st.ToString());
+    fail.check((*mapped)->Seek(0), path);
     auto stream = arrow::ipc::RecordBatchStreamReader::Open(*mapped);
     if (!stream.ok()) fail(path, stream.status().ToString());
     uint64_t rows = 0;
     for (;;) {
         std::shared_ptr<arrow::RecordBatch> batch;
-        if (const arrow::Status st = (*stream)->ReadNext(&batch); !st.ok())
-            fail(path, st.ToString());
+        fail.check((*stream)->ReadNext(&batch), path);
         if (!batch) break;
         rows += static_cast<uint64_t>(batch->num_rows());
     }

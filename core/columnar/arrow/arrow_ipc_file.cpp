@@ -11,7 +11,7 @@
 
 #include "arrow_columns.h"
 #include "arrow_ipc_file.h"
-#include "field_text.h"
+#include "file_failure.h"
 #include "ipc_open.h"
 
 namespace neardup::columnar {
@@ -23,15 +23,7 @@ arrow::MemoryPool* pool() {
     return arrow::system_memory_pool();
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-    throw ColumnarError("cannot read Arrow IPC file '" + path + "': " + why);
-}
-
-template <typename T>
-T orFail(arrow::Result<T> result, const std::string& path) {
-    if (!result.ok()) fail(path, result.status().ToString());
-    return std::move(result).ValueUnsafe();
-}
+constexpr FileFailure fail("read Arrow IPC file");
 
 // A file that notes how far into it the reads since the last reset() reached: the end of the
 // bytes Arrow's reader needed for one batch is the end of that batch's span. Nothing of the IPC
@@ -101,7 +93,7 @@ arrow::ipc::IpcReadOptions ipcReadOptions() {
 }
 
 std::shared_ptr<arrow::io::RandomAccessFile> openIpcFile(const std::string& path) {
-    return orFail(arrow::io::ReadableFile::Open(path, pool()), path);
+    return fail.orFail(arrow::io::ReadableFile::Open(path, pool()), path);
 }
 
 OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
@@ -112,7 +104,7 @@ OpenedIpc openIpc(const std::shared_ptr<arrow::io::RandomAccessFile>& input,
         opened.file = std::move(file).ValueUnsafe();
         return opened;
     }
-    if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
+    fail.check(input->Seek(0), path);
     auto stream = arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions());
     if (!stream.ok())
         fail(path, "neither an IPC file (" + file.status().ToString() + ") nor an IPC stream (" +
@@ -137,24 +129,24 @@ std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t f
         // The footer was read on opening; each batch's reads reach the end of its span.
         for (int i = 0; i < ipc.file->num_record_batches(); ++i) {
             tracked->reset();
-            add(orFail(ipc.file->ReadRecordBatch(i), path)->num_rows());
+            add(fail.orFail(ipc.file->ReadRecordBatch(i), path)->num_rows());
         }
     } else {
         for (;;) {
             std::shared_ptr<arrow::RecordBatch> batch;
-            if (const arrow::Status st = ipc.stream->ReadNext(&batch); !st.ok())
-                fail(path, st.ToString());
+            fail.check(ipc.stream->ReadNext(&batch), path);
             if (!batch) break;
             add(batch->num_rows());
         }
     }
-    if (spans.empty()) spans.push_back({0, 0, 0, fileSize});
-    spans.back().end = fileSize;  // the footer or the end-of-stream marker
+    endSpans(spans, fileSize);
     return spans;
 }
 
 struct ArrowBatchReader::Impl {
-    std::vector<std::string> textPath, idPath, keepPath;
+    explicit Impl(SelectedColumns columnsAsked) : selected(std::move(columnsAsked)) {}
+
+    SelectedColumns selected;
     // The open file, read with pread (ipc_open.h), never mapped: the IPC file format's reader
     // (a batch by its index in the footer), or for an IPC stream the byte where each batch's
     // message begins, found by reading it through once on opening (a batch is then read alone).
@@ -170,8 +162,6 @@ struct ArrowBatchReader::Impl {
     std::shared_ptr<arrow::ipc::RecordBatchStreamReader> forward;  // a stream with them
     int64_t forwardNext = 0;
     int64_t batchCount = 0;
-    ColumnValues::Kind textKind{}, idKind{}, keepKind{};
-    std::string textType, idType, keepType;
     // The last batch decoded.
     int64_t batch = -1;
     std::shared_ptr<arrow::Table> table;
@@ -198,28 +188,15 @@ struct ArrowBatchReader::Impl {
             const bool dictionaries = hasDictionary(*arrow::struct_(schema->fields()));
             for (;;) {
                 // Without dictionaries, the stream's next message is the next batch.
-                const int64_t begin = orFail(input->Tell(), p);
+                const int64_t begin = fail.orFail(input->Tell(), p);
                 std::shared_ptr<arrow::RecordBatch> rb;
-                if (const arrow::Status st = ipc.stream->ReadNext(&rb); !st.ok())
-                    fail(p, st.ToString());
+                fail.check(ipc.stream->ReadNext(&rb), p);
                 if (!rb) break;
                 if (!dictionaries) batchOffsets.push_back(begin);
                 ++batchCount;
             }
         }
-        auto describe = [&](const std::vector<std::string>& parts, ColumnValues::Kind& kind,
-                            std::string& type) {
-            kind = ColumnValues::Kind::Missing;
-            type.clear();
-            if (parts.empty()) return;
-            const std::shared_ptr<arrow::DataType> t = typeAt(*schema, parts);
-            if (!t) return;
-            kind = kindOf(*t);
-            type = t->ToString();
-        };
-        describe(textPath, textKind, textType);
-        describe(idPath, idKind, idType);
-        describe(keepPath, keepKind, keepType);
+        selected.describe(*schema);
         opened = true;
     }
 
@@ -227,29 +204,28 @@ struct ArrowBatchReader::Impl {
     std::shared_ptr<arrow::RecordBatch> streamBatchAt(uint32_t b) {
         const int64_t begin = batchOffsets[b];
         const int64_t rest = std::max<int64_t>(static_cast<int64_t>(size) - begin, 0);
-        auto stream = orFail(arrow::io::RandomAccessFile::GetStream(input, begin, rest), path);
+        auto stream = fail.orFail(arrow::io::RandomAccessFile::GetStream(input, begin, rest), path);
         const std::unique_ptr<arrow::ipc::Message> message =
-            orFail(arrow::ipc::ReadMessage(stream.get(), pool()), path);
+            fail.orFail(arrow::ipc::ReadMessage(stream.get(), pool()), path);
         if (!message || message->type() != arrow::ipc::MessageType::RECORD_BATCH)
             fail(path, "no record batch at byte " + std::to_string(begin) +
                            " (changed since it was read?)");
-        return orFail(arrow::ipc::ReadRecordBatch(*message, schema, nullptr, ipcReadOptions()),
-                      path);
+        return fail.orFail(arrow::ipc::ReadRecordBatch(*message, schema, nullptr, ipcReadOptions()),
+                           path);
     }
 
     // Batch `b` of a stream with dictionaries, reading forward to it.
     std::shared_ptr<arrow::RecordBatch> streamBatchForward(uint32_t b) {
         if (!forward || static_cast<int64_t>(b) < forwardNext) {
             forward.reset();
-            if (const arrow::Status st = input->Seek(0); !st.ok()) fail(path, st.ToString());
-            forward =
-                orFail(arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions()), path);
+            fail.check(input->Seek(0), path);
+            forward = fail.orFail(
+                arrow::ipc::RecordBatchStreamReader::Open(input, ipcReadOptions()), path);
             forwardNext = 0;
         }
         std::shared_ptr<arrow::RecordBatch> rb;
         while (forwardNext <= static_cast<int64_t>(b)) {
-            if (const arrow::Status st = forward->ReadNext(&rb); !st.ok())
-                fail(path, st.ToString());
+            fail.check(forward->ReadNext(&rb), path);
             if (!rb)
                 fail(path, "its stream ends before record batch " + std::to_string(b) +
                                " (changed since it was read?)");
@@ -266,26 +242,19 @@ struct ArrowBatchReader::Impl {
         table.reset();
         digits.clear();
         const std::shared_ptr<arrow::RecordBatch> rb =
-            fileReader             ? orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
+            fileReader ? fail.orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
             : batchOffsets.empty() ? streamBatchForward(b)
                                    : streamBatchAt(b);
         columns.rows = static_cast<uint64_t>(rb->num_rows());
-        table = orFail(arrow::Table::FromRecordBatches({rb}), path);
-        digits.reserve(static_cast<std::size_t>(columns.rows) * 24 * 2 + 1);
-        fillColumn(table.get(), textPath, textKind, textType, columns.rows, digits, columns.text);
-        fillColumn(table.get(), idPath, idKind, idType, columns.rows, digits, columns.id);
-        fillColumn(table.get(), keepPath, keepKind, keepType, columns.rows, digits, columns.keep);
+        table = fail.orFail(arrow::Table::FromRecordBatches({rb}), path);
+        selected.fill(table.get(), columns.rows, digits, columns);
         batch = b;
     }
 };
 
 ArrowBatchReader::ArrowBatchReader(std::string textField, std::string idField,
                                    std::string keepField)
-    : impl_(std::make_unique<Impl>()) {
-    impl_->textPath = splitFieldPath(textField);
-    impl_->idPath = splitFieldPath(idField);
-    if (!keepField.empty()) impl_->keepPath = splitFieldPath(keepField);
-}
+    : impl_(std::make_unique<Impl>(SelectedColumns(textField, idField, keepField))) {}
 
 ArrowBatchReader::~ArrowBatchReader() = default;
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "callback_stream.h"
+#include "file_failure.h"
 #include "parquet_file.h"
 #include "row_selection.h"
 
@@ -21,19 +22,7 @@ namespace neardup::columnar {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-    throw ColumnarError("cannot copy rows of Parquet file '" + path + "': " + why);
-}
-
-void check(const arrow::Status& status, const std::string& path) {
-    if (!status.ok()) fail(path, status.ToString());
-}
-
-template <typename T>
-T orFail(arrow::Result<T> result, const std::string& path) {
-    check(result.status(), path);
-    return std::move(result).ValueUnsafe();
-}
+constexpr FileFailure fail("copy rows of Parquet file");
 
 // The writer's properties: each leaf column compressed with its codec in the source's first
 // row group (Arrow's default, snappy, for a file without row groups).
@@ -58,20 +47,20 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
     arrow::MemoryPool* pool = arrow::system_memory_pool();
     std::unique_ptr<parquet::arrow::FileReader> reader;
     try {
-        auto file = orFail(arrow::io::ReadableFile::Open(source), source);
+        auto file = fail.orFail(arrow::io::ReadableFile::Open(source), source);
         parquet::ArrowReaderProperties readProperties;
         readProperties.set_pre_buffer(false);
         readProperties.set_use_threads(false);
-        reader = orFail(parquet::arrow::FileReader::Make(
-                            pool, parquet::ParquetFileReader::Open(file), readProperties),
-                        source);
+        reader = fail.orFail(parquet::arrow::FileReader::Make(
+                                 pool, parquet::ParquetFileReader::Open(file), readProperties),
+                             source);
     } catch (const ColumnarError&) {
         throw;
     } catch (const std::exception& e) {
         fail(source, e.what());
     }
     std::shared_ptr<arrow::Schema> schema;
-    check(reader->GetSchema(&schema), source);
+    fail.check(reader->GetSchema(&schema), source);
     if (auto annotated = annotatedSchema(schema, rows); annotated.ok())
         schema = *annotated;
     else
@@ -83,36 +72,37 @@ void copyParquetRows(const std::string& source, const ParquetRowSelection& rows,
     const auto arrowProperties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
     std::unique_ptr<parquet::arrow::FileWriter> writer;
     try {
-        writer = orFail(parquet::arrow::FileWriter::Open(*schema, pool, sink, propertiesLike(*meta),
-                                                         arrowProperties),
-                        source);
+        writer = fail.orFail(parquet::arrow::FileWriter::Open(
+                                 *schema, pool, sink, propertiesLike(*meta), arrowProperties),
+                             source);
         uint64_t firstRow = 0;
         for (int g = 0; g < meta->num_row_groups(); ++g) {
             const auto groupRows = static_cast<uint64_t>(meta->RowGroup(g)->num_rows());
             const std::vector<uint64_t> kept = keptRows(rows, firstRow, groupRows);
             if (!kept.empty()) {
-                const std::shared_ptr<arrow::Table> group = orFail(reader->ReadRowGroup(g), source);
+                const std::shared_ptr<arrow::Table> group =
+                    fail.orFail(reader->ReadRowGroup(g), source);
                 std::vector<std::shared_ptr<arrow::Table>> runs;
                 for (const auto& [offset, length] : keptRuns(kept, firstRow))
                     runs.push_back(group->Slice(offset, length));
                 std::shared_ptr<arrow::Table> table =
-                    orFail(arrow::ConcatenateTables(runs), source);
+                    fail.orFail(arrow::ConcatenateTables(runs), source);
                 if (rows.annotate)
                     for (const std::shared_ptr<arrow::Array>& column :
-                         orFail(annotationArrays(rows, kept), source)) {
+                         fail.orFail(annotationArrays(rows, kept), source)) {
                         const int at = table->num_columns();
-                        table =
-                            orFail(table->AddColumn(at, schema->field(at),
-                                                    std::make_shared<arrow::ChunkedArray>(column)),
-                                   source);
+                        table = fail.orFail(
+                            table->AddColumn(at, schema->field(at),
+                                             std::make_shared<arrow::ChunkedArray>(column)),
+                            source);
                     }
                 table = table->ReplaceSchemaMetadata(schema->metadata());
-                check(writer->WriteTable(*table, static_cast<int64_t>(kept.size())), source);
+                fail.check(writer->WriteTable(*table, static_cast<int64_t>(kept.size())), source);
             }
             firstRow += groupRows;
             if (progress) progress(groupRows);
         }
-        check(writer->Close(), source);
+        fail.check(writer->Close(), source);
     } catch (const ColumnarError&) {
         throw;
     } catch (const parquet::ParquetException& e) {

@@ -7,10 +7,17 @@
 #include <algorithm>
 
 #include "field_listing.h"
+#include "file_failure.h"
 #include "parquet_file.h"
 #include "schema_fields.h"
 
 namespace neardup::columnar {
+
+namespace {
+
+constexpr FileFailure fail("read Parquet file");
+
+}  // namespace
 
 std::vector<FieldInfo> parquetFields(const std::string& path) {
     std::shared_ptr<arrow::Schema> schema;
@@ -19,17 +26,13 @@ std::vector<FieldInfo> parquetFields(const std::string& path) {
         std::unique_ptr<parquet::ParquetFileReader> file = parquet::ParquetFileReader::OpenFile(
             path, false, parquet::ReaderProperties(arrow::system_memory_pool()));
         rows = static_cast<uint64_t>(std::max<int64_t>(file->metadata()->num_rows(), 0));
-        arrow::Result<std::unique_ptr<parquet::arrow::FileReader>> reader =
-            parquet::arrow::FileReader::Make(arrow::system_memory_pool(), std::move(file));
-        if (!reader.ok())
-            throw ColumnarError("cannot read Parquet file '" + path +
-                                "': " + reader.status().ToString());
-        if (const arrow::Status st = (*reader)->GetSchema(&schema); !st.ok())
-            throw ColumnarError("cannot read Parquet file '" + path + "': " + st.ToString());
+        const std::unique_ptr<parquet::arrow::FileReader> reader = fail.orFail(
+            parquet::arrow::FileReader::Make(arrow::system_memory_pool(), std::move(file)), path);
+        fail.check(reader->GetSchema(&schema), path);
     } catch (const ColumnarError&) {
         throw;
     } catch (const std::exception& e) {
-        throw ColumnarError("cannot read Parquet file '" + path + "': " + e.what());
+        fail(path, e.what());
     }
     return schemaFields(*schema, rows);
 }

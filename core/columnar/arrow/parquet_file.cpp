@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "arrow_columns.h"
-#include "field_text.h"
+#include "file_failure.h"
 #include "parquet_file.h"
 
 namespace neardup::columnar {
@@ -30,15 +30,7 @@ parquet::ReaderProperties pageProperties() {
     return parquet::ReaderProperties(pool());
 }
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-    throw ColumnarError("cannot read Parquet file '" + path + "': " + why);
-}
-
-template <typename T>
-T orFail(arrow::Result<T> result, const std::string& path) {
-    if (!result.ok()) fail(path, result.status().ToString());
-    return std::move(result).ValueUnsafe();
-}
+constexpr FileFailure fail("read Parquet file");
 
 // The file, with a window of its bytes already in memory: reads inside the window are served
 // from it (the reading pipeline has read the row group's span once, for the pin's fingerprint
@@ -148,21 +140,20 @@ std::vector<RowGroupSpan> parquetRowGroups(const std::string& path, uint64_t fil
         row += rows;
         owned = end;
     }
-    if (spans.empty()) spans.push_back({0, 0, 0, fileSize});
-    spans.back().end = fileSize;  // the footer
+    endSpans(spans, fileSize);
     return spans;
 }
 
 struct ParquetRowReader::Impl {
-    std::vector<std::string> textPath, idPath, keepPath;
+    explicit Impl(SelectedColumns columnsAsked) : selected(std::move(columnsAsked)) {}
+
+    SelectedColumns selected;
     // The open file.
     std::string path;
     uint64_t size = 0;
     std::shared_ptr<WindowedFile> file;
     std::unique_ptr<parquet::arrow::FileReader> reader;
     std::vector<int> leaves;  // the leaf columns to read
-    ColumnValues::Kind textKind{}, idKind{}, keepKind{};
-    std::string textType, idType, keepType;
     // The last row group decoded.
     int64_t group = -1;
     std::shared_ptr<arrow::Table> table;
@@ -174,7 +165,7 @@ struct ParquetRowReader::Impl {
         size = fileSize;
         group = -1;
         reader.reset();
-        auto readable = orFail(arrow::io::ReadableFile::Open(p), p);
+        auto readable = fail.orFail(arrow::io::ReadableFile::Open(p), p);
         file = std::make_shared<WindowedFile>(std::move(readable), static_cast<int64_t>(fileSize));
         try {
             // Synchronous reads of the columns asked for (no pre-buffering on I/O threads): the
@@ -182,7 +173,7 @@ struct ParquetRowReader::Impl {
             parquet::ArrowReaderProperties properties;
             properties.set_pre_buffer(false);
             properties.set_use_threads(false);
-            reader = orFail(
+            reader = fail.orFail(
                 parquet::arrow::FileReader::Make(
                     pool(), parquet::ParquetFileReader::Open(file, pageProperties()), properties),
                 p);
@@ -192,36 +183,27 @@ struct ParquetRowReader::Impl {
             fail(p, e.what());
         }
         std::shared_ptr<arrow::Schema> schema;
-        if (const arrow::Status st = reader->GetSchema(&schema); !st.ok()) fail(p, st.ToString());
+        fail.check(reader->GetSchema(&schema), p);
         const parquet::SchemaDescriptor& leavesSchema =
             *reader->parquet_reader()->metadata()->schema();
+        selected.describe(*schema);
         leaves.clear();
-        auto describe = [&](const std::vector<std::string>& parts, const std::string& dotted,
-                            ColumnValues::Kind& kind, std::string& type) {
-            kind = ColumnValues::Kind::Missing;
-            type.clear();
-            if (parts.empty()) return;
-            const std::shared_ptr<arrow::DataType> t = typeAt(*schema, parts);
-            if (!t) return;
-            kind = kindOf(*t);
-            type = t->ToString();
-            const int leaf = leavesSchema.ColumnIndex(dotted);
-            if (kind == ColumnValues::Kind::Other || leaf < 0) {
-                kind = ColumnValues::Kind::Other;  // a struct, a list, a map: not read
-                return;
-            }
-            if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
-                leaves.push_back(leaf);
-        };
         auto join = [](const std::vector<std::string>& parts) {
             std::string s;
             for (const std::string& part : parts)
                 s += (s.empty() ? "" : ".") + part;
             return s;
         };
-        describe(textPath, join(textPath), textKind, textType);
-        describe(idPath, join(idPath), idKind, idType);
-        describe(keepPath, join(keepPath), keepKind, keepType);
+        for (SelectedColumns::Column* column : {&selected.text, &selected.id, &selected.keep}) {
+            if (column->kind == ColumnValues::Kind::Missing) continue;
+            const int leaf = leavesSchema.ColumnIndex(join(column->path));
+            if (column->kind == ColumnValues::Kind::Other || leaf < 0) {
+                column->kind = ColumnValues::Kind::Other;  // a struct, a list, a map: not read
+                continue;
+            }
+            if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
+                leaves.push_back(leaf);
+        }
         std::sort(leaves.begin(), leaves.end());
     }
 
@@ -237,28 +219,21 @@ struct ParquetRowReader::Impl {
             reader->parquet_reader()->metadata()->RowGroup(static_cast<int>(g))->num_rows());
         if (!leaves.empty()) {
             try {
-                table = orFail(reader->ReadRowGroup(static_cast<int>(g), leaves), path);
+                table = fail.orFail(reader->ReadRowGroup(static_cast<int>(g), leaves), path);
             } catch (const ColumnarError&) {
                 throw;
             } catch (const std::exception& e) {
                 fail(path, "row group " + std::to_string(g) + ": " + e.what());
             }
         }
-        digits.reserve(static_cast<std::size_t>(columns.rows) * 24 * 2 + 1);
-        fillColumn(table.get(), textPath, textKind, textType, columns.rows, digits, columns.text);
-        fillColumn(table.get(), idPath, idKind, idType, columns.rows, digits, columns.id);
-        fillColumn(table.get(), keepPath, keepKind, keepType, columns.rows, digits, columns.keep);
+        selected.fill(table.get(), columns.rows, digits, columns);
         group = g;
     }
 };
 
 ParquetRowReader::ParquetRowReader(std::string textField, std::string idField,
                                    std::string keepField)
-    : impl_(std::make_unique<Impl>()) {
-    impl_->textPath = splitFieldPath(textField);
-    impl_->idPath = splitFieldPath(idField);
-    if (!keepField.empty()) impl_->keepPath = splitFieldPath(keepField);
-}
+    : impl_(std::make_unique<Impl>(SelectedColumns(textField, idField, keepField))) {}
 
 ParquetRowReader::~ParquetRowReader() = default;
 
