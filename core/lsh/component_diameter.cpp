@@ -184,4 +184,28 @@ std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiamet
     return named;
 }
 
+NotableComponents measureNotableComponents(const RunResult& run, const SignatureRowSource& read,
+                                           std::size_t blockRows, std::size_t few, uint64_t& held,
+                                           bool& unreadable) {
+    NotableComponents out;
+    out.measured = true;
+    const int hashes = run.params.signature.hashes;
+    out.chainBelow = chainBelow(run.params.compare.threshold, hashes);
+    held = 0;
+    unreadable = false;
+    const MemberLists members = componentsBySize(run, out.components);
+    if (out.components.empty()) return out;
+    if (blockRows == 0)  // the block charged to the run's budget: an eighth of it
+        blockRows = diameterBlockRows(
+            run.memoryBudget != 0 ? run.memoryBudget : run.params.memoryBudget, hashes);
+    if (!measureInBlocks(read, hashes, members, blockRows, out.components, held)) {
+        unreadable = true;
+        held = 0;
+        forgetDiameters(out.components);
+    }
+    flagComponents(out.components, out.chainBelow);
+    out.components = namedComponents(out.components, few);
+    return out;
+}
+
 }  // namespace neardup

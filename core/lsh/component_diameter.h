@@ -105,4 +105,13 @@ bool measureInBlocks(const SignatureRowSource& read, int hashes, const MemberLis
 std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiameter>& components,
                                                std::size_t few);
 
+// The components to name after a run, measured from `read` alone (no project): every
+// component of `run` measured a block of `blockRows` rows at a time (0: diameterBlockRows of the
+// run's budget), flagged, and the `few` largest and every flagged one named. When a row cannot
+// be read, no component has a diameter and `unreadable` is set; the caller says why.
+// `held`: the most rows held at once.
+NotableComponents measureNotableComponents(const RunResult& run, const SignatureRowSource& read,
+                                           std::size_t blockRows, std::size_t few, uint64_t& held,
+                                           bool& unreadable);
+
 }  // namespace neardup

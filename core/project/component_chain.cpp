@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "project_store.h"
@@ -21,19 +22,12 @@ std::vector<ChainNode> witnessChain(const std::vector<ClusterMember>& members,
     return witnessChain(chain, pairs, hashes, threshold);
 }
 
-namespace {
-
-// Why a run has no diameters: its signatures are not in the project's cache (its sidecar
-// folder was removed or cleared; or the run spilled to disk in a project without a file, whose
-// cache would be one BLOB of the whole matrix).
-std::string notCachedWhy(const RunRow& row) {
-    return row.run.spilled
+std::string signaturesNotCachedWhy(bool spilled) {
+    return spilled
                ? "the run's signatures are not in the project's cache (it spilled to disk: a "
                  "project file caches them in its sidecar folder, an in-memory project does not)"
                : "the run's signatures are not in the project's cache";
 }
-
-}  // namespace
 
 RunRow ComponentDiameters::start(const ProjectStore& store, int64_t runId) {
     *this = ComponentDiameters{};
@@ -46,7 +40,7 @@ RunRow ComponentDiameters::start(const ProjectStore& store, int64_t runId) {
 
 void ComponentDiameters::notCached(const RunRow& row) {
     rows_.clear();
-    why_ = notCachedWhy(row);
+    why_ = signaturesNotCachedWhy(row.run.spilled);
 }
 
 bool ComponentDiameters::load(const ProjectStore& store, int64_t runId) {
@@ -168,48 +162,26 @@ StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& st
 
 NotableComponents notableComponents(const ProjectStore& store, const RunResult& run,
                                     std::size_t few, DiameterReading* reading) {
-    NotableComponents out;
-    out.measured = true;
-    out.chainBelow = chainBelow(run.params.compare.threshold, run.params.signature.hashes);
-    const MemberLists members = componentsBySize(run, out.components);
-    if (out.components.empty()) return out;
-    const RunRow row = store.runRow(run.runId);  // throws StoreError when the run does not exist
-    const int hashes = row.run.params.signature.hashes;
-    std::size_t blockRows = reading ? reading->blockRows : 0;
-    if (blockRows == 0)  // the block charged to the run's budget: an eighth of it
-        blockRows = diameterBlockRows(
-            run.memoryBudget != 0 ? run.memoryBudget : run.params.memoryBudget, hashes);
-    // A project file's cache is read a block of rows at a time. An in-memory project (`neardup
-    // run` without -p) holds its cache in memory already, as one BLOB that loadSignatureRows
-    // would decode whole on every call: it is decoded once instead.
-    SignatureMatrix whole;
     const bool given = reading && reading->rows;
-    const bool inMemory = !given && (store.path().empty() || store.path() == ":memory:");
-    const bool wholeLoaded = inMemory &&
-                             store.loadSignatures(row.run.datasetId, row.signatureKey, whole) &&
-                             whole.hashes == hashes;
+    std::optional<RunRow> row;
+    std::optional<SignatureRowReader> cache;
+    // The run's row (and with it its cache) only when it has components to measure: a run
+    // without any needs no project.
+    if (!run.representative.empty()) {
+        row = store.runRow(run.runId);  // throws StoreError when the run does not exist
+        if (!given) cache.emplace(store, row->run.datasetId, row->signatureKey);
+    }
     const SignatureRowSource read = [&](const std::vector<uint32_t>& docs,
                                         std::vector<uint32_t>& values) {
-        if (given) return reading->rows(docs, values);
-        if (!inMemory)
-            return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
-        values.clear();
-        for (const uint32_t d : docs) {
-            if (!wholeLoaded || d >= whole.size()) return false;
-            values.insert(values.end(), whole.row(d), whole.row(d) + whole.hashes);
-        }
-        return wholeLoaded;
+        return given ? reading->rows(docs, values) : cache->read(docs, values);
     };
     uint64_t held = 0;
-    if (!measureInBlocks(read, hashes, members, blockRows, out.components, held)) {
-        // Not cached (or unreadable part way): no diameter at all rather than some.
-        out.diameterUnknown = notCachedWhy(row);
-        held = 0;
-        forgetDiameters(out.components);
-    }
+    bool unreadable = false;
+    NotableComponents out = measureNotableComponents(run, read, reading ? reading->blockRows : 0,
+                                                     few, held, unreadable);
+    // Not cached (or unreadable part way): no diameter at all rather than some.
+    if (unreadable) out.diameterUnknown = signaturesNotCachedWhy(row->run.spilled);
     if (reading) reading->rowsHeldAtMost = held;
-    flagComponents(out.components, chainBelow(run.params.compare.threshold, hashes));
-    out.components = namedComponents(out.components, few);
     return out;
 }
 

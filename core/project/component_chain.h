@@ -84,30 +84,36 @@ class ComponentDiameters {
 StoredDiameters listingDiameters(ProjectQueries& queries, const ProjectStore& store, int64_t runId,
                                  double threshold = std::numeric_limits<double>::quiet_NaN());
 
+// Why a run has no diameters: its signatures are not in the project's cache (its sidecar folder
+// was removed or cleared; or the run spilled to disk in a project without a file, whose cache
+// would be one BLOB of the whole matrix).
+std::string signaturesNotCachedWhy(bool spilled);
+
 // The components to name after a run (`neardup run`'s summary on stderr, --summary-json, the
 // HTML report): every component is measured, as the workbench's listing measures them, so that
 // the three count the same chains; named are the `few` largest and every flagged one (a chain,
 // or kLargeComponent members or more), largest first (ties: cluster order), with their
-// diameters from the signature rows of their
-// members alone (one read per member, not a pass over the cache; NaN, flagged by size only and
-// diameterUnknown saying why, when the run's signatures are not cached). `run` is the finished
-// run (clusterOf, representative); cluster is its index. Independent of the thread count: it
-// reads only the run's clusters and its cached signatures.
+// diameters from the signature rows of their members alone (one read per member, not a pass
+// over the cache; NaN, flagged by size only and diameterUnknown saying why, when the run's
+// signatures are not cached). `run` is the finished run (clusterOf, representative); cluster is
+// its index. Independent of the thread count: it reads only the run's clusters and its cached
+// signatures. The measurement itself is measureNotableComponents (component_diameter.h).
 //
 // Memory: a component of 859,091 members has 440 MB of rows at H = 128, so its rows are never
 // held together: each component's representative row is read once, then its other members'
 // rows a block at a time (reading->blockRows; by default diameterBlockRows of the run's
 // budget), so the measurement holds one block plus one row (at most an eighth of the budget)
 // besides the chosen components' member lists (4 bytes a member, less than the run's own
-// clusterOf). An in-memory project (no -p), whose cache is in memory already, is decoded once
-// whole instead. The result is the same for any block size: members are compared in document
-// order and a tie keeps the first farthest member. `reading` (tests) sets the block and gets
-// back the most rows held at once.
+// clusterOf). The cache is read through one open file (SignatureRowReader); an in-memory
+// project (no -p), whose cache is in memory already, is decoded once whole instead. The result
+// is the same for any block size: members are compared in document order and a tie keeps the
+// first farthest member. `reading` (tests) sets the block and gets back the most rows held at
+// once.
 //
 // `reading->rows`, when set, is where the rows come from instead of the project's cache: a run
-// that spilled caches no signatures, so `neardup run` reads its members' rows from the spill
-// file, still open at the run's end (run/export_phase.cpp). It gets documents ascending and
-// distinct, and returns false when a row cannot be read.
+// that spilled in a project without a file cached no signatures, so `neardup run` reads its
+// members' rows from the spill file, still open at the run's end (run/export_phase.cpp). It
+// gets documents ascending and distinct, and returns false when a row cannot be read.
 struct DiameterReading {
     std::size_t blockRows = 0;    // in: members' rows read at a time; 0: diameterBlockRows
     uint64_t rowsHeldAtMost = 0;  // out: the most rows held at once; 0 when none were read
