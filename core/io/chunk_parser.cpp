@@ -270,6 +270,15 @@ void ParsedChunk::clear() {
     bytes = 0;
 }
 
+void ParsedChunk::reject(RejectReason reason, uint64_t line, std::string detail) {
+    Rejection r;
+    r.reason = reason;
+    r.file = file;
+    r.line = line;
+    r.detail = std::move(detail);
+    rejections.push_back(std::move(r));
+}
+
 struct ChunkParser::Impl {
     std::vector<std::string> paths;  // of the input files
     std::vector<uint64_t> sizes;     // and their sizes (Parquet footers are at the end)
@@ -322,15 +331,6 @@ struct ChunkParser::Impl {
         return true;
     }
 
-    static void reject(ParsedChunk& out, RejectReason reason, uint64_t line, std::string detail) {
-        Rejection r;
-        r.reason = reason;
-        r.file = out.file;
-        r.line = line;
-        r.detail = std::move(detail);
-        out.rejections.push_back(std::move(r));
-    }
-
     void parseLine(const char* line, std::size_t length, bool paddedInPlace, uint64_t lineNo,
                    uint64_t offset, ParsedChunk& out) {
         std::size_t jsonLength = length;
@@ -340,25 +340,25 @@ struct ChunkParser::Impl {
             return;
         }
         if (options.maxLineBytes > 0 && length > options.maxLineBytes) {
-            reject(out, RejectReason::LineTooLong, lineNo,
-                   "line of " + std::to_string(length) + " bytes, longer than the limit of " +
-                       std::to_string(options.maxLineBytes) + " (--max-line-bytes)");
+            out.reject(RejectReason::LineTooLong, lineNo,
+                       "line of " + std::to_string(length) + " bytes, longer than the limit of " +
+                           std::to_string(options.maxLineBytes) + " (--max-line-bytes)");
             return;
         }
         if (length > std::numeric_limits<uint32_t>::max()) {
-            reject(out, RejectReason::MalformedJson, lineNo, "line longer than 4 GiB");
+            out.reject(RejectReason::MalformedJson, lineNo, "line longer than 4 GiB");
             return;
         }
         if (!simdjson::validate_utf8(line, jsonLength)) {
-            reject(out, RejectReason::InvalidUtf8, lineNo, "invalid UTF-8");
+            out.reject(RejectReason::InvalidUtf8, lineNo, "invalid UTF-8");
             return;
         }
         const std::size_t control = findControlByte(line, jsonLength);
         if (control != jsonLength) {
             const std::string hex =
                 fmt::format("0x{:02x}", static_cast<unsigned char>(line[control]));
-            reject(
-                out, RejectReason::ControlCharacter, lineNo,
+            out.reject(
+                RejectReason::ControlCharacter, lineNo,
                 std::string("raw control byte ") + hex + " at byte " + std::to_string(control + 1));
             return;
         }
@@ -382,7 +382,7 @@ struct ChunkParser::Impl {
                 error = simdjson::SUCCESS;
         }
         if (error != simdjson::SUCCESS) {
-            reject(out, RejectReason::MalformedJson, lineNo, simdjson::error_message(error));
+            out.reject(RejectReason::MalformedJson, lineNo, simdjson::error_message(error));
         } else {
             extract(root, lineNo, offset, static_cast<uint32_t>(length), out);
         }
@@ -412,10 +412,10 @@ struct ChunkParser::Impl {
 
     void rejectDuplicate(ParsedChunk& out, uint64_t lineNo, std::string_view key,
                          const std::string& where) {
-        reject(out, RejectReason::DuplicateKey, lineNo,
-               "the key '" + shownKey(key) + "' appears twice" +
-                   (where.empty() ? std::string() : " in '" + where + "'") +
-                   " (readers differ on which value counts)");
+        out.reject(RejectReason::DuplicateKey, lineNo,
+                   "the key '" + shownKey(key) + "' appears twice" +
+                       (where.empty() ? std::string() : " in '" + where + "'") +
+                       " (readers differ on which value counts)");
     }
 
     // Rejects the line as duplicate_key when an object a nested field path passes through holds
@@ -440,8 +440,8 @@ struct ChunkParser::Impl {
     void extract(simdjson::dom::element root, uint64_t lineNo, uint64_t offset, uint32_t length,
                  ParsedChunk& out) {
         if (!root.is_object()) {
-            reject(out, RejectReason::NotAnObject, lineNo,
-                   std::string("top-level value is ") + typeName(root.type()));
+            out.reject(RejectReason::NotAnObject, lineNo,
+                       std::string("top-level value is ") + typeName(root.type()));
             return;
         }
         // One pass over the top-level fields finds a key given twice and the fields' first
@@ -453,16 +453,16 @@ struct ChunkParser::Impl {
         if (!innerObjects.empty() && innerDuplicateKey(root, lineNo, out)) return;
         simdjson::dom::element text;
         if (!top.found(0) || !lookupRest(top.value(0), textPath, text) || text.is_null()) {
-            reject(out, RejectReason::MissingText, lineNo, "no '" + options.textField + "' field");
+            out.reject(RejectReason::MissingText, lineNo, "no '" + options.textField + "' field");
             return;
         }
         std::string_view textValue;
         if (text.get_string().get(textValue) != simdjson::SUCCESS ||
             textValue == kOutOfRangeValue) {
-            reject(out, RejectReason::TextNotString, lineNo,
-                   "'" + options.textField + "' is " +
-                       (textValue == kOutOfRangeValue ? "a number out of range"
-                                                      : typeName(text.type())));
+            out.reject(RejectReason::TextNotString, lineNo,
+                       "'" + options.textField + "' is " +
+                           (textValue == kOutOfRangeValue ? "a number out of range"
+                                                          : typeName(text.type())));
             return;
         }
 
@@ -483,10 +483,11 @@ struct ChunkParser::Impl {
             const std::string_view value = id.get_string().value_unsafe();
             const int lineBreak = firstIdBreak(value);
             if (value == kOutOfRangeValue || lineBreak >= 0) {
-                reject(out, RejectReason::InvalidId, lineNo,
-                       "'" + options.idField + "' " +
-                           (value == kOutOfRangeValue ? std::string("is an integer beyond 64 bits")
-                                                      : "holds " + describeIdBreak(lineBreak)));
+                out.reject(
+                    RejectReason::InvalidId, lineNo,
+                    "'" + options.idField + "' " +
+                        (value == kOutOfRangeValue ? std::string("is an integer beyond 64 bits")
+                                                   : "holds " + describeIdBreak(lineBreak)));
                 out.arena.resize(arenaBefore);
                 return;
             }
@@ -496,8 +497,8 @@ struct ChunkParser::Impl {
         } else if (id.is_uint64()) {
             appendNumber(out.arena, id.get_uint64().value_unsafe());
         } else {
-            reject(out, RejectReason::InvalidId, lineNo,
-                   "'" + options.idField + "' is " + typeName(id.type()));
+            out.reject(RejectReason::InvalidId, lineNo,
+                       "'" + options.idField + "' is " + typeName(id.type()));
             return;
         }
         doc.idBegin = static_cast<uint32_t>(arenaBefore);
@@ -531,14 +532,14 @@ struct ChunkParser::Impl {
             appendParquetRows(columns, 0, std::min(columns.rows, chunk.rows), chunk.rowGroup,
                               chunk.firstLine, options, defaultIdPaths.at(chunk.file), out);
             for (uint64_t row = columns.rows; row < chunk.rows; ++row)
-                reject(out, RejectReason::CorruptInput, chunk.firstLine + row,
-                       "row group " + std::to_string(chunk.rowGroup) + " has fewer rows now");
+                out.reject(RejectReason::CorruptInput, chunk.firstLine + row,
+                           "row group " + std::to_string(chunk.rowGroup) + " has fewer rows now");
         } catch (const std::exception& e) {
             out.docs.clear();
             out.arena.clear();
             out.rejections.clear();
             for (uint64_t row = 0; row < chunk.rows; ++row)
-                reject(out, RejectReason::CorruptInput, chunk.firstLine + row, e.what());
+                out.reject(RejectReason::CorruptInput, chunk.firstLine + row, e.what());
         }
     }
 
@@ -561,7 +562,7 @@ void ChunkParser::parse(const LineChunk& chunk, ParsedChunk& out) {
     out.bytes = chunk.data.size();
     if (!chunk.failure.empty()) {
         out.lines = 1;
-        Impl::reject(out, chunk.failureReason, chunk.firstLine, chunk.failure);
+        out.reject(chunk.failureReason, chunk.firstLine, chunk.failure);
         return;
     }
     if (chunk.parquet) {

@@ -83,12 +83,19 @@ std::vector<std::string> datasetShards(const fs::path& dir) {
 
 }  // namespace
 
+bool isDatasetFolder(const fs::path& dir) {
+    return isFile(dir / "state.json") && isFile(dir / "dataset_info.json");
+}
+
+bool isDatasetDictFolder(const fs::path& dir) {
+    return isFile(dir / "dataset_dict.json");
+}
+
 std::optional<std::vector<std::string>> datasetFolderFiles(const std::string& dir) {
     const fs::path folder(dir);
-    if (isFile(folder / "state.json") && isFile(folder / "dataset_info.json"))
-        return datasetShards(folder);
+    if (isDatasetFolder(folder)) return datasetShards(folder);
+    if (!isDatasetDictFolder(folder)) return std::nullopt;
     const fs::path dict = folder / "dataset_dict.json";
-    if (!isFile(dict)) return std::nullopt;
     // A DatasetDict: every split, in the order dataset_dict.json lists them (as `datasets`
     // loads them), each a save_to_disk folder of its own.
     simdjson::dom::parser parser;
@@ -102,7 +109,7 @@ std::optional<std::vector<std::string>> datasetFolderFiles(const std::string& di
         if (split.get_string().get(name) != simdjson::SUCCESS)
             badMetadata(dict, "a split name is not a string");
         const fs::path sub = folder / plainName(name, dict);
-        if (!isFile(sub / "state.json") || !isFile(sub / "dataset_info.json"))
+        if (!isDatasetFolder(sub))
             throw InputError("cannot read split '" + std::string(name) + "' of '" + dict.string() +
                              "': '" + sub.string() + "' has no state.json and dataset_info.json");
         for (std::string& shard : datasetShards(sub))

@@ -4,11 +4,19 @@
 // order it lists them. Their JSON metadata is recognized, never read as data.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace neardup {
+
+// Whether `dir` is the save_to_disk folder of one dataset: it holds state.json and
+// dataset_info.json.
+bool isDatasetFolder(const std::filesystem::path& dir);
+
+// Whether `dir` is the folder of a DatasetDict: it holds dataset_dict.json.
+bool isDatasetDictFolder(const std::filesystem::path& dir);
 
 // The data files of the `datasets` folder `dir`, in reading order (absolute or relative as
 // `dir` is), or nothing when `dir` is not such a folder. Throws InputError naming the file: a

@@ -167,6 +167,8 @@ struct ParsedChunk {
         return std::string_view(arena).substr(d.idBegin, d.idLength);
     }
     void clear();
+    // A line of this chunk's file set aside, with why.
+    void reject(RejectReason reason, uint64_t line, std::string detail);
 };
 
 // Parses chunks; one instance per thread (it owns a simdjson parser and buffers).

@@ -15,15 +15,6 @@ namespace {
 
 using Kind = columnar::ColumnValues::Kind;
 
-void reject(ParsedChunk& out, RejectReason reason, uint64_t line, std::string detail) {
-    Rejection r;
-    r.reason = reason;
-    r.file = out.file;
-    r.line = line;
-    r.detail = std::move(detail);
-    out.rejections.push_back(std::move(r));
-}
-
 // Why the text column cannot be a document's text as a whole, or "" when it can.
 std::string textColumnProblem(const columnar::ColumnValues& text, const std::string& field) {
     if (text.kind == Kind::Missing) return "no '" + field + "' column";
@@ -46,21 +37,21 @@ void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, 
         const uint64_t line = firstLine + row;
         const auto r = static_cast<std::size_t>(row);
         if (!textProblem.empty()) {
-            reject(out, textReason, line, textProblem);
+            out.reject(textReason, line, textProblem);
             continue;
         }
         if (!text.valid[r]) {
-            reject(out, RejectReason::MissingText, line, "'" + options.textField + "' is null");
+            out.reject(RejectReason::MissingText, line, "'" + options.textField + "' is null");
             continue;
         }
         const std::string_view value = text.text[r];
         if (!simdjson::validate_utf8(value.data(), value.size())) {
-            reject(out, RejectReason::InvalidUtf8, line,
-                   "'" + options.textField + "' is not valid UTF-8");
+            out.reject(RejectReason::InvalidUtf8, line,
+                       "'" + options.textField + "' is not valid UTF-8");
             continue;
         }
         if (value.size() > std::numeric_limits<uint32_t>::max()) {
-            reject(out, RejectReason::LineTooLong, line, "text longer than 4 GiB");
+            out.reject(RejectReason::LineTooLong, line, "text longer than 4 GiB");
             continue;
         }
         const std::size_t arenaBefore = out.arena.size();
@@ -73,18 +64,18 @@ void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, 
             const std::string_view v = id.text[r];
             const int lineBreak = firstIdBreak(v);
             if (lineBreak >= 0 || !simdjson::validate_utf8(v.data(), v.size())) {
-                reject(out, RejectReason::InvalidId, line,
-                       "'" + options.idField + "' " +
-                           (lineBreak >= 0 ? "holds " + describeIdBreak(lineBreak)
-                                           : std::string("is not valid UTF-8")));
+                out.reject(RejectReason::InvalidId, line,
+                           "'" + options.idField + "' " +
+                               (lineBreak >= 0 ? "holds " + describeIdBreak(lineBreak)
+                                               : std::string("is not valid UTF-8")));
                 continue;
             }
             out.arena += v;
         } else if (id.kind == Kind::Integers) {
             out.arena += id.text[r];
         } else {
-            reject(out, RejectReason::InvalidId, line,
-                   "'" + options.idField + "' is a column of " + id.type);
+            out.reject(RejectReason::InvalidId, line,
+                       "'" + options.idField + "' is a column of " + id.type);
             continue;
         }
         ParsedDocument doc;

@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool isFile(const fs::path& p) {
-    std::error_code ec;
-    return fs::is_regular_file(p, ec);
-}
-
 std::string identity(const fs::path& p) {
     std::error_code ec;
     const fs::path c = fs::weakly_canonical(p, ec);
@@ -60,15 +55,13 @@ std::vector<DatasetMetadataFile> datasetMetadataFiles(const std::vector<InputFil
     for (std::size_t f = 0; f < files.size() && f < names.size(); ++f) {
         const fs::path folder = fs::path(files[f].path).parent_path();
         if (!seen.insert(identity(folder)).second) continue;
-        if (!isFile(folder / "state.json") || !isFile(folder / "dataset_info.json") ||
-            !allAreInputs(folder, inputs))
-            continue;
+        if (!isDatasetFolder(folder) || !allAreInputs(folder, inputs)) continue;
         const fs::path mirror = fs::path(names[f]).parent_path();
         for (const char* name : {"state.json", "dataset_info.json"})
             out.push_back({(folder / name).string(), (mirror / name).string()});
         // A split of a DatasetDict mirrored with its siblings: the dict's list of splits too.
         const fs::path dict = folder.parent_path();
-        if (mirror.empty() || !isFile(dict / "dataset_dict.json") ||
+        if (mirror.empty() || !isDatasetDictFolder(dict) ||
             !seen.insert(identity(dict / "dataset_dict.json")).second ||
             !allAreInputs(dict, inputs))
             continue;
