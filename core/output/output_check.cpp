@@ -23,6 +23,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The problem of writing into the directory `dir`, after `prefix`, or "" when there is none: an
+// output is written to a temporary file in that directory, then renamed.
+std::string directoryProblem(const std::string& prefix, const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0)
+        return prefix + "directory '" + dir + "': " + std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return prefix + "'" + dir + "' is not a directory";
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        return prefix + "directory '" + dir + "': " + std::strerror(errno);
+    return {};
+}
+
 std::string problemWith(const std::string& path) {
     if (path == "-") return {};  // standard output
     const std::string prefix = "cannot write '" + path + "': ";
@@ -36,14 +48,7 @@ std::string problemWith(const std::string& path) {
         }
     }
     const fs::path target(path);
-    const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
-    if (::stat(dir.c_str(), &st) != 0)
-        return prefix + "directory '" + dir + "': " + std::strerror(errno);
-    if (!S_ISDIR(st.st_mode)) return prefix + "'" + dir + "' is not a directory";
-    // The output is written to a temporary file in that directory, then renamed.
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        return prefix + "directory '" + dir + "': " + std::strerror(errno);
-    return {};
+    return directoryProblem(prefix, target.has_parent_path() ? target.parent_path().string() : ".");
 }
 
 // The problem of a file or folder to be created with its missing parent folders: the nearest
@@ -64,13 +69,7 @@ std::string problemBelow(const std::string& option, const std::string& path, boo
         above = above.has_parent_path() && above.parent_path() != above ? above.parent_path()
                                                                         : fs::path(".");
     } while (::stat(above.c_str(), &st) != 0 && above != fs::path("."));
-    const std::string dir = above.string();
-    if (::stat(dir.c_str(), &st) != 0)
-        return prefix + "directory '" + dir + "': " + std::strerror(errno);
-    if (!S_ISDIR(st.st_mode)) return prefix + "'" + dir + "' is not a directory";
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        return prefix + "directory '" + dir + "': " + std::strerror(errno);
-    return {};
+    return directoryProblem(prefix, above.string());
 }
 
 // What identifies a file: its canonical path, and (device, inode) when it exists.
