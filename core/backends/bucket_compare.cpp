@@ -52,6 +52,17 @@ void countBlockGeneric(const uint32_t* const* x, const uint32_t* const* y, std::
 }
 
 #if NEARDUP_X86_KERNELS
+// What the vector kernels leave of row `j` of y: the positions from `k` on compared one by one,
+// then the block's counts stored. Inlined into each kernel, compiled for its target.
+inline void finishRow(const uint32_t* const* x, const uint32_t* v, int k, int hashes,
+                      uint64_t (&c)[kRowsPerBlock], std::size_t ny, std::size_t j, int* counts) {
+    for (; k < hashes; ++k)
+        for (std::size_t l = 0; l < kRowsPerBlock; ++l)
+            c[l] += x[l][k] == v[k];
+    for (std::size_t l = 0; l < kRowsPerBlock; ++l)
+        counts[l * ny + j] = static_cast<int>(c[l]);
+}
+
 #pragma GCC push_options
 #pragma GCC target("avx2,popcnt")
 
@@ -79,11 +90,7 @@ void countBlockAvx2(const uint32_t* const* x, const uint32_t* const* y, std::siz
             for (std::size_t l = 0; l < kRowsPerBlock; ++l)
                 c[l] += static_cast<uint64_t>(__builtin_popcountll(words[l]));
         }
-        for (; k < hashes; ++k)
-            for (std::size_t l = 0; l < kRowsPerBlock; ++l)
-                c[l] += x[l][k] == v[k];
-        for (std::size_t l = 0; l < kRowsPerBlock; ++l)
-            counts[l * ny + j] = static_cast<int>(c[l]);
+        finishRow(x, v, k, hashes, c, ny, j, counts);
     }
 }
 
@@ -119,11 +126,7 @@ void countBlockAvx512(const uint32_t* const* x, const uint32_t* const* y, std::s
                 c[l] += static_cast<uint64_t>(
                     __builtin_popcount(_mm512_cmpeq_epi32_mask(_mm512_loadu_si512(x[l] + k), e)));
         }
-        for (; k < hashes; ++k)
-            for (std::size_t l = 0; l < kRowsPerBlock; ++l)
-                c[l] += x[l][k] == v[k];
-        for (std::size_t l = 0; l < kRowsPerBlock; ++l)
-            counts[l * ny + j] = static_cast<int>(c[l]);
+        finishRow(x, v, k, hashes, c, ny, j, counts);
     }
 }
 
