@@ -60,6 +60,18 @@ struct FailureHook {
     }
 };
 
+// The signature rows a request sent, as the local backend takes them: every row eligible (rank
+// 0 sends only the rows to work on).
+SignatureMatrix receivedRows(int hashes, std::vector<uint32_t> values,
+                             std::vector<uint64_t> digests) {
+    SignatureMatrix sigs;
+    sigs.hashes = hashes;
+    sigs.values = std::move(values);
+    sigs.digests = std::move(digests);
+    sigs.eligible.assign(sigs.digests.size(), 1);
+    return sigs;
+}
+
 // Answers one request of the backend calls with the local backend.
 std::vector<char> execute(Op op, const std::vector<char>& bytes, Backend& local) {
     const auto t0 = SteadyClock::now();
@@ -76,12 +88,9 @@ std::vector<char> execute(Op op, const std::vector<char>& bytes, Backend& local)
         }
         case Op::BandKeys: {
             auto request = decodeRequest<BandKeysRequest>(bytes);
-            SignatureMatrix sigs;
-            sigs.hashes = request.hashes;
-            sigs.values = std::move(request.values);
-            const std::size_t n = sigs.values.size() / std::size_t(sigs.hashes);
-            sigs.digests.assign(n, 0);
-            sigs.eligible.assign(n, 1);
+            const std::size_t n = request.values.size() / std::size_t(request.hashes);
+            const SignatureMatrix sigs = receivedRows(request.hashes, std::move(request.values),
+                                                      std::vector<uint64_t>(n, 0));
             BandKeysReply reply;
             reply.keys.resize(n * static_cast<std::size_t>(request.lsh.bands));
             if (n > 0) local.computeBandKeys(sigs, request.lsh, request.modulus, reply.keys.data());
@@ -94,11 +103,8 @@ std::vector<char> execute(Op op, const std::vector<char>& bytes, Backend& local)
             batch.band = request.band;
             batch.members = std::move(request.members);
             batch.bucketBegin = std::move(request.bucketBegin);
-            SignatureMatrix sigs;
-            sigs.hashes = request.hashes;
-            sigs.values = std::move(request.rows);
-            sigs.digests = std::move(request.digests);
-            sigs.eligible.assign(sigs.digests.size(), 1);
+            const SignatureMatrix sigs =
+                receivedRows(request.hashes, std::move(request.rows), std::move(request.digests));
             const CompareRequest compare{&sigs,
                                          request.keyStride > 0 ? request.keys.data() : nullptr,
                                          request.keyStride, request.minMatches};
