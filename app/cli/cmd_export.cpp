@@ -53,9 +53,7 @@ Command addExportCommand(CLI::App& app) {
     auto opt = std::make_shared<Options>();
     CLI::App* cmd =
         app.add_subcommand("export", "Write the outputs of a stored run (the latest by default)");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    addExistingProjectOption(*cmd, opt->project);
     cmd->add_option("--run", opt->run, "Run number (default: the latest successful run)");
     addOutputOptions(*cmd, opt->outputs);
     cmd->add_option("--rejected", opt->rejected,

@@ -19,9 +19,7 @@ Command addReclusterCommand(CLI::App& app) {
         "recluster",
         "Re-cluster a stored run at another threshold from its stored pairs (no comparing) and "
         "record the result as a new run");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    addExistingProjectOption(*cmd, opt->project);
     cmd->add_option("--run", *run, "The run to re-cluster")->required();
     cmd->add_option("-t,--threshold", *threshold,
                     "The new Jaccard threshold, between the run's store floor and 1")

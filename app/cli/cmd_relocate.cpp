@@ -21,9 +21,7 @@ Command addRelocateCommand(CLI::App& app) {
         "relocate",
         "Re-point a project's inputs that moved from one folder (or file) to another, after "
         "checking that each is the file that was read (size and content fingerprint)");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    addExistingProjectOption(*cmd, opt->project);
     cmd->add_option("--from", opt->from, "Where the inputs were (a folder or a file)")->required();
     cmd->add_option("--to", opt->to, "Where they are now")->required()->check(CLI::ExistingPath);
     cmd->add_option("--dataset", opt->dataset,

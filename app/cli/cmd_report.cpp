@@ -20,9 +20,7 @@ Command addReportCommand(CLI::App& app) {
     auto opt = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
         "report", "Write a stored run (the latest successful one by default) as one HTML file");
-    cmd->add_option("-p,--project", opt->project, "Project file (.ndw)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    addExistingProjectOption(*cmd, opt->project);
     cmd->add_option("--run", opt->report.runId, "Run number (default: the latest successful run)");
     cmd->add_option("--out", opt->out, "The HTML file to write")->required();
     CLI::Option* clustersCsv = cmd->add_option(

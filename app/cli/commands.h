@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace neardup::cli {
 
@@ -15,6 +16,13 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInterrupted = 130;
 
 using Command = std::function<int()>;
+
+// `-p,--project`: the project file a command reads or changes, which must exist.
+inline void addExistingProjectOption(CLI::App& cmd, std::string& project) {
+    cmd.add_option("-p,--project", project, "Project file (.ndw)")
+        ->required()
+        ->check(CLI::ExistingFile);
+}
 
 Command addRunCommand(CLI::App& app);
 Command addReclusterCommand(CLI::App& app);
