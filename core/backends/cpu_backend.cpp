@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include "backend.h"
+#include "band_keys.h"
 #include "bucket_compare.h"
 #include "hash_math.h"
 #include "thread_count.h"
@@ -68,18 +69,9 @@ class CpuBackend final : public Backend {
         arena_.execute([&] {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 256),
                               [&](const tbb::blocked_range<std::size_t>& r) {
-                                  for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                                      const uint32_t* row = signatures.row(first + i);
-                                      for (std::size_t t = 0; t < bands; ++t) {
-                                          const uint32_t* v = row + t * std::size_t(lsh.rows);
-                                          uint64_t key =
-                                              lsh.scheme == BandKeyScheme::Hash
-                                                  ? hashmath::bandKeyHash(v, lsh.rows,
-                                                                          static_cast<uint32_t>(t))
-                                                  : hashmath::bandKeySum(v, lsh.rows);
-                                          keys[i * bands + t] = modulus ? key % modulus : key;
-                                      }
-                                  }
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i)
+                                      bandKeysOfRow(signatures.row(first + i), lsh, modulus,
+                                                    keys + i * bands);
                               });
         });
     }

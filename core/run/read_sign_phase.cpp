@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "band_keys.h"
 #include "chunk_work.h"
 #include "hash_math.h"
 #include "input_pin.h"
@@ -34,6 +35,9 @@ struct ChunkToken : ChunkWork {
     // The rows' digests, when the rows were signed in the parallel stage: hashing them there
     // keeps the in-order stage, which bounds the read on many cores, short.
     std::vector<uint64_t> digests;
+    // The rows' raw band keys, when they were signed in the parallel stage of a run that
+    // spills: keyed there too, the rows go from the token to the spill files as they are.
+    std::vector<uint64_t> keys;
 };
 
 // Who reads the chunks, how many are in flight and how large they are.
@@ -259,6 +263,7 @@ class ChunkStream {
                 workers_.local().process(token->chunk, *token, s_.backend, constants_);
             const auto t0 = SteadyClock::now();
             digestRows(*token);
+            keyRows(*token);
             readNs_ += token->parseNs;
             signNs_ += token->signNs + (SteadyClock::now() - t0).count();
             return token;
@@ -275,6 +280,17 @@ class ChunkStream {
         token.digests.resize(n);
         for (std::size_t i = 0; i < n; ++i)
             token.digests[i] = hashmath::signatureDigest(token.rows.data() + i * h_, sp_.hashes);
+    }
+
+    // The raw band keys of the token's signed rows, once the run spills (before, its rows stay
+    // in memory and are keyed by the comparison; a chunk prepared as the spill starts is keyed
+    // in the in-order stage instead).
+    void keyRows(ChunkToken& token) const {
+        token.keys.clear();
+        if (!spilling_.load(std::memory_order_acquire)) return;
+        const std::size_t n = token.rows.size() / h_;
+        token.keys.resize(n * static_cast<std::size_t>(s_.params.lsh.bands));
+        rawBandKeys(token.rows.data(), n, sp_.hashes, s_.params.lsh, token.keys.data());
     }
 
     // Stage 3 (serial, in order): the chunk's documents and rows join the run's, its counts the
@@ -308,21 +324,29 @@ class ChunkStream {
             s_.memory.startSpill(sigs, first, s_.run);
         sigs.digests.resize(first + n);
         sigs.eligible.resize(first + n);
-        uint32_t* rows = nullptr;
-        if (s_.memory.spilled()) {
-            s_.memory.block().resize(n, sp_.hashes);
-            rows = s_.memory.block().values.data();
-        } else {
-            sigs.values.resize((first + n) * h_);
-            rows = sigs.values.data() + first * h_;
-        }
-        if (layout_.signInParallel) {
-            std::copy(token.rows.begin(), token.rows.end(), rows);
+        if (s_.memory.spilled()) spilling_.store(true, std::memory_order_release);
+        const bool keyed = s_.memory.spilled() && layout_.signInParallel &&
+                           token.keys.size() == n * static_cast<std::size_t>(s_.params.lsh.bands);
+        if (keyed) {
+            s_.memory.spillKeyedRows(token.rows.data(), token.keys.data(), n);
             std::copy(token.digests.begin(), token.digests.end(), sigs.digests.begin() + first);
         } else {
-            s_.backend.computeSignatures(token.symbols, constants_, rows);
-            for (std::size_t i = 0; i < n; ++i)
-                sigs.digests[first + i] = hashmath::signatureDigest(rows + i * h_, sp_.hashes);
+            uint32_t* rows = nullptr;
+            if (s_.memory.spilled()) {
+                s_.memory.block().resize(n, sp_.hashes);
+                rows = s_.memory.block().values.data();
+            } else {
+                sigs.values.resize((first + n) * h_);
+                rows = sigs.values.data() + first * h_;
+            }
+            if (layout_.signInParallel) {
+                std::copy(token.rows.begin(), token.rows.end(), rows);
+                std::copy(token.digests.begin(), token.digests.end(), sigs.digests.begin() + first);
+            } else {
+                s_.backend.computeSignatures(token.symbols, constants_, rows);
+                for (std::size_t i = 0; i < n; ++i)
+                    sigs.digests[first + i] = hashmath::signatureDigest(rows + i * h_, sp_.hashes);
+            }
         }
         for (std::size_t i = 0; i < n; ++i) {
             const ParsedDocument& d = p.docs[i];
@@ -331,7 +355,7 @@ class ChunkStream {
             const uint64_t count = token.symbols.docEnd[i] - token.symbols.docBegin(i);
             sigs.eligible[row] = count >= static_cast<uint64_t>(sp_.ngram);
         }
-        if (s_.memory.spilled()) s_.memory.spillBlock();
+        if (s_.memory.spilled() && !keyed) s_.memory.spillBlock();
         // The documents so far already above the budget: stop now rather than after the read.
         const uint64_t through = bytesBefore_ + consumed_ + token.chunk.data.size();
         s_.memory.checkFloor(docs, sizesKnown_ && totalBytes_ > 0
@@ -434,6 +458,8 @@ class ChunkStream {
     std::vector<uint8_t> unfingerprinted_;     // per input file: not read whole, no fingerprint
     std::vector<uint8_t> pinnedBefore_;        // per input file: its pin comes from a dataset
     std::vector<ContentPinner> pinners_;       // per input file: its content pin so far
+    // Set by the in-order stage once the run spills: the parallel stage keys its rows from then.
+    std::atomic<bool> spilling_{false};
 };
 
 }  // namespace

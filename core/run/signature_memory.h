@@ -76,6 +76,10 @@ class SignatureMemory {
     SignatureMatrix& block() { return block_; }
     // Appends the rows in block() with their raw band keys (K is applied when reading them).
     void spillBlock();
+    // Appends `count` rows keyed already (rawBandKeys: count x bands), straight from the caller.
+    void spillKeyedRows(const uint32_t* rows, const uint64_t* rawKeys, std::size_t count) {
+        spill_->append(rows, rawKeys, count);
+    }
     // Reading is over: the block's memory goes back.
     void dropBlock() { block_ = SignatureMatrix{}; }
     // Once the comparison is done: the band keys' spill files are closed (their space
