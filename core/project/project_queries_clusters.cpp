@@ -9,6 +9,7 @@
 #include <limits>
 #include <string_view>
 
+#include "adjusted_clusters.h"
 #include "clustering.h"
 #include "dataset_rows.h"
 #include "decision_rows.h"
@@ -205,32 +206,12 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
     // Pieces are numbered by their smallest member: the first keeps the stored number, the
     // others get the run's cluster count plus their smallest member (unique, stable).
     std::vector<int64_t> id(r.representative.size(), -1);
-    std::vector<uint64_t> size(r.representative.size(), 0);
-    auto m = db_->prepare("INSERT INTO temp.adj_members VALUES (?1, ?2, ?3, ?4)");
-    m.bind(1, run.runId);
     for (std::size_t i = 0; i < doc.size(); ++i) {
         const uint32_t k = r.clusterOf[i];
-        if (k == RunResult::kNoCluster) continue;
-        if (id[k] < 0) id[k] = k == 0 ? cluster : storedClusters + int64_t{doc[i]};
-        ++size[k];
-        m.bind(2, int64_t{doc[i]}).bind(3, id[k]);
-        if (r.removed(i))
-            m.bind(4, int64_t{doc[r.removedFor[i]]});
-        else
-            m.bindNull(4);
-        m.run();
+        if (k != RunResult::kNoCluster && id[k] < 0)
+            id[k] = k == 0 ? cluster : storedClusters + int64_t{doc[i]};
     }
-    auto c = db_->prepare("INSERT INTO temp.adj_clusters VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    c.bind(1, run.runId);
-    for (std::size_t k = 0; k < r.representative.size(); ++k) {
-        const bool whole = !r.keepAll.empty() && r.keepAll[k];
-        c.bind(2, id[k])
-            .bind(3, int64_t{doc[r.representative[k]]})
-            .bind(4, static_cast<int64_t>(size[k]))
-            .bind(5, int64_t{whole ? 1 : 0})
-            .bind(6, int64_t{applied.clusterMarks[k]});
-        c.run();
-    }
+    insertAdjustedClusters(*db_, run.runId, r, applied.clusterMarks, doc, id);
 }
 
 ProjectQueries::RunView& ProjectQueries::ensureClusterSummary(int64_t runId,

@@ -3,6 +3,7 @@
 // decisions, written to the temp schema in the layout of the audited pieces.
 #include <limits>
 
+#include "adjusted_clusters.h"
 #include "clustering.h"
 #include "dataset_rows.h"
 #include "project_queries.h"
@@ -32,31 +33,7 @@ void ProjectQueries::buildWholeRun(const RunInfo& run, double threshold,
             d.bind(1, run.runId);
             d.step();
         }
-        std::vector<uint64_t> size(r.representative.size(), 0);
-        auto m = db_->prepare("INSERT INTO temp.adj_members VALUES (?1, ?2, ?3, ?4)");
-        m.bind(1, run.runId);
-        for (std::size_t i = 0; i < r.clusterOf.size(); ++i) {
-            const uint32_t k = r.clusterOf[i];
-            if (k == RunResult::kNoCluster) continue;
-            ++size[k];
-            m.bind(2, static_cast<int64_t>(i)).bind(3, int64_t{k});
-            if (r.removed(i))
-                m.bind(4, int64_t{r.removedFor.empty() ? r.representative[k] : r.removedFor[i]});
-            else
-                m.bindNull(4);
-            m.run();
-        }
-        auto c = db_->prepare("INSERT INTO temp.adj_clusters VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-        c.bind(1, run.runId);
-        for (std::size_t k = 0; k < r.representative.size(); ++k) {
-            const bool keptWhole = !r.keepAll.empty() && r.keepAll[k];
-            c.bind(2, static_cast<int64_t>(k))
-                .bind(3, int64_t{r.representative[k]})
-                .bind(4, static_cast<int64_t>(size[k]))
-                .bind(5, int64_t{keptWhole ? 1 : 0})
-                .bind(6, int64_t{applied.clusterMarks.empty() ? 0 : applied.clusterMarks[k]});
-            c.run();
-        }
+        insertAdjustedClusters(*db_, run.runId, r, applied.clusterMarks, {}, {});
         // Every stored cluster is replaced: the id and document filters then look at the
         // re-clustered members only.
         auto t = db_->prepare(
