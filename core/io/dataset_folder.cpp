@@ -26,11 +26,16 @@ bool isFile(const fs::path& p) {
     throw InputError("cannot read the datasets folder metadata '" + file.string() + "': " + why);
 }
 
-simdjson::dom::element parseJson(simdjson::dom::parser& parser, const fs::path& file) {
+// The list under `key` of the metadata file `file`, parsed by `parser` (which holds it).
+simdjson::dom::array listIn(simdjson::dom::parser& parser, const fs::path& file,
+                            const std::string& key) {
     simdjson::dom::element root;
     if (const auto error = parser.load(file.string()).get(root); error != simdjson::SUCCESS)
         badMetadata(file, simdjson::error_message(error));
-    return root;
+    simdjson::dom::array list;
+    if (root[key].get_array().get(list) != simdjson::SUCCESS)
+        badMetadata(file, "no '" + key + "' list");
+    return list;
 }
 
 // A name state.json or dataset_dict.json gives: a plain name inside the folder, never a path
@@ -46,10 +51,7 @@ std::string plainName(std::string_view name, const fs::path& file) {
 std::vector<std::string> datasetShards(const fs::path& dir) {
     const fs::path state = dir / "state.json";
     simdjson::dom::parser parser;
-    const simdjson::dom::element root = parseJson(parser, state);
-    simdjson::dom::array files;
-    if (root["_data_files"].get_array().get(files) != simdjson::SUCCESS)
-        badMetadata(state, "no '_data_files' list");
+    const simdjson::dom::array files = listIn(parser, state, "_data_files");
     std::vector<std::string> shards;
     std::vector<std::string> listed;
     for (const simdjson::dom::element entry : files) {
@@ -99,10 +101,7 @@ std::optional<std::vector<std::string>> datasetFolderFiles(const std::string& di
     // A DatasetDict: every split, in the order dataset_dict.json lists them (as `datasets`
     // loads them), each a save_to_disk folder of its own.
     simdjson::dom::parser parser;
-    const simdjson::dom::element root = parseJson(parser, dict);
-    simdjson::dom::array splits;
-    if (root["splits"].get_array().get(splits) != simdjson::SUCCESS)
-        badMetadata(dict, "no 'splits' list");
+    const simdjson::dom::array splits = listIn(parser, dict, "splits");
     std::vector<std::string> files;
     for (const simdjson::dom::element split : splits) {
         std::string_view name;
