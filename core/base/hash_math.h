@@ -75,24 +75,24 @@ NEARDUP_HD uint64_t submod61(uint64_t a, uint64_t b) {
     return a >= b ? a - b : a + kPrime61 - b;
 }
 
-NEARDUP_HD uint32_t powmod31(uint32_t base, uint32_t exp) {
-    uint32_t result = 1;
+// base^exp by squaring, in the field whose product is `MulMod` (mulmod31 or mulmod61).
+template <typename T, T (*MulMod)(T, T)>
+NEARDUP_HD T powmodBy(T base, uint32_t exp) {
+    T result = 1;
     while (exp) {
-        if (exp & 1u) result = mulmod31(result, base);
-        base = mulmod31(base, base);
+        if (exp & 1u) result = MulMod(result, base);
+        base = MulMod(base, base);
         exp >>= 1;
     }
     return result;
 }
 
+NEARDUP_HD uint32_t powmod31(uint32_t base, uint32_t exp) {
+    return powmodBy<uint32_t, mulmod31>(base, exp);
+}
+
 NEARDUP_HD uint64_t powmod61(uint64_t base, uint32_t exp) {
-    uint64_t result = 1;
-    while (exp) {
-        if (exp & 1u) result = mulmod61(result, base);
-        base = mulmod61(base, base);
-        exp >>= 1;
-    }
-    return result;
+    return powmodBy<uint64_t, mulmod61>(base, exp);
 }
 
 // ---- Rolling family (the papers' Rabin-Karp scheme, corrected) ---------------------------------
