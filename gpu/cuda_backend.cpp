@@ -136,15 +136,28 @@ void CudaBackend::abandon() {
         s.busy = false;
 }
 
+void CudaBackend::StagedRows::download(void* host, const void* device, std::size_t bytes,
+                                       cudaStream_t stream, const char* what, std::size_t first,
+                                       std::size_t rows) {
+    checkCuda(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream), what);
+    firstDoc = first;
+    docs = rows;
+    busy = true;
+}
+
+void CudaBackend::StagedRows::finish(cudaStream_t stream, const char* what, const void* host,
+                                     void* out, std::size_t rowBytes) {
+    if (!busy) return;
+    checkCuda(cudaStreamSynchronize(stream), what);
+    busy = false;
+    std::memcpy(static_cast<unsigned char*>(out) + firstDoc * rowBytes, host, docs * rowBytes);
+}
+
 // ---- Signatures --------------------------------------------------------------------------------
 
 void CudaBackend::finishSignatures(SignatureSlot& s, cudaStream_t stream, uint32_t* out,
                                    std::size_t hashes) {
-    if (!s.busy) return;
-    checkCuda(cudaStreamSynchronize(stream), "signature kernel");
-    s.busy = false;
-    std::memcpy(out + s.firstDoc * hashes, s.downloadHost.data(),
-                s.docs * hashes * sizeof(uint32_t));
+    s.finish(stream, "signature kernel", s.downloadHost.data(), out, hashes * sizeof(uint32_t));
 }
 
 void CudaBackend::computeSignatures(const SymbolBatch& batch, const HashConstants& c,
@@ -272,12 +285,8 @@ void CudaBackend::signOnLane(SignatureLane& lane, const SymbolBatch& batch, cons
             args.out = static_cast<uint32_t*>(s.signatures.data());
             checkCuda(static_cast<cudaError_t>(launchSignatureKernel(args, stream)),
                       "signature kernel launch");
-            checkCuda(cudaMemcpyAsync(s.downloadHost.data(), s.signatures.data(), outBytes,
-                                      cudaMemcpyDeviceToHost, stream),
-                      "cudaMemcpyAsync (signatures)");
-            s.firstDoc = d0;
-            s.docs = docs;
-            s.busy = true;
+            s.download(s.downloadHost.data(), s.signatures.data(), outBytes, stream,
+                       "cudaMemcpyAsync (signatures)", d0, docs);
             d0 = d1;
         }
         for (int i = 0; i < 2; ++i)
@@ -296,11 +305,8 @@ void CudaBackend::signOnLane(SignatureLane& lane, const SymbolBatch& batch, cons
 // ---- Band keys ---------------------------------------------------------------------------------
 
 void CudaBackend::finishKeys(KeySlot& s, uint64_t* keys, std::size_t bands) {
-    if (!s.busy) return;
-    const int index = static_cast<int>(&s - keySlots_);
-    checkCuda(cudaStreamSynchronize(streams_[index]), "band-key kernel");
-    s.busy = false;
-    std::memcpy(keys + s.firstDoc * bands, s.keysHost.data(), s.docs * bands * sizeof(uint64_t));
+    s.finish(streams_[&s - keySlots_], "band-key kernel", s.keysHost.data(), keys,
+             bands * sizeof(uint64_t));
 }
 
 void CudaBackend::computeBandKeys(const SignatureMatrix& signatures, const LshParams& lsh,
@@ -346,12 +352,8 @@ void CudaBackend::computeBandKeys(const SignatureMatrix& signatures, const LshPa
             args.modulus = modulus;
             checkCuda(static_cast<cudaError_t>(launchBandKeyKernel(args, stream)),
                       "band-key kernel launch");
-            checkCuda(cudaMemcpyAsync(s.keysHost.data(), s.keys.data(), keyBytes,
-                                      cudaMemcpyDeviceToHost, stream),
-                      "cudaMemcpyAsync (band keys)");
-            s.firstDoc = d0;
-            s.docs = docs;
-            s.busy = true;
+            s.download(s.keysHost.data(), s.keys.data(), keyBytes, stream,
+                       "cudaMemcpyAsync (band keys)", d0, docs);
             d0 += docs;
         }
         for (KeySlot& s : keySlots_)

@@ -41,13 +41,26 @@ class CudaBackend final : public Backend {
                             std::vector<ScoredPair>& out) override;
 
   private:
-    // One of two alternating stages of a streamed phase: pinned staging, device buffers, and
-    // where its result goes once the stream is done with it.
-    struct SignatureSlot {
-        PinnedBuffer uploadHost, downloadHost;
-        DeviceBuffer upload, signatures;
+    // Where the result of one of two alternating stages of a streamed phase goes: rows
+    // [firstDoc, firstDoc + docs) of the phase's output, while the stage is busy.
+    struct StagedRows {
         std::size_t firstDoc = 0, docs = 0;
         bool busy = false;
+
+        // After the stage's kernel is queued on `stream`: queues the copy of its `bytes` of
+        // results from `device` to the pinned `host` buffer (failing as `what`), for rows
+        // [first, first + rows).
+        void download(void* host, const void* device, std::size_t bytes, cudaStream_t stream,
+                      const char* what, std::size_t first, std::size_t rows);
+        // Once `stream` is done (failing as `what`), the rows from `host` into `out`, `rowBytes`
+        // each; nothing when the stage is not busy.
+        void finish(cudaStream_t stream, const char* what, const void* host, void* out,
+                    std::size_t rowBytes);
+    };
+    // A stage of the signatures: pinned staging and device buffers.
+    struct SignatureSlot : StagedRows {
+        PinnedBuffer uploadHost, downloadHost;
+        DeviceBuffer upload, signatures;
     };
     // What one signing thread holds: two alternating stages on two streams of its own.
     struct SignatureLane {
@@ -56,11 +69,9 @@ class CudaBackend final : public Backend {
         bool taken = false;
     };
     static constexpr int kSignatureLanes = 4;
-    struct KeySlot {
+    struct KeySlot : StagedRows {
         PinnedBuffer signaturesHost, keysHost;
         DeviceBuffer signatures, keys;
-        std::size_t firstDoc = 0, docs = 0;
-        bool busy = false;
     };
     struct CompareSlot {
         PassPlan plan;
