@@ -28,6 +28,19 @@ std::string number(double v) {
     return fmt::format("{:.6g}", v);
 }
 
+// The run's rejections as one inline object, {"reason": value, ...}, in the run's order.
+template <typename Value>
+std::string byReason(const std::vector<RejectionCount>& rejections, Value value) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < rejections.size(); ++i) {
+        if (i) s += ", ";
+        s += json::quote(rejections[i].reason);
+        s += ": ";
+        s += value(rejections[i]);
+    }
+    return s + "}";
+}
+
 }  // namespace
 
 PendingOutputs::PendingOutputs() = default;
@@ -147,24 +160,12 @@ std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
     field("kept", std::to_string(c.kept));
     field("removed", std::to_string(c.removed));
     field("rejected", std::to_string(c.rejected));
-    std::string reasons = "{";
-    for (std::size_t i = 0; i < run.rejections.size(); ++i) {
-        const auto& r = run.rejections[i];
-        if (i) reasons += ", ";
-        reasons += json::quote(r.reason);
-        reasons += ": ";
-        reasons += std::to_string(r.count);
-    }
-    field("rejected_by_reason", reasons + "}");
-    std::string firsts = "{";
-    for (std::size_t i = 0; i < run.rejections.size(); ++i) {
-        const auto& r = run.rejections[i];
-        if (i) firsts += ", ";
-        firsts += json::quote(r.reason);
-        firsts += ": ";
-        firsts += json::quote(r.firstFile + ":" + std::to_string(r.firstLine));
-    }
-    field("first_rejected_line", firsts + "}");
+    field("rejected_by_reason", byReason(run.rejections, [](const RejectionCount& r) {
+              return std::to_string(r.count);
+          }));
+    field("first_rejected_line", byReason(run.rejections, [](const RejectionCount& r) {
+              return json::quote(r.firstFile + ":" + std::to_string(r.firstLine));
+          }));
     field("short_documents", std::to_string(c.shortDocuments));
     field("input_bytes", std::to_string(c.inputBytes));
     field("candidate_pairs", std::to_string(c.candidatePairs));
