@@ -16,6 +16,25 @@
 
 namespace neardup::ui {
 
+namespace {
+
+QPushButton* button(const QString& text, const QString& toolTip) {
+    auto* b = new QPushButton(text);
+    b->setToolTip(toolTip);
+    return b;
+}
+
+QSpinBox* spinBox(const QString& name, const QString& prefix, int min, int max, int value) {
+    auto* box = new QSpinBox;
+    box->setObjectName(name);
+    box->setRange(min, max);
+    box->setValue(value);
+    box->setPrefix(prefix);
+    return box;
+}
+
+}  // namespace
+
 QString thresholdText(double threshold) {
     return QString::number(threshold, 'g', 6);
 }
@@ -39,45 +58,33 @@ AuditDialog::AuditDialog(JobQueue* jobs, const RunInfo& run, QWidget* parent)
     : QDialog(parent), jobs_(jobs), run_(run) {
     setObjectName(QStringLiteral("auditDialog"));
     setWindowTitle(tr("Sampled audit of run %1").arg(run.runId));
-    size_ = new QSpinBox;
-    size_->setObjectName(QStringLiteral("auditSize"));
-    size_->setRange(1, 100000);
-    size_->setValue(50);
-    size_->setPrefix(tr("pairs: "));
-    seed_ = new QSpinBox;
-    seed_->setObjectName(QStringLiteral("auditSeed"));
-    seed_->setRange(0, 1000000);
-    seed_->setValue(1);
-    seed_->setPrefix(tr("seed: "));
-    draw_ = new QPushButton(tr("Draw a new sample"));
+    size_ = spinBox(QStringLiteral("auditSize"), tr("pairs: "), 1, 100000, 50);
+    seed_ = spinBox(QStringLiteral("auditSeed"), tr("seed: "), 0, 1000000, 1);
+    draw_ = button(tr("Draw a new sample"),
+                   tr("Draw this many of the run's duplicate pairs at random, spread equally over "
+                      "four strata of estimated Jaccard between the working threshold (the "
+                      "threshold slider's) and 1 (the same seed draws the same pairs)"));
     draw_->setObjectName(QStringLiteral("auditDraw"));
-    draw_->setToolTip(
-        tr("Draw this many of the run's duplicate pairs at random, spread equally over four "
-           "strata of estimated Jaccard between the working threshold (the threshold slider's) "
-           "and 1 (the same seed draws the same pairs)"));
     position_ = new QLabel;
     estimateLabel_ = new QLabel;
     estimateLabel_->setObjectName(QStringLiteral("auditEstimate"));
     estimateLabel_->setWordWrap(true);
-    duplicate_ = new QPushButton(tr("Duplicate (D)"));
-    duplicate_->setToolTip(tr("These two are duplicates: a correct pair of the run (D)"));
-    notDuplicate_ = new QPushButton(tr("Not a duplicate (N)"));
-    notDuplicate_->setToolTip(tr("These two are not duplicates: a false pair of the run (N)"));
-    unsure_ = new QPushButton(tr("Unsure (U)"));
-    unsure_->setToolTip(tr("Cannot tell: left out of the estimate (U)"));
-    apply_ = new QPushButton(tr("Apply verdicts as decisions"));
-    apply_->setObjectName(QStringLiteral("auditApply"));
-    apply_->setToolTip(
+    duplicate_ =
+        button(tr("Duplicate (D)"), tr("These two are duplicates: a correct pair of the run (D)"));
+    notDuplicate_ = button(tr("Not a duplicate (N)"),
+                           tr("These two are not duplicates: a false pair of the run (N)"));
+    unsure_ = button(tr("Unsure (U)"), tr("Cannot tell: left out of the estimate (U)"));
+    apply_ = button(
+        tr("Apply verdicts as decisions"),
         tr("Record each verdict as a review decision, as the comparison view's buttons do: "
            "\"not a duplicate\" cuts the pair in every export, \"duplicate\" confirms it. Pairs "
            "that already have a decision are skipped, never overwritten."));
+    apply_->setObjectName(QStringLiteral("auditApply"));
     applied_ = new QLabel;
     applied_->setObjectName(QStringLiteral("auditApplied"));
     applied_->setWordWrap(true);
-    previous_ = new QPushButton(tr("\u25c0 Previous"));
-    previous_->setToolTip(tr("Previous pair of the sample (Left)"));
-    next_ = new QPushButton(tr("Next \u25b6"));
-    next_->setToolTip(tr("Next pair of the sample (Right)"));
+    previous_ = button(tr("\u25c0 Previous"), tr("Previous pair of the sample (Left)"));
+    next_ = button(tr("Next \u25b6"), tr("Next pair of the sample (Right)"));
     comparison_ = new ComparisonView;
     comparison_->setDecisionsVisible(false);
 
