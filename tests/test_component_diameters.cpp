@@ -166,6 +166,21 @@ class TestComponentDiameters : public QObject {
             QCOMPARE(blocked.notable.components[i].chain, whole.notable.components[i].chain);
     }
 
+    // Measured by four threads at once: the same components, and the rows held at once by all
+    // of them within the one block and a row each that one thread would hold.
+    void threadsGiveTheSameComponents() {
+        const ProjectStore store(project_, ProjectStore::Mode::ReadOnly);
+        const Measured one = measured(store, run_, 1000);
+        RunResult parallel = run_;
+        parallel.threads = 4;
+        const Measured four = measured(store, parallel, 1000);
+        compareComponents(four.notable.components, one.notable.components);
+        for (std::size_t i = 0; i < one.notable.components.size(); ++i)
+            QCOMPARE(four.notable.components[i].chain, one.notable.components[i].chain);
+        QVERIFY(four.rowsHeldAtMost > 0);
+        QVERIFY2(four.rowsHeldAtMost <= 1000 + 4, qPrintable(QString::number(four.rowsHeldAtMost)));
+    }
+
     // The block follows the run's (resolved) memory budget: an eighth of it in rows.
     void blockFollowsTheBudget() {
         QCOMPARE(diameterBlockRows(0, 128), kDiameterBlockRows);

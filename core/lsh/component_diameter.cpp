@@ -1,7 +1,12 @@
 // The diameters of components from their members' signature rows (component_diameter.h).
 #include "component_diameter.h"
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -167,13 +172,37 @@ MemberLists componentsBySize(const RunResult& run, std::vector<ComponentDiameter
 
 bool measureInBlocks(const SignatureRowSource& read, int hashes, const MemberLists& members,
                      std::size_t blockRows, std::vector<ComponentDiameter>& components,
-                     uint64_t& held) {
-    for (std::size_t k = 0; k < components.size(); ++k)
-        if (!measureComponent(read, hashes, members.docs.data() + members.begin[k],
-                              members.begin[k + 1] - members.begin[k], blockRows, components[k],
-                              held))
-            return false;
-    return true;
+                     uint64_t& held, int threads) {
+    auto measure = [&](std::size_t k, std::size_t rows, uint64_t& most) {
+        return measureComponent(read, hashes, members.docs.data() + members.begin[k],
+                                members.begin[k + 1] - members.begin[k], rows, components[k], most);
+    };
+    if (threads <= 1 || components.size() < 2) {
+        for (std::size_t k = 0; k < components.size(); ++k)
+            if (!measure(k, blockRows, held)) return false;
+        return true;
+    }
+    // Components are independent, each measured whole by one thread; the threads share the
+    // block, so that the rows held at once stay what one thread's block would be.
+    const std::size_t rows =
+        std::max<std::size_t>(1, blockRows / static_cast<std::size_t>(threads));
+    std::atomic<bool> readable{true};
+    tbb::enumerable_thread_specific<uint64_t> mostOfThread(0);
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, components.size(), 64),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                              uint64_t& most = mostOfThread.local();
+                              for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                                  if (!readable.load(std::memory_order_relaxed)) return;
+                                  if (!measure(k, rows, most))
+                                      readable.store(false, std::memory_order_relaxed);
+                              }
+                          });
+    });
+    for (const uint64_t most : mostOfThread)
+        held += most;
+    return readable.load();
 }
 
 std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiameter>& components,
@@ -185,8 +214,8 @@ std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiamet
 }
 
 NotableComponents measureNotableComponents(const RunResult& run, const SignatureRowSource& read,
-                                           std::size_t blockRows, std::size_t few, uint64_t& held,
-                                           bool& unreadable) {
+                                           std::size_t blockRows, std::size_t few, int threads,
+                                           uint64_t& held, bool& unreadable) {
     NotableComponents out;
     out.measured = true;
     const int hashes = run.params.signature.hashes;
@@ -198,7 +227,7 @@ NotableComponents measureNotableComponents(const RunResult& run, const Signature
     if (blockRows == 0)  // the block charged to the run's budget: an eighth of it
         blockRows = diameterBlockRows(
             run.memoryBudget != 0 ? run.memoryBudget : run.params.memoryBudget, hashes);
-    if (!measureInBlocks(read, hashes, members, blockRows, out.components, held)) {
+    if (!measureInBlocks(read, hashes, members, blockRows, out.components, held, threads)) {
         unreadable = true;
         held = 0;
         forgetDiameters(out.components);

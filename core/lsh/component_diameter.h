@@ -96,10 +96,12 @@ struct MemberLists {
 MemberLists componentsBySize(const RunResult& run, std::vector<ComponentDiameter>& components);
 
 // Each of `components` (sizes and representatives set) measured by measureComponent over its
-// member list in `members`; false when a row cannot be read.
+// member list in `members`; false when a row cannot be read. With `threads` above 1, by that
+// many threads at once (`read` must then be safe to call from several), each reading blocks of
+// blockRows / threads rows: the same diameters, and `held` the most rows all of them held.
 bool measureInBlocks(const SignatureRowSource& read, int hashes, const MemberLists& members,
                      std::size_t blockRows, std::vector<ComponentDiameter>& components,
-                     uint64_t& held);
+                     uint64_t& held, int threads = 1);
 
 // Of `components` (largest first), the `few` largest and every flagged one, still largest first.
 std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiameter>& components,
@@ -109,9 +111,9 @@ std::vector<ComponentDiameter> namedComponents(const std::vector<ComponentDiamet
 // component of `run` measured a block of `blockRows` rows at a time (0: diameterBlockRows of the
 // run's budget), flagged, and the `few` largest and every flagged one named. When a row cannot
 // be read, no component has a diameter and `unreadable` is set; the caller says why.
-// `held`: the most rows held at once.
+// `threads`: as measureInBlocks. `held`: the most rows held at once.
 NotableComponents measureNotableComponents(const RunResult& run, const SignatureRowSource& read,
-                                           std::size_t blockRows, std::size_t few, uint64_t& held,
-                                           bool& unreadable);
+                                           std::size_t blockRows, std::size_t few, int threads,
+                                           uint64_t& held, bool& unreadable);
 
 }  // namespace neardup

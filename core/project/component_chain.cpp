@@ -177,8 +177,11 @@ NotableComponents notableComponents(const ProjectStore& store, const RunResult& 
     };
     uint64_t held = 0;
     bool unreadable = false;
+    // The project's cache is read with pread, safe from several threads; a source given by the
+    // caller is read from one.
+    const int threads = given ? 1 : run.threads;
     NotableComponents out = measureNotableComponents(run, read, reading ? reading->blockRows : 0,
-                                                     few, held, unreadable);
+                                                     few, threads, held, unreadable);
     // Not cached (or unreadable part way): no diameter at all rather than some.
     if (unreadable) out.diameterUnknown = signaturesNotCachedWhy(row->run.spilled);
     if (reading) reading->rowsHeldAtMost = held;

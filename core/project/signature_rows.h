@@ -21,7 +21,8 @@ class SignatureRowReader {
     SignatureRowReader(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey);
     // The rows of the documents `rows` (sorted), in that order, into `values` (rows.size() * H).
     // False, with `values` empty, when there is no cache of that key or it does not match the
-    // dataset's shape (as ProjectStore::loadSignatures), or a row cannot be read.
+    // dataset's shape (as ProjectStore::loadSignatures), or a row cannot be read. Safe to call
+    // from several threads at once.
     bool read(const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) const;
 
   private:

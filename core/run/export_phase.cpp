@@ -52,7 +52,8 @@ class ComponentRows {
     NotableComponents measure(const RunResult& run) const {
         uint64_t held = 0;
         bool unreadable = false;
-        NotableComponents out = measureNotableComponents(run, read_, 0, 3, held, unreadable);
+        NotableComponents out =
+            measureNotableComponents(run, read_, 0, 3, run.threads, held, unreadable);
         if (unreadable) out.diameterUnknown = signaturesNotCachedWhy(run.spilled);
         return out;
     }
