@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+#include <string>
+#include <vector>
+
 #include "commands.h"
 #include "lsh_buckets.h"
 #include "lsh_tuning.h"
@@ -11,6 +15,27 @@
 #include "pair_verifier.h"
 
 namespace neardup::cli {
+
+namespace {
+
+// An option whose default --help shows, in `group`.
+template <typename T>
+void addDefaultedOption(CLI::App& cmd, const std::string& name, T& value, const std::string& help,
+                        const std::string& group) {
+    cmd.add_option(name, value, help)->capture_default_str()->group(group);
+}
+
+// A word option taking one of `choices`, its default shown in --help, in `group`.
+void addChoiceOption(CLI::App& cmd, const std::string& name, std::string& value,
+                     const std::string& help, std::initializer_list<const char*> choices,
+                     const std::string& group) {
+    cmd.add_option(name, value, help)
+        ->check(CLI::IsMember(std::vector<const char*>(choices)))
+        ->capture_default_str()
+        ->group(group);
+}
+
+}  // namespace
 
 void addProjectOptions(CLI::App& cmd, RunOptions& opt) {
     cmd.add_option("inputs", opt.inputs,
@@ -35,14 +60,10 @@ void addInputOptions(CLI::App& cmd, RunOptions& opt) {
                    "(its reference excluded)")
         ->check(CLI::PositiveNumber)
         ->group(in);
-    cmd.add_option("--text-field", p.reader.textField,
-                   "Field holding the text; dotted path for nested fields")
-        ->capture_default_str()
-        ->group(in);
-    cmd.add_option("--id-field", p.reader.idField,
-                   "Field holding the id (string or integer); <file>:<line> when absent")
-        ->capture_default_str()
-        ->group(in);
+    addDefaultedOption(cmd, "--text-field", p.reader.textField,
+                       "Field holding the text; dotted path for nested fields", in);
+    addDefaultedOption(cmd, "--id-field", p.reader.idField,
+                       "Field holding the id (string or integer); <file>:<line> when absent", in);
     // Listed under "Execution" in --help (where it has always been), though it is about input.
     cmd.add_option("--max-rejected", p.maxRejected,
                    "Fail the run (exit 1, no outputs) when more than this fraction of the "
@@ -55,13 +76,11 @@ void addInputOptions(CLI::App& cmd, RunOptions& opt) {
                    "them in memory (K/M/G suffixes). Default: a sixteenth of the memory budget, "
                    "at least 1M")
         ->group(in);
-    cmd.add_option("--on-error", opt.onError,
-                   "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
-                   "and file:line, "
-                   "go on) or fail (stop at the first one, exit 1, no outputs)")
-        ->check(CLI::IsMember({"skip", "fail"}))
-        ->capture_default_str()
-        ->group(in);
+    addChoiceOption(cmd, "--on-error", opt.onError,
+                    "Bad lines, unreadable files and damaged .gz/.zst streams: skip (record reason "
+                    "and file:line, "
+                    "go on) or fail (stop at the first one, exit 1, no outputs)",
+                    {"skip", "fail"}, in);
 }
 
 namespace {
@@ -74,23 +93,15 @@ void addSignatureOptions(CLI::App& cmd, RunOptions& opt) {
     cmd.add_flag("--no-nfc", opt.noNfc, "Do not apply Unicode NFC normalization")->group(sh);
     cmd.add_flag("--keep-whitespace", opt.keepWhitespace, "Do not collapse and trim whitespace")
         ->group(sh);
-    cmd.add_option("--shingle", opt.shingle,
-                   "Shingle kind: char (code point k-grams) or word (word n-grams)")
-        ->check(CLI::IsMember({"char", "word"}))
-        ->capture_default_str()
-        ->group(sh);
-    cmd.add_option("-k,--ngram", p.signature.ngram, "Shingle size k")
-        ->capture_default_str()
-        ->group(sh);
-    cmd.add_option("--hashes", p.signature.hashes, "Number of hash functions H")
-        ->capture_default_str()
-        ->group(sh);
-    cmd.add_option(
-           "--hash", opt.hash,
-           "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)")
-        ->check(CLI::IsMember({"permute", "rolling"}))
-        ->capture_default_str()
-        ->group(sh);
+    addChoiceOption(cmd, "--shingle", opt.shingle,
+                    "Shingle kind: char (code point k-grams) or word (word n-grams)",
+                    {"char", "word"}, sh);
+    addDefaultedOption(cmd, "-k,--ngram", p.signature.ngram, "Shingle size k", sh);
+    addDefaultedOption(cmd, "--hashes", p.signature.hashes, "Number of hash functions H", sh);
+    addChoiceOption(
+        cmd, "--hash", opt.hash,
+        "Hash family: permute (hash once, permute H times) or rolling (Rabin-Karp per function)",
+        {"permute", "rolling"}, sh);
     cmd.add_option("--sketch", opt.sketch,
                    "Sketch: oph (one-permutation hashing: one hash per shingle into H bins, "
                    "empty bins densified; the default) or classic (H hash functions per "
@@ -98,9 +109,7 @@ void addSignatureOptions(CLI::App& cmd, RunOptions& opt) {
                    "faster signatures, see docs/performance.md")
         ->check(CLI::IsMember({"classic", "oph"}))
         ->group(sh);
-    cmd.add_option("--seed", p.signature.seed, "Seed of all hash constants")
-        ->capture_default_str()
-        ->group(sh);
+    addDefaultedOption(cmd, "--seed", p.signature.seed, "Seed of all hash constants", sh);
 }
 
 // How signatures become candidate pairs, duplicates and removals.
@@ -114,44 +123,33 @@ void addComparisonOptions(CLI::App& cmd, RunOptions& opt) {
     cmd.add_option("-r,--rows", opt.rows,
                    "Rows per band r, b x r <= H (default: chosen with b, 7 for the defaults)")
         ->group(lsh);
-    cmd.add_option("--bucket-key", opt.bucketKey,
-                   "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)")
-        ->check(CLI::IsMember({"hash", "sum"}))
-        ->capture_default_str()
-        ->group(lsh);
-    cmd.add_option("-K,--buckets", opt.buckets,
-                   "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number")
-        ->capture_default_str()
-        ->group(lsh);
-    cmd.add_option("-t,--threshold", p.compare.threshold,
-                   "Estimated Jaccard at or above which a pair is a duplicate")
-        ->capture_default_str()
-        ->group(lsh);
+    addChoiceOption(cmd, "--bucket-key", opt.bucketKey,
+                    "Band key: hash (of the r values) or sum (FED/SEDD: sum mod K)",
+                    {"hash", "sum"}, lsh);
+    addDefaultedOption(cmd, "-K,--buckets", opt.buckets,
+                       "Buckets per band: exact (no modulus), auto (2 sqrt N) or a number", lsh);
+    addDefaultedOption(cmd, "-t,--threshold", p.compare.threshold,
+                       "Estimated Jaccard at or above which a pair is a duplicate", lsh);
     cmd.add_option("--store-floor", opt.storeFloor,
                    "Pairs at or above this are stored, so later runs can change the threshold "
                    "without comparing again (default: 0.5, lower when verification reaches "
                    "below it: the threshold minus three standard deviations)")
         ->group(lsh);
-    cmd.add_option(
-           "--verify", opt.verify,
-           "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
-           "none, borderline (pairs whose estimate is within 3 standard deviations of the "
-           "threshold) or exact (every stored pair)")
-        ->check(CLI::IsMember({"none", "borderline", "exact"}))
-        ->capture_default_str()
-        ->group(lsh);
-    cmd.add_option("--keep", opt.keep,
-                   "Keep order: first (input order), longest or max:FIELD (largest value); "
-                   "ties go to the earliest document")
-        ->capture_default_str()
-        ->group(lsh);
-    cmd.add_option("--decide", opt.decide,
-                   "witness: visit documents in keep order, remove one only when it is a "
-                   "duplicate of a document already kept (its witness); components: keep one "
-                   "document per connected component of duplicate pairs, remove the rest")
-        ->check(CLI::IsMember({"witness", "components"}))
-        ->capture_default_str()
-        ->group(lsh);
+    addChoiceOption(
+        cmd, "--verify", opt.verify,
+        "Judge pairs by the exact Jaccard of their shingle sets, re-reading both documents: "
+        "none, borderline (pairs whose estimate is within 3 standard deviations of the "
+        "threshold) or exact (every stored pair)",
+        {"none", "borderline", "exact"}, lsh);
+    addDefaultedOption(cmd, "--keep", opt.keep,
+                       "Keep order: first (input order), longest or max:FIELD (largest value); "
+                       "ties go to the earliest document",
+                       lsh);
+    addChoiceOption(cmd, "--decide", opt.decide,
+                    "witness: visit documents in keep order, remove one only when it is a "
+                    "duplicate of a document already kept (its witness); components: keep one "
+                    "document per connected component of duplicate pairs, remove the rest",
+                    {"witness", "components"}, lsh);
 }
 
 }  // namespace
@@ -164,18 +162,12 @@ void addParameterOptions(CLI::App& cmd, RunOptions& opt) {
 void addExecutionOptions(CLI::App& cmd, RunOptions& opt) {
     RunParams& p = opt.params;
     auto* ex = "Execution";
-    cmd.add_option("-j,--threads", p.threads, "Threads (0 = all cores)")
-        ->capture_default_str()
-        ->group(ex);
-    cmd.add_option("--backend", p.backend, "auto, cpu or cuda")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
-        ->capture_default_str()
-        ->group(ex);
-    cmd.add_option("--workers", p.workers,
-                   "Workers, each on its part of every batch (1-64): CPU workers sharing the "
-                   "threads, or with GPUs, workers per GPU; results do not depend on it")
-        ->capture_default_str()
-        ->group(ex);
+    addDefaultedOption(cmd, "-j,--threads", p.threads, "Threads (0 = all cores)", ex);
+    addChoiceOption(cmd, "--backend", p.backend, "auto, cpu or cuda", {"auto", "cpu", "cuda"}, ex);
+    addDefaultedOption(cmd, "--workers", p.workers,
+                       "Workers, each on its part of every batch (1-64): CPU workers sharing the "
+                       "threads, or with GPUs, workers per GPU; results do not depend on it",
+                       ex);
     cmd.add_option("--devices", p.devices,
                    "GPUs to use, one worker each: all or a list such as 0,1,3 (default: the "
                    "first usable GPU); results do not depend on it")
