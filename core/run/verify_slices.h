@@ -16,6 +16,11 @@ namespace neardup {
 // Verification slices never get less than this, whatever the budget (a slice holds at least
 // one pair, however long its documents).
 inline constexpr uint64_t kMinVerifyBytes = uint64_t{2} << 20;
+// Nor more than this, however large the budget: a slice's documents and shingle sets are held
+// at once, and past a few hundred MiB they fit no cache and their first touch of fresh pages
+// costs more than slicing does (slices are whole components, so each document is still read
+// once).
+inline constexpr uint64_t kMaxVerifyBytes = uint64_t{256} << 20;
 
 // What verifyWithinBudget did: the pairs whose exact Jaccard it computed, the documents it read
 // (and shingled) to do so, counting each time a document was read, and the slices it took.
