@@ -197,4 +197,21 @@ void SelectedColumns::fill(const arrow::Table* table, uint64_t rows, std::string
     fillColumn(table, keep, rows, digits, out.keep);
 }
 
+void ReaderState::opening(const std::string& p, uint64_t fileSize) {
+    path = p;
+    size = fileSize;
+    decoded = -1;
+}
+
+void ReaderState::forget() {
+    columns = RowGroupColumns{};
+    table.reset();
+    digits.clear();
+}
+
+void ReaderState::keepDecoded(int64_t index) {
+    selected.fill(table.get(), columns.rows, digits, columns);
+    decoded = index;
+}
+
 }  // namespace neardup::columnar

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parquet_file.h"
@@ -46,6 +47,29 @@ struct SelectedColumns {
     // reserved here so that the views into it stay valid.
     void fill(const arrow::Table* table, uint64_t rows, std::string& digits,
               RowGroupColumns& out) const;
+};
+
+// What the Parquet and Arrow IPC readers keep between reads: the columns asked for, the file
+// open (its path and size) and the row group (or batch) decoded last, with the table and digits
+// its columns view, which a read of the same group returns again.
+struct ReaderState {
+    explicit ReaderState(SelectedColumns asked) : selected(std::move(asked)) {}
+
+    SelectedColumns selected;
+    std::string path;
+    uint64_t size = 0;
+    int64_t decoded = -1;  // the group decoded last; -1: none
+    std::shared_ptr<arrow::Table> table;
+    std::string digits;
+    RowGroupColumns columns;
+
+    // Takes `p`, of `fileSize` bytes, as the file open, none of its groups decoded yet.
+    void opening(const std::string& p, uint64_t fileSize);
+    // Drops the group decoded last, before the next one is read.
+    void forget();
+    // Group `index`, of `columns.rows` rows, read into `table` (null: none of the columns): its
+    // columns filled, and kept as the group decoded last.
+    void keepDecoded(int64_t index);
 };
 
 }  // namespace neardup::columnar

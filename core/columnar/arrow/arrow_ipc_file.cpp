@@ -143,17 +143,14 @@ std::vector<RowGroupSpan> arrowRecordBatches(const std::string& path, uint64_t f
     return spans;
 }
 
-struct ArrowBatchReader::Impl {
-    explicit Impl(SelectedColumns columnsAsked) : selected(std::move(columnsAsked)) {}
+struct ArrowBatchReader::Impl : ReaderState {
+    using ReaderState::ReaderState;
 
-    SelectedColumns selected;
     // The open file, read with pread (ipc_open.h), never mapped: the IPC file format's reader
     // (a batch by its index in the footer), or for an IPC stream the byte where each batch's
     // message begins, found by reading it through once on opening (a batch is then read alone).
     // A stream with dictionary-encoded columns is read forward instead, from its start again
     // for an earlier batch: its batch i needs the dictionaries sent before it.
-    std::string path;
-    uint64_t size = 0;
     bool opened = false;
     std::shared_ptr<arrow::io::RandomAccessFile> input;
     std::shared_ptr<arrow::Schema> schema;
@@ -162,17 +159,10 @@ struct ArrowBatchReader::Impl {
     std::shared_ptr<arrow::ipc::RecordBatchStreamReader> forward;  // a stream with them
     int64_t forwardNext = 0;
     int64_t batchCount = 0;
-    // The last batch decoded.
-    int64_t batch = -1;
-    std::shared_ptr<arrow::Table> table;
-    std::string digits;
-    RowGroupColumns columns;
 
     void open(const std::string& p, uint64_t fileSize) {
         opened = false;
-        path = p;
-        size = fileSize;
-        batch = -1;
+        opening(p, fileSize);
         fileReader.reset();
         forward.reset();
         batchOffsets.clear();
@@ -238,17 +228,14 @@ struct ArrowBatchReader::Impl {
         if (static_cast<int64_t>(b) >= batchCount)
             fail(path, "no record batch " + std::to_string(b) + " (it has " +
                            std::to_string(batchCount) + "; changed since it was read?)");
-        columns = RowGroupColumns{};
-        table.reset();
-        digits.clear();
+        forget();
         const std::shared_ptr<arrow::RecordBatch> rb =
             fileReader ? fail.orFail(fileReader->ReadRecordBatch(static_cast<int>(b)), path)
             : batchOffsets.empty() ? streamBatchForward(b)
                                    : streamBatchAt(b);
         columns.rows = static_cast<uint64_t>(rb->num_rows());
         table = fail.orFail(arrow::Table::FromRecordBatches({rb}), path);
-        selected.fill(table.get(), columns.rows, digits, columns);
-        batch = b;
+        keepDecoded(b);
     }
 };
 
@@ -262,11 +249,11 @@ const RowGroupColumns& ArrowBatchReader::read(const std::string& path, uint64_t 
                                               uint32_t batch) {
     Impl& s = *impl_;
     if (!s.opened || s.path != path || s.size != fileSize) s.open(path, fileSize);
-    if (s.batch == static_cast<int64_t>(batch)) return s.columns;
+    if (s.decoded == static_cast<int64_t>(batch)) return s.columns;
     try {
         s.decode(batch);
     } catch (...) {
-        s.batch = -1;
+        s.decoded = -1;
         throw;
     }
     return s.columns;

@@ -144,26 +144,15 @@ std::vector<RowGroupSpan> parquetRowGroups(const std::string& path, uint64_t fil
     return spans;
 }
 
-struct ParquetRowReader::Impl {
-    explicit Impl(SelectedColumns columnsAsked) : selected(std::move(columnsAsked)) {}
+struct ParquetRowReader::Impl : ReaderState {
+    using ReaderState::ReaderState;
 
-    SelectedColumns selected;
-    // The open file.
-    std::string path;
-    uint64_t size = 0;
     std::shared_ptr<WindowedFile> file;
     std::unique_ptr<parquet::arrow::FileReader> reader;
     std::vector<int> leaves;  // the leaf columns to read
-    // The last row group decoded.
-    int64_t group = -1;
-    std::shared_ptr<arrow::Table> table;
-    std::string digits;
-    RowGroupColumns columns;
 
     void open(const std::string& p, uint64_t fileSize) {
-        path = p;
-        size = fileSize;
-        group = -1;
+        opening(p, fileSize);
         reader.reset();
         auto readable = fail.orFail(arrow::io::ReadableFile::Open(p), p);
         file = std::make_shared<WindowedFile>(std::move(readable), static_cast<int64_t>(fileSize));
@@ -212,9 +201,7 @@ struct ParquetRowReader::Impl {
         if (static_cast<int64_t>(g) >= groups)
             fail(path, "no row group " + std::to_string(g) + " (it has " + std::to_string(groups) +
                            "; changed since it was read?)");
-        columns = RowGroupColumns{};
-        table.reset();
-        digits.clear();
+        forget();
         columns.rows = static_cast<uint64_t>(
             reader->parquet_reader()->metadata()->RowGroup(static_cast<int>(g))->num_rows());
         if (!leaves.empty()) {
@@ -226,8 +213,7 @@ struct ParquetRowReader::Impl {
                 fail(path, "row group " + std::to_string(g) + ": " + e.what());
             }
         }
-        selected.fill(table.get(), columns.rows, digits, columns);
-        group = g;
+        keepDecoded(g);
     }
 };
 
@@ -242,13 +228,13 @@ const RowGroupColumns& ParquetRowReader::read(const std::string& path, uint64_t 
                                               uint64_t bytesOffset) {
     Impl& s = *impl_;
     if (!s.reader || s.path != path || s.size != fileSize) s.open(path, fileSize);
-    if (bytes.empty() && s.group == static_cast<int64_t>(group)) return s.columns;
+    if (bytes.empty() && s.decoded == static_cast<int64_t>(group)) return s.columns;
     s.file->setWindow(bytes, static_cast<int64_t>(bytesOffset));
     try {
         s.decode(group);
     } catch (...) {
         s.file->setWindow({}, 0);
-        s.group = -1;
+        s.decoded = -1;
         throw;
     }
     s.file->setWindow({}, 0);
