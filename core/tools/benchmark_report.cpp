@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "benchmark.h"
 #include "format_benchmark.h"
@@ -29,6 +30,18 @@ void field(std::string& o, const char* name, const std::string& v, bool comma = 
     if (comma) o += ',';
 }
 
+// `items` as a JSON array of objects, each object's fields written by `fields`.
+template <typename T, typename Fields>
+void appendObjects(std::string& o, const std::vector<T>& items, Fields fields) {
+    o += '[';
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        o += i ? ",{" : "{";
+        fields(items[i]);
+        o += '}';
+    }
+    o += ']';
+}
+
 }  // namespace
 
 std::string toJson(const BenchmarkReport& r) {
@@ -42,21 +55,16 @@ std::string toJson(const BenchmarkReport& r) {
     field(o, "simd", r.machine.simd);
     field(o, "os", r.machine.os);
     field(o, "compiler", r.machine.compiler, false);
-    o += "},\"parameters\":" + r.parametersJson + ",\"kernels\":[";
-    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-        const BenchmarkKernel& k = r.kernels[i];
-        o += i ? ",{" : "{";
+    o += "},\"parameters\":" + r.parametersJson + ",\"kernels\":";
+    appendObjects(o, r.kernels, [&o](const BenchmarkKernel& k) {
         field(o, "name", k.name);
         field(o, "threads", 1);
         field(o, "bytes", double(k.bytes));
         field(o, "cpu_seconds", k.cpuSeconds);
         field(o, "mb_per_s", k.mbPerSecond, false);
-        o += "}";
-    }
-    o += "],\"cases\":[";
-    for (std::size_t i = 0; i < r.cases.size(); ++i) {
-        const BenchmarkCase& c = r.cases[i];
-        o += i ? ",{" : "{";
+    });
+    o += ",\"cases\":";
+    appendObjects(o, r.cases, [&o](const BenchmarkCase& c) {
         field(o, "corpus", c.corpus);
         field(o, "path", c.path);
         field(o, "target_bytes", double(c.targetBytes));
@@ -91,21 +99,17 @@ std::string toJson(const BenchmarkReport& r) {
             if (j) o += ',';
             json::appendNumber(o, c.repeatWallSeconds[j]);
         }
-        o += "],\"phases\":[";
-        for (std::size_t j = 0; j < c.phases.size(); ++j) {
-            const BenchmarkPhase& p = c.phases[j];
-            o += j ? ",{" : "{";
+        o += "],\"phases\":";
+        appendObjects(o, c.phases, [&o](const BenchmarkPhase& p) {
             field(o, "name", p.name);
             field(o, "seconds", p.seconds);
             field(o, "items", double(p.items));
             field(o, "bytes", double(p.bytes));
             field(o, "mb_per_s", p.mbPerSecond);
             field(o, "items_per_s", p.itemsPerSecond, false);
-            o += "}";
-        }
-        o += "]}";
-    }
-    o += "],";
+        });
+    });
+    o += ",";
     appendFormatsJson(o, r.formats);
     o += "}";
     return o;
