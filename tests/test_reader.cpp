@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -471,6 +472,37 @@ class TestReader : public ReaderFixture {
         for (std::size_t i = 1; i < log.samples.size(); ++i) {
             QVERIFY(log.samples[i - 1].line < log.samples[i].line);
         }
+    }
+
+    // A log past its sample limit, kept as a dataset keeps it (every line, the samples), is
+    // made again by replaying it: the same counts, list and samples, details included.
+    void rejectionsReplayIntoTheSameLog() {
+        RejectionLog log;
+        for (uint64_t i = 1; i <= 1300; ++i) {
+            Rejection r;
+            r.reason = i % 3 == 0 ? RejectReason::MalformedJson : RejectReason::MissingText;
+            if (i == 1100 || i == 1250) r.reason = RejectReason::InvalidId;
+            r.file = static_cast<uint32_t>(i / 500);
+            r.line = i;
+            r.detail = "detail " + std::to_string(i);
+            log.add(r);
+        }
+        RejectionLog replayed;
+        for (const Rejection& r : replayedRejections(log.all, log.samples))
+            replayed.add(r);
+        QCOMPARE(replayed.total(), log.total());
+        for (int k = 0; k < kRejectReasonCount; ++k)
+            QCOMPARE(replayed.counts[k], log.counts[k]);
+        QCOMPARE(replayed.all.size(), log.all.size());
+        QVERIFY(std::memcmp(replayed.all.data(), log.all.data(),
+                            log.all.size() * sizeof(RejectedLine)) == 0);
+        QCOMPARE(replayed.samples.size(), log.samples.size());
+        for (std::size_t i = 0; i < log.samples.size(); ++i) {
+            QCOMPARE(replayed.samples[i].line, log.samples[i].line);
+            QCOMPARE(replayed.samples[i].reason, log.samples[i].reason);
+            QCOMPARE(replayed.samples[i].detail, log.samples[i].detail);
+        }
+        QCOMPARE(replayed.first(RejectReason::InvalidId)->detail, std::string("detail 1100"));
     }
 };
 

@@ -3,6 +3,9 @@
 // clusters byte-identical to an uninterrupted run of the same command in a fresh project, and
 // no reference document among them; whether the kill left a read checkpoint or none, and
 // whether the reference was read before by the project (its rows then come from that dataset).
+// Also: a reference read before whose read rejected lines is not read again, and its rejected
+// lines count as a run that reads it counts them (accounting, summary, export --rejected).
+// The reference and the new data both hold rejected and blank lines.
 #include <signal.h>
 #include <sys/types.h>
 
@@ -89,7 +92,10 @@ class TestReferenceResume : public QObject {
     QTemporaryDir dir_;
     std::string ref_, new_;
     QSet<QString> refIds_;
-    std::string kept_, removed_, clusters_;
+    // What the uninterrupted run in a fresh project wrote and printed.
+    std::string kept_, removed_, clusters_, rejected_;
+    QJsonObject counts_;
+    QString accounting_;
 
     std::string path(const std::string& name) const {
         return dir_.path().toStdString() + "/" + name;
@@ -98,7 +104,35 @@ class TestReferenceResume : public QObject {
     QStringList outputs(const std::string& tag) const {
         return {QStringLiteral("--out-kept"),     q(path(tag + ".kept")),
                 QStringLiteral("--out-removed"),  q(path(tag + ".removed")),
-                QStringLiteral("--out-clusters"), q(path(tag + ".clusters"))};
+                QStringLiteral("--out-clusters"), q(path(tag + ".clusters")),
+                QStringLiteral("--summary-json"), q(path(tag + ".json"))};
+    }
+
+    // The counts of a run's --summary-json.
+    QJsonObject countsOf(const std::string& tag) const {
+        const QJsonObject summary =
+            QJsonDocument::fromJson(QByteArray::fromStdString(readFile(path(tag + ".json"))))
+                .object();
+        QJsonObject counts;
+        for (const char* key :
+             {"lines_read", "blank_lines", "documents", "kept", "removed", "rejected",
+              "rejected_by_reason", "first_rejected_line", "short_documents", "input_bytes"})
+            counts.insert(QLatin1String(key), summary.value(QLatin1String(key)));
+        counts.insert(QStringLiteral("reference"), summary.value(QStringLiteral("reference"))
+                                                       .toObject()
+                                                       .value(QStringLiteral("documents")));
+        return counts;
+    }
+
+    // `neardup export --rejected` of the project's latest run.
+    std::string rejectedLinesOf(const std::string& project, const std::string& tag) const {
+        const auto r = neardup({QStringLiteral("export"), QStringLiteral("-p"), q(project),
+                                QStringLiteral("--rejected"), q(path(tag + ".rejected"))});
+        return r.code == 0 ? readFile(path(tag + ".rejected")) : "failed: " + r.err.toStdString();
+    }
+
+    static QString accountingOf(const QString& err) {
+        return err.section(QStringLiteral("accounting: "), 1, 1).section(QLatin1Char('\n'), 0, 0);
     }
 
     // The run under test: one thread and exact verification, as the kill tests run it.
@@ -149,7 +183,8 @@ class TestReferenceResume : public QObject {
     }
 
     // `neardup run --resume` of the killed run: its outputs are the uninterrupted run's, with
-    // no reference document in them. Returns what it printed.
+    // no reference document in them, and its counts and rejected lines are the uninterrupted
+    // run's too. Returns what it printed.
     QString resumeAndCompare(const std::string& project, const std::string& tag) {
         const auto resumed = neardup(QStringList{QStringLiteral("run"), QStringLiteral("-p"),
                                                  q(project), QStringLiteral("--resume"),
@@ -163,6 +198,8 @@ class TestReferenceResume : public QObject {
             QVERIFY(!idsIn(path(tag + ".kept"), false).intersects(refIds_));
             QVERIFY(!idsIn(path(tag + ".removed"), false).intersects(refIds_));
             QVERIFY(!idsIn(path(tag + ".clusters"), true).intersects(refIds_));
+            QCOMPARE(countsOf(tag), counts_);
+            QVERIFY(rejectedLinesOf(project, tag) == rejected_);
             QCOMPARE(testsupport::sqlRows(project, "SELECT status FROM runs ORDER BY id").last(),
                      QStringLiteral("ok"));
         }();
@@ -178,7 +215,7 @@ class TestReferenceResume : public QObject {
                      q(path("all.jsonl")), QStringLiteral("--truth"), q(path("truth.json"))});
         QVERIFY2(gen.code == 0, qPrintable(gen.err));
         // Alternate lines to each half, so that planted variants fall on both sides; a few
-        // rejected and blank lines among the new ones, so that their accounting resumes too.
+        // rejected and blank lines on both sides, so that their accounting resumes too.
         std::string ref, fresh;
         int n = 0;
         for (const QByteArray& l :
@@ -188,6 +225,10 @@ class TestReferenceResume : public QObject {
                 ref += l.toStdString() + "\n";
                 refIds_.insert(
                     QJsonDocument::fromJson(l).object().value(QStringLiteral("id")).toString());
+                if (n == 7) ref += "{\"id\": \"broken\", \"text\": \"no end\n";
+                if (n == 1201) ref += "{\"id\":\"no-text\",\"body\":\"a field of another name\"}\n";
+                if (n == 2401) ref += "\n[\"not\", \"an object\"]\n";
+                if (n == 4001) ref += "{\"id\":\"a-number\",\"text\":42}\n";
                 continue;
             }
             fresh += l.toStdString() + "\n";
@@ -198,13 +239,22 @@ class TestReferenceResume : public QObject {
         new_ = path("new.jsonl");
         writeFile(ref_, ref);
         writeFile(new_, fresh);
-        const auto whole = neardup(againstReference(path("fresh.ndw"), "fresh"));
+        QStringList args = againstReference(path("fresh.ndw"), "fresh");
+        args.removeAll(QStringLiteral("-q"));  // for its accounting line
+        const auto whole = neardup(args);
         QVERIFY2(whole.code == 0, qPrintable(whole.err));
         kept_ = readFile(path("fresh.kept"));
         removed_ = readFile(path("fresh.removed"));
         clusters_ = readFile(path("fresh.clusters"));
         QVERIFY(!kept_.empty() && !removed_.empty() && !clusters_.empty());
         QVERIFY(!idsIn(path("fresh.removed"), false).intersects(refIds_));
+        counts_ = countsOf("fresh");
+        accounting_ = accountingOf(whole.err);
+        rejected_ = rejectedLinesOf(path("fresh.ndw"), "fresh");
+        // The reference's four rejected lines and one blank, and the new data's.
+        QVERIFY2(accounting_.contains(QStringLiteral(" rejected + ")), qPrintable(whole.err));
+        QVERIFY(counts_.value(QStringLiteral("rejected")).toInt() > 4);
+        QCOMPARE(QByteArray::fromStdString(rejected_).count(q(ref_).toUtf8()), 4);
     }
 
     // Killed as soon as it started reading: no checkpoint, the read starts again.
@@ -259,6 +309,35 @@ class TestReferenceResume : public QObject {
         QCOMPARE(testsupport::sqlRows(killed.project, "SELECT status FROM runs ORDER BY id"),
                  (QStringList{QStringLiteral("ok"), QStringLiteral("interrupted"),
                               QStringLiteral("ok")}));
+    }
+
+    // A reference read before, alone, whose read rejected lines: the run against it reads the
+    // inputs only, and says, counts and exports what a run that reads the reference does.
+    void aReferenceWithRejectedLinesReadBeforeIsNotReadAgain() {
+        const std::string project = path("reused.ndw");
+        QCOMPARE(neardup({QStringLiteral("run"), q(ref_), QStringLiteral("-p"), q(project)}).code,
+                 0);
+        QStringList args = againstReference(project, "reused");
+        args.removeAll(QStringLiteral("-q"));
+        const auto r = neardup(args);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("reading the inputs only")), qPrintable(r.err));
+        QCOMPARE(accountingOf(r.err), accounting_);
+        QCOMPARE(countsOf("reused"), counts_);
+        QVERIFY(rejectedLinesOf(project, "reused") == rejected_);
+        QVERIFY(readFile(path("reused.kept")) == kept_);
+        QVERIFY(readFile(path("reused.removed")) == removed_);
+        QVERIFY(readFile(path("reused.clusters")) == clusters_);
+
+        // With --on-error fail, it fails on the reference's first rejected line as a run that
+        // reads it does.
+        const QStringList failing = {QStringLiteral("--on-error"), QStringLiteral("fail")};
+        const auto seeded = neardup(againstReference(project, "fail") + failing);
+        const auto reading = neardup(againstReference(path("fail.ndw"), "fail") + failing);
+        QCOMPARE(seeded.code, 1);
+        QCOMPARE(reading.code, 1);
+        QVERIFY2(reading.err.contains(q(ref_) + QStringLiteral(":5:")), qPrintable(reading.err));
+        QCOMPARE(seeded.err, reading.err);
     }
 };
 

@@ -207,6 +207,13 @@ struct RejectionLog {
     const Rejection* first(RejectReason reason) const;
 };
 
+// What a read rejected, as a dataset keeps it (its list of every rejected line, `all`, and its
+// samples), given back as the rejections that, added in order to an empty RejectionLog, make
+// that very log: `all` in order, each with its sample's detail where it is a sample. Which lines
+// stay samples depends on the order of their reasons only, not on the details of the others.
+std::vector<Rejection> replayedRejections(const std::vector<RejectedLine>& all,
+                                          const std::vector<Rejection>& samples);
+
 // Reads byte ranges of input files back, e.g. for exports and exact verification. Ranges must
 // be requested in increasing (file, offset) order; compressed files are streamed forward.
 class RangeReader {

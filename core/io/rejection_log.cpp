@@ -1,4 +1,4 @@
-// RejectionLog and the names of rejection reasons.
+// RejectionLog, the rejections that make one again, and the names of rejection reasons.
 #include <array>
 
 #include "jsonl_reader.h"
@@ -79,6 +79,24 @@ const Rejection* RejectionLog::first(RejectReason reason) const {
         if (r.reason == reason) return &r;
     }
     return nullptr;
+}
+
+std::vector<Rejection> replayedRejections(const std::vector<RejectedLine>& all,
+                                          const std::vector<Rejection>& samples) {
+    std::vector<Rejection> out;
+    out.reserve(all.size());
+    std::size_t sample = 0;  // the samples are in input order, a subsequence of `all`
+    for (const RejectedLine& where : all) {
+        Rejection r;
+        r.reason = static_cast<RejectReason>(where.reason);
+        r.file = where.file;
+        r.line = where.line;
+        if (sample < samples.size() && samples[sample].reason == r.reason &&
+            samples[sample].file == r.file && samples[sample].line == r.line)
+            r.detail = samples[sample++].detail;
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 }  // namespace neardup

@@ -492,6 +492,14 @@ bool ReadCheckpoint::writeRecord(off_t at, std::size_t valuesSumAt, off_t values
            ::fdatasync(valuesFd_) == 0 && writeAll(fd_, record_, at) && ::fdatasync(fd_) == 0;
 }
 
+void ReadCheckpoint::addRejections(std::vector<Rejection> rejections) {
+    if (!enabled_) return;
+    if (pending_.empty())
+        pending_ = std::move(rejections);
+    else
+        pending_.insert(pending_.end(), rejections.begin(), rejections.end());
+}
+
 void ReadCheckpoint::disable() {
     if (writing_.valid()) writing_.wait();  // its file descriptor is closed below
     writing_ = {};

@@ -72,6 +72,10 @@ class ReadCheckpoint {
     // enough input went by. Throws nothing: a checkpoint that cannot be written is dropped.
     void afterChunk(const LineChunk& chunk, const ParsedChunk& parsed, const DocumentTable& docs,
                     const SignatureMatrix& sigs, const DatasetRecord& dataset, uint64_t bytesRead);
+    // Rejections the read counts before its first chunk (a reference's, taken from the dataset
+    // that read it): the next record carries them, so that a read restored from the checkpoint
+    // has them in their place, ahead of the chunks'. Taken, not copied: there may be many.
+    void addRejections(std::vector<Rejection> rejections);
     // No more checkpoints for this run (it spills); the file is removed.
     void disable();
     // The dataset and signatures are saved: the checkpoint is not needed any more.

@@ -156,10 +156,11 @@ class ChunkStream {
         return true;
     }
 
-    // Takes the reference's documents, signatures, counts and pins from the dataset an earlier
-    // run read from exactly its files (RunState::referenceSeed) and has the source start at the
-    // first input file: the reference is neither read nor signed again. Its files were found
-    // unchanged by their identity (ProjectStore::findDataset), as a reused dataset's are.
+    // Takes the reference's documents, signatures, counts, rejected lines and pins from the
+    // dataset an earlier run read from exactly its files (RunState::referenceSeed) and has the
+    // source start at the first input file: the reference is neither read nor signed again. Its
+    // files were found unchanged by their identity (ProjectStore::findDataset), as a reused
+    // dataset's are. Its rejected lines also go into the checkpoint's first record.
     void startAfterReference() {
         RunState::ReferenceSeed& seed = *s_.referenceSeed;
         const uint32_t files = s_.referenceFiles;
@@ -167,6 +168,9 @@ class ChunkStream {
         s_.sigs = std::move(seed.sigs);
         s_.dataset.linesRead = seed.dataset.linesRead;
         s_.dataset.blankLines = seed.dataset.blankLines;
+        for (const Rejection& r : seed.rejections)
+            rejections_.add(r);
+        s_.checkpoint->addRejections(std::move(seed.rejections));
         bytesBefore_ = seed.dataset.inputBytes;
         for (uint32_t i = 0; i < files; ++i) {
             InputFile& f = s_.dataset.files[i];

@@ -3,6 +3,7 @@
 
 #include "checkpoint.h"
 #include "lsh_buckets.h"
+#include "rejected_lines.h"
 #include "run_failures.h"
 #include "run_state.h"
 #include "signature_rows.h"
@@ -54,9 +55,13 @@ std::optional<int64_t> adoptCoveringPairs(RunState& s) {
 }
 
 // A dataset of the project read from exactly the reference's files, whose signatures are cached
-// under this run's key and fit the budget beside its documents, and without rejected lines
-// (their full list stays with that dataset): its rows stand for the reference's, which are
-// then neither read nor signed again.
+// under this run's key and fit the budget beside its documents: its rows stand for the
+// reference's, which are then neither read nor signed again. Its rejected lines come with it
+// (their full list from the sidecar folder, their details from its samples), so that this run's
+// accounting, samples and list of rejected lines are those of a run that reads the reference;
+// a dataset whose list is not there (a project copied without its sidecar folder) is read again
+// instead. With --on-error fail, a reference with rejected lines is read again too: the read
+// then fails on the first of them, as any run does.
 std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
     const std::vector<InputFile> reference(s.files.begin(), s.files.begin() + s.referenceFiles);
     const std::optional<int64_t> id = s.store.findDataset(reference, s.params.reader);
@@ -64,9 +69,16 @@ std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
     RunState::ReferenceSeed seed;
     seed.datasetId = *id;
     seed.dataset = s.store.loadDataset(*id, &seed.docs);
-    if (!seed.dataset.rejections.empty() || seed.dataset.files.size() != reference.size() ||
+    if (seed.dataset.files.size() != reference.size() ||
         !s.memory.fitsInMemory(seed.docs, seed.docs.size()))
         return std::nullopt;
+    if (!seed.dataset.rejections.empty()) {
+        std::vector<RejectedLine> rejected;
+        if (s.params.reader.onError == OnError::Fail ||
+            !rejected_lines::load(s.store, seed.dataset, rejected))
+            return std::nullopt;
+        seed.rejections = replayedRejections(rejected, seed.dataset.rejectionSamples);
+    }
     if (!s.store.loadSignatures(*id, s.cacheKey, seed.sigs) ||
         seed.sigs.size() != seed.docs.size() || seed.sigs.hashes != s.params.signature.hashes)
         return std::nullopt;

@@ -68,6 +68,9 @@ struct RunState {
         DatasetRecord dataset;
         DocumentTable docs;
         SignatureMatrix sigs;
+        // The lines its read rejected, in input order, as that read added them to its log
+        // (replayedRejections): this run's log starts with them.
+        std::vector<Rejection> rejections;
     };
     std::optional<ReferenceSeed> referenceSeed;
     std::optional<int64_t> datasetId;
