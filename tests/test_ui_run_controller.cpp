@@ -97,6 +97,40 @@ class TestUiRunController : public QObject {
                  qPrintable(monitor.logText()));
     }
 
+    // Re-tuning from the workbench takes the engine's path: a run with other bands on a project
+    // that caches the dataset's signatures, under a budget too small for them, streams the
+    // cache instead of reading the corpus, reuses the verdicts of the first run, and its log
+    // says both; the read and signatures phases show as reused.
+    void aRerunWithOtherBandsSaysWhatItReuses() {
+        const std::string corpus = dir_.filePath(QStringLiteral("retune.jsonl")).toStdString();
+        {
+            std::ofstream out(corpus);
+            for (int i = 0; i < 4000; ++i)
+                out << "{\"id\":" << i << ",\"text\":\"notes on rivers, hills and the weather "
+                    << "of a valley number " << i / 2 << " in a year of little rain\"}\n";
+        }
+        RunRequest request;
+        request.project = dir_.filePath(QStringLiteral("retune.ndw"));
+        request.inputs = {corpus};
+        request.params.backend = QStringLiteral("cpu").toStdString();
+        request.params.threads = 2;
+        request.params.compare.verify = VerifyMode::Exact;
+        QStringList infos;
+        QCOMPARE(runToEnd(request, infos).first, QStringLiteral("ok"));
+        request.params.lsh.bands = 16;
+        request.params.lsh.rows = 8;
+        request.params.memoryBudget = uint64_t{1} << 20;
+        RunController controller;
+        RunMonitor monitor(&controller);
+        QSignalSpy finished(&controller, &RunController::finished);
+        QVERIFY(controller.start(request));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("ok"));
+        const QString log = monitor.logText();
+        QVERIFY2(log.contains(QStringLiteral("streaming them from its cache")), qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("reusing the exact Jaccard of")), qPrintable(log));
+    }
+
     // After Cancel, and after the run's end, no phase shows an ETA.
     void cancelClearsTheEta() {
         RunController controller;
