@@ -1,6 +1,7 @@
-// What the kill-and-resume tests share (test_kill_resume.cpp, test_kill_resume_recovery.cpp):
-// a private folder, the CLI started and killed as a process, and for the kill tests a generated
-// corpus with an uninterrupted reference run to compare against.
+// What the kill-and-resume tests share (test_kill_resume.cpp, test_kill_resume_recovery.cpp,
+// test_kill_resume_checkpoint.cpp): a private folder, the CLI started and killed as a process,
+// and for the kill tests a generated corpus with an uninterrupted reference run to compare
+// against.
 #pragma once
 
 #include <fcntl.h>

@@ -2,8 +2,9 @@
 // untouched, no output under its final name, the killed run is reported interrupted once the
 // project is opened again, and both `--resume` and a plain new run write outputs
 // byte-identical to an uninterrupted run. Also: two processes on one project, Ctrl-C then
-// --resume. (Recovery of dead runs' leftovers, interrupted saves, torn checkpoints and the run
-// lock's record: test_kill_resume_recovery.cpp.)
+// --resume. (Recovery of dead runs' leftovers and the run lock's record:
+// test_kill_resume_recovery.cpp; interrupted saves and torn checkpoints:
+// test_kill_resume_checkpoint.cpp.)
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
