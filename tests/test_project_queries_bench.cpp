@@ -2,7 +2,7 @@
 // searches, the threshold slider's loads, an audit decision, the listing at other thresholds
 // and a text search. Not a test: it
 // does nothing unless NEARDUP_QUERIES_BENCH_DOCS is set (the workbench queries' tests are in
-// test_project_queries.cpp).
+// test_project_queries.cpp and test_project_queries_audit.cpp).
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
