@@ -2,16 +2,19 @@
 # The whole GPU check, run from a bundle made by scripts/gpu-bundle.sh on a machine with an
 # NVIDIA GPU: device and driver, `neardup selftest --backend cuda` (several sizes, seeds, stress
 # limits, two workers on one GPU), compute-sanitizer, and benchmarks of generated corpora on the
-# GPU beside the CPU. Every result goes into OUT; OUT/summary.txt has one line per check.
+# GPU beside the CPU; `scaling` (not part of `all`: it runs the corpus once per thread count)
+# measures the CPU backend at 1, 4, 8 and all the host's threads, each case with the serial share
+# and Amdahl's projection the benchmark samples, so that the measured speed-ups stand beside the
+# projection. Every result goes into OUT; OUT/summary.txt has one line per check.
 #
-#   gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|all] [corpus sizes, e.g. 1G,4G]
+#   gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|scaling|all] [corpus sizes, e.g. 1G,4G]
 #
 # Each check is stopped after CHECK_TIMEOUT seconds (default 300) and then counts as failed.
 # Exit 0 when every check passed.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 nd="$here/neardup"
-out="${1:?usage: gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|all] [sizes]}"
+out="${1:?usage: gpu-check.sh OUT [correctness|sanitize|bench|spill|profile|scaling|all] [sizes]}"
 what="${2:-all}"
 sizes="${3:-1G,4G}"
 mkdir -p "$out"
@@ -90,6 +93,12 @@ if [ "$what" = spill ] || [ "$what" = all ]; then
     check spill-same-removed cmp "$work/spill-cpu.removed" "$work/spill-cuda.removed"
     check spill-same-clusters cmp "$work/spill-cpu.clusters" "$work/spill-cuda.clusters"
   fi
+fi
+
+if [ "$what" = scaling ]; then
+  check scaling-cpu "$nd" bench --backend cpu --sizes "$sizes" --threads "1,4,8,$(nproc)" \
+    --memory-budget "${SCALING_BUDGET:-512M}" --no-kernels -q --work-dir "$work" \
+    --json "$out/scaling-cpu.json"
 fi
 
 if [ "$what" = profile ]; then
