@@ -1,4 +1,4 @@
-// Arrow IPC input end to end (issue 14): IPC files and streams written at test time by Arrow's
+// Arrow IPC input end to end: IPC files and streams written at test time by Arrow's
 // own writers (pyarrow, tests/support/write_arrow.py), and a folder in the layout
 // Dataset.save_to_disk writes, read by `neardup run` as a user would: the same documents as
 // JSONL give the same removed ids and clusters; struct fields, dictionary and large strings,

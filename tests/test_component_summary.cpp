@@ -1,4 +1,4 @@
-// The components a run names (issue 19) in its machine-readable and shareable outputs, through
+// The components a run names in its machine-readable and shareable outputs, through
 // the CLI as a process: `neardup run --summary-json` (and `export --summary-json`, `recluster`)
 // writes a "components" object with the largest components, their diameters and chain flags, the
 // same list `neardup run` prints on stderr; a chain is flagged, a star is not; a run that spilled

@@ -25,7 +25,7 @@ namespace {
 // Rows nobody but a planted trigger writes: what proves that none fired.
 constexpr const char* kFired = "SELECT count(*) FROM fired";
 
-// Triggers an attacker would plant: the one issue 38 showed hiding removals from an export
+// Triggers an attacker would plant: one that hides removals from an export
 // (removed_for nulled), and ones on every write a command makes (runs, cluster members).
 constexpr const char* kTriggers = R"sql(
 CREATE TABLE fired(what TEXT);

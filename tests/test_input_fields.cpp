@@ -1,4 +1,4 @@
-// The fields the workbench offers for the text and id field choice (issue 14): a Parquet file's
+// The fields the workbench offers for the text and id field choice: a Parquet file's
 // columns with their Arrow types, struct children as dotted paths (a fixture written by Arrow's
 // own writer, tests/support/write_parquet.py), and the keys of a JSON Lines file's first lines,
 // nested keys as dotted paths, with the JSON types seen, compressed or not.

@@ -1,4 +1,4 @@
-// The deduplicated dataset shard by shard (issue 14): `--out-dir DIR` mirrors the inputs' names
+// The deduplicated dataset shard by shard: `--out-dir DIR` mirrors the inputs' names
 // and writes each shard in its input's format, JSON Lines (plain, gzip, zstd) with exactly the
 // kept lines byte for byte, Parquet with the input's schema, metadata and codecs holding exactly
 // the kept rows in order; the same bytes for 1 and 2 threads and from `neardup export`; refused

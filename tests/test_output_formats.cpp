@@ -1,4 +1,4 @@
-// Compressed outputs (issue 14): every --out-* file, --summary-json and export's --rejected are
+// Compressed outputs: every --out-* file, --summary-json and export's --rejected are
 // written as gzip when the name ends in .gz and as zstd when it ends in .zst, by `run` and by
 // `export`; each decompresses to exactly the plain output's bytes, the same for 1 and 2 threads,
 // and is still written atomically (no temporary is left beside it). The lists are written as

@@ -1,4 +1,4 @@
-// Parquet input end to end (issue 14): real Parquet files, written at test time by Arrow's own
+// Parquet input end to end: real Parquet files, written at test time by Arrow's own
 // writer (pyarrow, tests/support/write_parquet.py, from the environment scripts/install-deps.sh
 // makes), read by `neardup run` as a user would: the same documents as JSONL give the same
 // clusters; struct fields, dictionary columns, nulls and integer ids; a folder mixing formats;

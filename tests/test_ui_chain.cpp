@@ -1,4 +1,4 @@
-// The workbench's chain view and diameter flag (issue 19), offscreen in a real window on
+// The workbench's chain view and diameter flag, offscreen in a real window on
 // projects made by the real CLI from the chain corpus (tests/support/chain_corpus.h): a chain of
 // 25 versions, each a 3 % edit of the previous one, and a star of 12 versions, each a 3 % edit
 // of one original. The chain's cluster is flagged with a diameter below θ, the star's is not;

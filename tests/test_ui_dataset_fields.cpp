@@ -1,4 +1,4 @@
-// The dataset panel's field choice (issue 14), offscreen with a real window and real files:
+// The dataset panel's field choice, offscreen with a real window and real files:
 // adding a Parquet file (written by Arrow's own writer, tests/support/write_parquet.py) lists
 // its columns with their Arrow types, struct children as dotted paths, strings first in the text
 // field's choices; a text field some input lacks is warned about before the run; the column

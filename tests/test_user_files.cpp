@@ -1,4 +1,4 @@
-// A user's files are sacred (issue 12): outputs never land on an input, the project or its
+// A user's files are sacred: outputs never land on an input, the project or its
 // companions; two outputs never share a file; outputs appear only once the run is committed;
 // projects work from any directory; inputs are pinned and checked before stored offsets are
 // used; exit codes tell the truth. Every case runs `neardup` as a process, as a user would.

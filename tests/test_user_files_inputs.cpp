@@ -1,4 +1,4 @@
-// A user's files are sacred (issue 12), the inputs' side: a run that reads no documents or too
+// A user's files are sacred, the inputs' side: a run that reads no documents or too
 // many bad lines fails, outputs may go to standard output, odd ids and names stay parseable,
 // columnar files are refused by name, the signature cache is optional, huge lines are streamed
 // past and moved inputs are found again. Every case runs `neardup` as a process, as a user
