@@ -2,10 +2,12 @@
 #include "signature_memory.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <future>
 #include <string>
 
+#include "elapsed.h"
 #include "memory_budget.h"
 #include "run_memory.h"
 #include "signature_file.h"
@@ -118,6 +120,7 @@ void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_
     report_.info("the project's signatures for this dataset exceed the memory budget of " +
                  formatBytes(budget_) + ": streaming them from its cache, band keys to " +
                  work_.path());
+    const auto start = SteadyClock::now();
     const int hashes = params_.signature.hashes;
     const auto bands = static_cast<std::size_t>(params_.lsh.bands);
     // Blocks as large as the cache's own writes (4 MiB at H = 128): one read call each. The next
@@ -152,6 +155,10 @@ void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_
     }
     block_ = SignatureMatrix{};
     blockKeys_ = {};
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f s", secondsSince(start));
+    report_.info("streamed " + std::to_string(documents) + " cached signatures into " +
+                 std::to_string(bands) + " bands' keys in " + seconds);
 }
 
 void SignatureMemory::spillBlock() {
