@@ -1,7 +1,7 @@
 // Export progress and cancellation (core/exporter): progress climbs to its total, a cancel
 // raised part-way stops the export with ExportCancelled and leaves no file (not even the
 // outputs that were already complete), and an existing output is left untouched. Reading
-// ahead on a second thread changes none of it.
+// ahead on a second thread, or checking rows and gathering lines on several, changes none of it.
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -177,6 +177,98 @@ class TestExportProgress : public QObject {
                      e.what());
         }
         QVERIFY(!QFile::exists(QString::fromStdString(shrunk.jsonl)));
+    }
+
+    // Rows checked and lines gathered by several threads (ExportOptions::threads) write the
+    // same bytes as one thread, over several chunks and for --out-dir's shards too; a row that
+    // does not match its line is refused with the same message, naming the same document; a
+    // document past the end of its input is the same short input; a cancel still stops it.
+    void threadsWriteTheSameBytesAndRefuseTheSameRow() {
+        QTemporaryDir work;
+        const std::string corpus =
+            QDir(work.path()).filePath(QStringLiteral("many.jsonl")).toStdString();
+        GeneratorOptions gen;
+        gen.documents = 6000;
+        gen.meanChars = 2600;  // about 16 MB: several of the export's 4 MB chunks
+        gen.seed = 11;
+        GroundTruth truth;
+        {
+            std::ofstream out(corpus, std::ios::binary);
+            generateCorpus(gen, out, truth);
+        }
+        ProjectStore store(":memory:");
+        auto backend = makeCpuBackend(2);
+        Pipeline pipeline(store, *backend);
+        RunParams params;
+        params.compare.verify = VerifyMode::None;
+        const RunResult run = pipeline.run({corpus}, params);
+        QVERIFY(run.counts.removed > 0);
+        DocumentTable docs;
+        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
+        auto exportWith = [&](const DocumentTable& table, int threads, const QString& name) {
+            ExportOptions o;
+            o.jsonl = QDir(work.path()).filePath(name).toStdString();
+            o.threads = threads;
+            exportRun(run, dataset.files, table, o);
+            QFile f(QString::fromStdString(o.jsonl));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray one = exportWith(docs, 1, QStringLiteral("one.jsonl"));
+        QVERIFY(one.size() > 8 * 1024 * 1024);
+        QCOMPARE(exportWith(docs, 4, QStringLiteral("four.jsonl")), one);
+        for (const int threads : {1, 4}) {
+            ExportOptions o;
+            o.outDir =
+                QDir(work.path()).filePath(QStringLiteral("shards-%1").arg(threads)).toStdString();
+            o.threads = threads;
+            exportRun(run, dataset.files, docs, o);
+        }
+        QCOMPARE(QDir(work.path()).entryList({QStringLiteral("shards-*")}).size(), 2);
+        QFile shardOne(QDir(work.path()).filePath(QStringLiteral("shards-1/many.jsonl")));
+        QFile shardFour(QDir(work.path()).filePath(QStringLiteral("shards-4/many.jsonl")));
+        QVERIFY(shardOne.open(QIODevice::ReadOnly) && shardFour.open(QIODevice::ReadOnly));
+        QCOMPARE(shardFour.readAll(), shardOne.readAll());
+
+        // A kept document far into the input whose stored length ends inside its line.
+        std::size_t kept = docs.size() * 3 / 4;
+        while (run.removed(kept))
+            ++kept;
+        DocumentTable damaged = docs;
+        damaged.length[kept] -= 5;
+        auto refusal = [&](const DocumentTable& table, int threads) {
+            try {
+                exportWith(table, threads, QStringLiteral("refused.jsonl"));
+            } catch (const std::runtime_error& e) {
+                return std::string(e.what());
+            }
+            return std::string("exported");
+        };
+        const std::string refusedByOne = refusal(damaged, 1);
+        QVERIFY2(refusedByOne.find("document #" + std::to_string(kept) + " ") != std::string::npos,
+                 refusedByOne.c_str());
+        QCOMPARE(refusal(damaged, 4), refusedByOne);
+        QVERIFY(!QFile::exists(QDir(work.path()).filePath(QStringLiteral("refused.jsonl"))));
+        // The last kept document's row says it lies past the end of the input.
+        std::size_t last = docs.size() - 1;
+        while (run.removed(last))
+            --last;
+        DocumentTable beyond = docs;
+        beyond.offset[last] += uint64_t{1} << 20;
+        const std::string shortByOne = refusal(beyond, 1);
+        QVERIFY2(shortByOne.find("shorter than when it was read") != std::string::npos,
+                 shortByOne.c_str());
+        QCOMPARE(refusal(beyond, 4), shortByOne);
+
+        std::atomic<bool> cancel{false};
+        ExportOptions o;
+        o.jsonl = QDir(work.path()).filePath(QStringLiteral("cancelled.jsonl")).toStdString();
+        o.threads = 4;
+        o.cancel = &cancel;
+        o.progress = [&](uint64_t done, uint64_t) {
+            if (done > 1000) cancel = true;
+        };
+        QVERIFY_THROWS_EXCEPTION(ExportCancelled, exportRun(run, dataset.files, docs, o));
+        QVERIFY(!QFile::exists(QString::fromStdString(o.jsonl)));
     }
 };
 

@@ -126,6 +126,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     lines.sinks.assign(files.size(), nullptr);
     lines.annotation = annotation ? &*annotation : nullptr;
     lines.readAhead = options.readAhead;
+    lines.threads = options.threads;
     lines.reader = options.reader;
     lines.project = options.project.project;
     std::vector<uint8_t> columnar(files.size(), 0);

@@ -82,6 +82,7 @@ void exportRun(const RunResult& run, const std::vector<InputFile>& files, const 
         lines.sinks.assign(files.size(), &open(options.jsonl));
         lines.annotation = annotation ? &*annotation : nullptr;
         lines.readAhead = options.readAhead;
+        lines.threads = options.threads;
         lines.reader = options.reader;
         lines.project = options.project.project;
         writeDocumentLines(run, files, docs, lines, ticker);

@@ -44,6 +44,9 @@ struct ExportOptions {
     // Read the inputs ahead on a second thread while writing the deduplicated JSONL (for
     // callers that may use two threads).
     bool readAhead = false;
+    // Threads that check the documents' rows and gather their lines for the deduplicated JSONL
+    // and --out-dir's JSON Lines shards (kept_lines.h: LineTargets::threads).
+    int threads = 1;
     // The dataset's reader options: a Parquet input's kept rows are written as JSON lines of
     // their id and text under these field names (parquet_rows.h).
     ReaderOptions reader;

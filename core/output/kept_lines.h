@@ -25,6 +25,9 @@ struct LineTargets {
     const ClusterAnnotation* annotation = nullptr;
     // Read the inputs ahead on a second thread.
     bool readAhead = false;
+    // With 2 or more, and only JSON Lines inputs written without annotations: the documents'
+    // rows are checked and their lines gathered by that many threads, written in order.
+    int threads = 1;
     // A Parquet input's rows are written as JSON lines of their id and text under these names.
     ReaderOptions reader;
     // The project the rows come from, for naming it when one is damaged (stored_row_check.h).

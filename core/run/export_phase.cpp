@@ -95,6 +95,7 @@ void ExportPhase::run() {
     outputs.summaryJson.clear();              // written last, once the export phase is timed too
     outputs.cancel = s_.report.cancelFlag();  // Ctrl-C stops the export too; nothing is renamed
     outputs.readAhead = run.threads >= 2;
+    outputs.threads = run.threads;
     outputs.project = protectedFiles(s_.store);
     outputs.reader = s_.params.reader;
     const ComponentRows rows(s_);
