@@ -92,9 +92,11 @@ std::vector<ComponentDiameter> ComponentDiameters::measureFromCache(
     double threshold, std::size_t blockRows) {
     const RunRow row = start(store, runId);
     blockRows = std::max<std::size_t>(blockRows, 1);
-    const SignatureRowSource read = [&](const std::vector<uint32_t>& docs,
-                                        std::vector<uint32_t>& values) {
-        return loadSignatureRows(store, row.run.datasetId, row.signatureKey, docs, values);
+    // One look-up and one open of the cache for every cluster of the listing.
+    const SignatureRowReader cache(store, row.run.datasetId, row.signatureKey);
+    const SignatureRowSource read = [&cache](const std::vector<uint32_t>& docs,
+                                             std::vector<uint32_t>& values) {
+        return cache.read(docs, values);
     };
     auto clusterEnd = [&members](std::size_t i) {
         std::size_t end = i;

@@ -13,8 +13,8 @@ namespace neardup {
 class ProjectStore;
 
 // A dataset's cached signature rows, read a few documents at a time through one open cache
-// file: the members of every component of a run (component_chain.h) cost one look-up and one
-// open, not one per component. A cache stored in the project file itself (in-memory projects)
+// file: whoever reads the members of many components (component_chain.h) looks the cache up and
+// opens it once for all of them. A cache stored in the project file itself (in-memory projects)
 // is decoded whole once.
 class SignatureRowReader {
   public:
