@@ -17,6 +17,41 @@
 
 using namespace neardup;
 
+namespace {
+
+// A run on a generated corpus of 2,600-byte documents, several of the export's 4 MB chunks, in
+// an in-memory project: its result, and its dataset and documents as the project stores them.
+struct ChunkedRun {
+    std::string corpus;
+    RunResult run;
+    DatasetRecord dataset;
+    DocumentTable docs;
+};
+
+ChunkedRun runOnChunks(const QString& dir, const char* name, uint64_t documents, uint64_t seed) {
+    ChunkedRun r;
+    r.corpus = QDir(dir).filePath(QString::fromLatin1(name)).toStdString();
+    GeneratorOptions gen;
+    gen.documents = documents;
+    gen.meanChars = 2600;
+    gen.seed = seed;
+    GroundTruth truth;
+    {
+        std::ofstream out(r.corpus, std::ios::binary);
+        generateCorpus(gen, out, truth);
+    }
+    ProjectStore store(":memory:");
+    auto backend = makeCpuBackend(2);
+    Pipeline pipeline(store, *backend);
+    RunParams params;
+    params.compare.verify = VerifyMode::None;
+    r.run = pipeline.run({r.corpus}, params);
+    r.dataset = store.loadDataset(r.run.datasetId, &r.docs);
+    return r;
+}
+
+}  // namespace
+
 class TestExportProgress : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
@@ -120,26 +155,12 @@ class TestExportProgress : public QObject {
     // stops as promptly on cancel, and still reports an input that shrank since the run.
     void readAheadWritesTheSameBytes() {
         QTemporaryDir work;
-        const std::string corpus =
-            QDir(work.path()).filePath(QStringLiteral("big.jsonl")).toStdString();
-        GeneratorOptions gen;
-        gen.documents = 5000;
-        gen.meanChars = 2600;  // about 13 MB: several of the export's 4 MB chunks
-        gen.seed = 9;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(":memory:");
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
-        RunParams params;
-        params.compare.verify = VerifyMode::None;
-        const RunResult run = pipeline.run({corpus}, params);
+        const ChunkedRun chunked = runOnChunks(work.path(), "big.jsonl", 5000, 9);
+        const std::string& corpus = chunked.corpus;
+        const RunResult& run = chunked.run;
+        const DatasetRecord& dataset = chunked.dataset;
+        const DocumentTable& docs = chunked.docs;
         QVERIFY(run.counts.removed > 0);
-        DocumentTable docs;
-        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
         auto exportTo = [&](const char* name, bool ahead) {
             ExportOptions o;
             o.jsonl = QDir(work.path()).filePath(QString::fromLatin1(name)).toStdString();
@@ -185,26 +206,11 @@ class TestExportProgress : public QObject {
     // document past the end of its input is the same short input; a cancel still stops it.
     void threadsWriteTheSameBytesAndRefuseTheSameRow() {
         QTemporaryDir work;
-        const std::string corpus =
-            QDir(work.path()).filePath(QStringLiteral("many.jsonl")).toStdString();
-        GeneratorOptions gen;
-        gen.documents = 6000;
-        gen.meanChars = 2600;  // about 16 MB: several of the export's 4 MB chunks
-        gen.seed = 11;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(":memory:");
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
-        RunParams params;
-        params.compare.verify = VerifyMode::None;
-        const RunResult run = pipeline.run({corpus}, params);
+        const ChunkedRun chunked = runOnChunks(work.path(), "many.jsonl", 6000, 11);
+        const RunResult& run = chunked.run;
+        const DatasetRecord& dataset = chunked.dataset;
+        const DocumentTable& docs = chunked.docs;
         QVERIFY(run.counts.removed > 0);
-        DocumentTable docs;
-        const DatasetRecord dataset = store.loadDataset(run.datasetId, &docs);
         auto exportWith = [&](const DocumentTable& table, int threads, const QString& name) {
             ExportOptions o;
             o.jsonl = QDir(work.path()).filePath(name).toStdString();

@@ -44,8 +44,10 @@ struct Messages : PipelineObserver {
     }
 };
 
+// Other bands and rows than the first run's, under a budget far too small for the signatures.
 RunParams otherBands() {
     RunParams params;
+    params.memoryBudget = kSmallBudget;
     params.threads = 2;
     params.lsh.bands = 16;
     params.lsh.rows = 8;
@@ -102,8 +104,7 @@ class TestReband : public QObject {
 
     void otherBandsBeyondTheBudgetStreamTheCache() {
         firstRun("streamed.ndw");
-        RunParams params = otherBands();
-        params.memoryBudget = kSmallBudget;
+        const RunParams params = otherBands();
         Messages streamed;
         const RunResult again = runOnce("streamed.ndw", params, "streamed", &streamed);
         QVERIFY(again.signaturesReused);
@@ -133,8 +134,7 @@ class TestReband : public QObject {
     // The same parameters again under the small budget: the streamed run's pairs are taken,
     // and nothing is bucketed or spilled at all.
     void pairsOfAStreamedRunAreReusedWithoutSpilling() {
-        RunParams params = otherBands();
-        params.memoryBudget = kSmallBudget;
+        const RunParams params = otherBands();
         Messages m;
         const RunResult third = runOnce("streamed.ndw", params, "third", &m);
         QVERIFY(third.signaturesReused);
@@ -151,8 +151,7 @@ class TestReband : public QObject {
         const std::string cache = path("damaged.ndw") + ".d/" +
                                   ProjectStore(path("damaged.ndw")).signatureCacheFiles()[0];
         std::filesystem::resize_file(cache, std::filesystem::file_size(cache) - 1);
-        RunParams params = otherBands();
-        params.memoryBudget = kSmallBudget;
+        const RunParams params = otherBands();
         Messages m;
         const RunResult again = runOnce("damaged.ndw", params, "damaged", &m);
         QVERIFY(!again.signaturesReused);
