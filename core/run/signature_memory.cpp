@@ -129,8 +129,13 @@ void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_
     const std::size_t blockRows = sigfile::kRowBlock;
     SignatureMatrix next;
     auto readBlock = [this, hashes, blockRows, documents](std::size_t first, SignatureMatrix& m) {
-        m.resize(std::min(blockRows, documents - first), hashes);
-        spill_->readRange(first, m.size(), m.values.data());
+        // Sized, not zeroed (SignatureMatrix::resize fills): every value is read over.
+        const std::size_t count = std::min(blockRows, documents - first);
+        m.hashes = hashes;
+        m.values.resize(count * static_cast<std::size_t>(hashes));
+        m.digests.resize(count);
+        m.eligible.resize(count);
+        spill_->readRange(first, count, m.values.data());
     };
     std::future<void> reading;
     if (documents > 0) readBlock(0, block_);
