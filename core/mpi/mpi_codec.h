@@ -1,6 +1,6 @@
 // The wire format of an MPI job's messages (mpi_messages.h): one Writer and one Reader visitor
 // walk a message's field list, so that every message is written and read the same way. No MPI
-// here: the codec is tested on its own (tests/test_mpi_codec.cpp).
+// here: the codec is tested on its own (tests/mpi/test_mpi_codec.cpp).
 //
 // Layout: numbers and enums as they are in memory (every rank runs the same binary on the same
 // architecture, so byte order and layout are not converted); bool as one byte, 0 or 1; strings

@@ -11,7 +11,7 @@
 // signatures, digests, eligibility, every rejection replayed into its RejectionLog, lines and
 // blank lines, bytes read) and reads on from the position: the dataset, signatures,
 // rejections and outputs are identical to an uninterrupted run's
-// (tests/test_kill_resume.cpp). Records are appended whole with a checksum; a torn last record
+// (tests/run/test_kill_resume.cpp). Records are appended whole with a checksum; a torn last record
 // (killed while writing it) is ignored and overwritten. Runs that spill signatures to disk do
 // not checkpoint. Records are written and synced on a thread of their own; while one is still
 // being written, the next waits for a later chunk, so the reading pipeline never waits for the

@@ -15,7 +15,7 @@ bool inMemoryProject(const std::string& project) {
 }
 
 // The project's own reader connection, as the workbench's queries open one. It waits for another
-// process writing the project (concurrent runs: tests/test_user_files.cpp) as the store's
+// process writing the project (concurrent runs: tests/cli/test_user_files.cpp) as the store's
 // connection does, instead of failing the finished run "project busy".
 std::optional<SignatureCacheEntry> cacheOf(const std::string& project, int64_t datasetId,
                                            const std::string& cacheKey) {

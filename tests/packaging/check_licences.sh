@@ -5,9 +5,9 @@
 # executable with the CUDA runtime linked in under NearDup's licence alone, a licence without
 # its paragraph, and a bundled library without a licence.
 #
-#   tests/check_licences.sh SOURCE_DIR
+#   tests/packaging/check_licences.sh SOURCE_DIR
 set -euo pipefail
-src="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
+src="$(cd "${1:-$(dirname "$0")/../..}" && pwd)"
 check="$src/scripts/check-licences.sh"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -203,7 +203,7 @@ class TestSpill : public QObject {
         QVERIFY(!store.loadRun(fits.runId).spilled);
     }
 
-    // A signature cache that would not fit is streamed from its file (tests/test_reband.cpp
+    // A signature cache that would not fit is streamed from its file (tests/run/test_reband.cpp
     // compares such a run with one that reads), and results stay the same.
     void cachedSignaturesBeyondTheBudgetAreStreamed() {
         RunParams params;
