@@ -59,6 +59,10 @@ class SpillFile {
 
     // Appends at the end. Throws std::runtime_error (e.g. disk full) naming the file.
     void append(const void* data, std::size_t bytes);
+    // Moves the end `bytes` further without writing them: a hole, which takes no disk space
+    // until writeAt fills it (rows that lie elsewhere for now, copied in only if the file is
+    // kept).
+    void appendHole(uint64_t bytes) { size_ += bytes; }
     // Reads exactly `bytes` at `offset`; safe to call from several threads at once.
     void readAt(uint64_t offset, void* out, std::size_t bytes) const;
     uint64_t size() const { return size_; }

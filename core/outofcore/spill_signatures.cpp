@@ -1,6 +1,7 @@
 #include "spill_signatures.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace neardup {
@@ -17,9 +18,23 @@ SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t row
 }
 
 SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd rows, uint64_t rowsAt)
-    : hashes_(hashes), bands_(bands), rowsAt_(rowsAt), givenRows_(std::move(rows)) {
+    : hashes_(hashes),
+      bands_(bands),
+      rowsAt_(0),
+      givenRows_(std::move(rows)),
+      givenAt_(rowsAt),
+      givenCount_(std::numeric_limits<uint64_t>::max()) {
     for (int t = 0; t < bands; ++t)
         bandKeys_.push_back(std::make_unique<SpillFile>(dir, "keys-" + std::to_string(t) + ".bin"));
+}
+
+SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt, UniqueFd given,
+                               uint64_t givenAt, std::size_t givenCount)
+    : SignatureSpill(dir, hashes, bands, rowsAt) {
+    givenRows_ = std::move(given);
+    givenAt_ = givenAt;
+    givenCount_ = givenCount;
+    rows_->appendHole(givenCount_ * rowBytes());
 }
 
 SignatureSpill::~SignatureSpill() = default;
@@ -60,12 +75,10 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
             ++j;
         const uint64_t rows = uint64_t{docs[j - 1]} - docs[i] + 1;
         if (rows == j - i) {  // consecutive: straight into place
-            readRowBytes(rowsAt_ + docs[i] * bytes, out + i * h,
-                         static_cast<std::size_t>(rows * bytes));
+            readRowSpan(docs[i], rows, out + i * h);
         } else {
             span.resize(static_cast<std::size_t>(rows) * h);
-            readRowBytes(rowsAt_ + docs[i] * bytes, span.data(),
-                         static_cast<std::size_t>(rows * bytes));
+            readRowSpan(docs[i], rows, span.data());
             for (std::size_t k = i; k < j; ++k)
                 std::copy_n(span.data() + (docs[k] - docs[i]) * h, h, out + k * h);
         }
@@ -74,14 +87,36 @@ void SignatureSpill::readRows(const uint32_t* docs, std::size_t count, uint32_t*
 }
 
 void SignatureSpill::readRange(uint64_t first, std::size_t count, uint32_t* out) const {
-    readRowBytes(rowsAt_ + first * rowBytes(), out, static_cast<std::size_t>(count * rowBytes()));
+    readRowSpan(first, count, out);
 }
 
-void SignatureSpill::readRowBytes(uint64_t offset, void* out, std::size_t bytes) const {
-    if (rows_)
-        rows_->readAt(offset, out, bytes);
-    else
-        readExactlyAt(givenRows_.get(), offset, out, bytes, "the project's signature cache");
+void SignatureSpill::readRowSpan(uint64_t first, uint64_t count, uint32_t* out) const {
+    const uint64_t bytes = rowBytes();
+    if (first < givenCount_) {
+        const uint64_t given = std::min(count, givenCount_ - first);
+        readExactlyAt(givenRows_.get(), givenAt_ + first * bytes, out,
+                      static_cast<std::size_t>(given * bytes), "the project's signature cache");
+        first += given;
+        count -= given;
+        out += given * static_cast<uint64_t>(hashes_);
+    }
+    if (count > 0)
+        rows_->readAt(rowsAt_ + first * bytes, out, static_cast<std::size_t>(count * bytes));
+}
+
+void SignatureSpill::fillGivenRows(std::size_t blockRows, const std::function<void()>& between) {
+    if (!rows_) return;  // every row lies where it was given
+    const uint64_t bytes = rowBytes();
+    std::vector<uint32_t> block;
+    for (uint64_t first = 0; first < givenCount_; first += blockRows) {
+        between();
+        const uint64_t count = std::min<uint64_t>(blockRows, givenCount_ - first);
+        block.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(hashes_));
+        readExactlyAt(givenRows_.get(), givenAt_ + first * bytes, block.data(),
+                      static_cast<std::size_t>(count * bytes), "the project's signature cache");
+        rows_->writeAt(rowsAt_ + first * bytes, block.data(),
+                       static_cast<std::size_t>(count * bytes));
+    }
 }
 
 void SignatureSpill::dropBandKeys() {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,11 @@ class SignatureSpill {
     // signature cache: sigfile::OpenedRows), document d's at rowsAt + d * rowBytes(): only the
     // band keys are written, by appendKeys.
     SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd rows, uint64_t rowsAt);
+    // Both: the first `givenCount` rows already on disk (at givenAt in `given`, as above, keyed
+    // by appendKeys), the rows appended after them written here, at rowsAt + d * rowBytes() as
+    // in a spill of every row, the given rows' place left a hole (fillGivenRows).
+    SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt, UniqueFd given,
+                   uint64_t givenAt, std::size_t givenCount);
     ~SignatureSpill();
     SignatureSpill(const SignatureSpill&) = delete;
     SignatureSpill& operator=(const SignatureSpill&) = delete;
@@ -60,17 +66,23 @@ class SignatureSpill {
     // them (SpillFile::writeAt) and kept (SpillFile::linkAs), and stays readable here.
     // Null for a spill over rows already on disk.
     SpillFile* rowsFile() { return rows_.get(); }
+    // Copies the given rows into the rows' file, `blockRows` at a time, calling `between`
+    // before each block (a cancellation check): the file then holds every row, as a spill of
+    // every row does.
+    void fillGivenRows(std::size_t blockRows, const std::function<void()>& between);
 
   private:
     int hashes_;
     int bands_;
     uint64_t rowsAt_;
     std::size_t size_ = 0;
-    // Reads bytes of the rows' file, wherever the rows are.
-    void readRowBytes(uint64_t offset, void* out, std::size_t bytes) const;
+    // Reads `count` consecutive rows from `first` on, wherever they lie.
+    void readRowSpan(uint64_t first, uint64_t count, uint32_t* out) const;
 
-    std::unique_ptr<SpillFile> rows_;  // the rows written here, or
-    UniqueFd givenRows_;               // the rows already on disk
+    std::unique_ptr<SpillFile> rows_;  // the rows written here, and/or
+    UniqueFd givenRows_;               // the rows already on disk: the first givenCount_
+    uint64_t givenAt_ = 0;             // (every row, for a spill over rows on disk only)
+    uint64_t givenCount_ = 0;
     std::vector<std::unique_ptr<SpillFile>> bandKeys_;
     std::vector<uint64_t> column_;  // one band's keys of the block being appended
     mutable std::atomic<uint64_t> rowsRead_{0};

@@ -158,9 +158,11 @@ class ChunkStream {
 
     // Takes the reference's documents, signatures, counts, rejected lines and pins from the
     // dataset an earlier run read from exactly its files (RunState::referenceSeed) and has the
-    // source start at the first input file: the reference is neither read nor signed again. Its
-    // files were found unchanged by their identity (ProjectStore::findDataset), as a reused
-    // dataset's are. Its rejected lines also go into the checkpoint's first record.
+    // source start at the first input file: the reference is neither read nor signed again.
+    // Signatures beyond the budget are streamed from their cache into the spill, whose rows the
+    // inputs' then follow. Its files were found unchanged by their identity
+    // (ProjectStore::findDataset), as a reused dataset's are. Its rejected lines also go into
+    // the checkpoint's first record.
     void startAfterReference() {
         RunState::ReferenceSeed& seed = *s_.referenceSeed;
         const uint32_t files = s_.referenceFiles;
@@ -179,8 +181,14 @@ class ChunkStream {
             f.pinKey = s_.files[i].pinKey;
             pinnedBefore_[i] = 1;
         }
+        if (seed.cachedRows) {
+            s_.memory.spillCachedPrefix(std::move(seed.cachedRows->fd), seed.cachedRows->valuesAt,
+                                        s_.docs.size(), s_.run);
+            spilling_.store(true, std::memory_order_release);
+        }
         source_.startAt(files, 0, 1);
         s_.run.referenceReused = true;
+        s_.referenceDatasetId = seed.datasetId;
         s_.report.info("the reference's " + std::to_string(s_.docs.size()) +
                        " documents and their signatures come from dataset " +
                        std::to_string(seed.datasetId) +

@@ -55,8 +55,10 @@ std::optional<int64_t> adoptCoveringPairs(RunState& s) {
 }
 
 // A dataset of the project read from exactly the reference's files, whose signatures are cached
-// under this run's key and fit the budget beside its documents: its rows stand for the
-// reference's, which are then neither read nor signed again. Its rejected lines come with it
+// under this run's key: its rows stand for the reference's, which are then neither read nor
+// signed again. Signatures that do not fit the budget beside its documents are streamed from
+// their cache file (RunState::ReferenceSeed::cachedRows); a cache that cannot be opened or does
+// not match the dataset is a miss, and the reference is read. Its rejected lines come with it
 // (their full list from the sidecar folder, their details from its samples), so that this run's
 // accounting, samples and list of rejected lines are those of a run that reads the reference;
 // a dataset whose list is not there (a project copied without its sidecar folder) is read again
@@ -69,9 +71,7 @@ std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
     RunState::ReferenceSeed seed;
     seed.datasetId = *id;
     seed.dataset = s.store.loadDataset(*id, &seed.docs);
-    if (seed.dataset.files.size() != reference.size() ||
-        !s.memory.fitsInMemory(seed.docs, seed.docs.size()))
-        return std::nullopt;
+    if (seed.dataset.files.size() != reference.size()) return std::nullopt;
     if (!seed.dataset.rejections.empty()) {
         std::vector<RejectedLine> rejected;
         if (s.params.reader.onError == OnError::Fail ||
@@ -79,8 +79,14 @@ std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
             return std::nullopt;
         seed.rejections = replayedRejections(rejected, seed.dataset.rejectionSamples);
     }
-    if (!s.store.loadSignatures(*id, s.cacheKey, seed.sigs) ||
-        seed.sigs.size() != seed.docs.size() || seed.sigs.hashes != s.params.signature.hashes)
+    if (s.memory.fitsInMemory(seed.docs, seed.docs.size())) {
+        if (!s.store.loadSignatures(*id, s.cacheKey, seed.sigs)) return std::nullopt;
+    } else {
+        sigfile::OpenedRows rows;
+        if (!openSignatureFile(s.store, *id, s.cacheKey, seed.sigs, rows)) return std::nullopt;
+        seed.cachedRows = std::move(rows);
+    }
+    if (seed.sigs.size() != seed.docs.size() || seed.sigs.hashes != s.params.signature.hashes)
         return std::nullopt;
     return seed;
 }

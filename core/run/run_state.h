@@ -68,11 +68,19 @@ struct RunState {
         DatasetRecord dataset;
         DocumentTable docs;
         SignatureMatrix sigs;
+        // Its signatures' cache file, when they exceed the budget beside its documents: `sigs`
+        // then holds their digests and flags only, and the run streams the rows from the file
+        // (SignatureMemory::spillCachedPrefix) instead of loading them.
+        std::optional<sigfile::OpenedRows> cachedRows;
         // The lines its read rejected, in input order, as that read added them to its log
         // (replayedRejections): this run's log starts with them.
         std::vector<Rejection> rejections;
     };
     std::optional<ReferenceSeed> referenceSeed;
+    // The dataset the reference's documents and signatures came from (referenceSeed): its
+    // documents are this run's first ones, so its runs' exact verdicts serve the pairs among
+    // them (VerifyPhase).
+    std::optional<int64_t> referenceDatasetId;
     std::optional<int64_t> datasetId;
     DatasetRecord dataset;
     DocumentTable docs;

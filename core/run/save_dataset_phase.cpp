@@ -116,6 +116,10 @@ bool SaveDatasetPhase::keepSpilledRowsAsCache() {
     return s_.store.adoptSignatureFile(
         *s_.datasetId, s_.cacheKey, s_.sigs, [&](const std::string& path) {
             s_.report.checkCancel();
+            // A reference streamed from its own cache left its rows' place empty: copied in, the
+            // file holds every row, as the cache must.
+            s_.memory.spill().fillGivenRows(sigfile::kRowBlock,
+                                            [this] { s_.report.checkCancel(); });
             sigfile::completeInPlace(s_.cacheKey, s_.sigs,
                                      [&file](uint64_t at, const void* data, std::size_t bytes) {
                                          file.writeAt(at, data, bytes);

@@ -120,6 +120,21 @@ void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_
     report_.info("the project's signatures for this dataset exceed the memory budget of " +
                  formatBytes(budget_) + ": streaming them from its cache, band keys to " +
                  work_.path());
+    keyCachedRows(documents);
+}
+
+void SignatureMemory::spillCachedPrefix(UniqueFd rows, uint64_t rowsAt, std::size_t documents,
+                                        RunResult& run) {
+    spill_ = std::make_unique<SignatureSpill>(work_, params_.signature.hashes, params_.lsh.bands,
+                                              spillRowsAt_, std::move(rows), rowsAt, documents);
+    run.spilled = true;
+    report_.info("the reference's signatures exceed the memory budget of " + formatBytes(budget_) +
+                 ": streaming them from its cache, the inputs' rows and " + "every band key to " +
+                 work_.path());
+    keyCachedRows(documents);
+}
+
+void SignatureMemory::keyCachedRows(std::size_t documents) {
     const auto start = SteadyClock::now();
     const int hashes = params_.signature.hashes;
     const auto bands = static_cast<std::size_t>(params_.lsh.bands);

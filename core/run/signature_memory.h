@@ -72,6 +72,9 @@ class SignatureMemory {
     // project's signature cache, sigfile::OpenedRows): the spill reads them there, and only
     // their band keys are computed and written, a block at a time.
     void spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_t documents, RunResult& run);
+    // The same for the first `documents` rows only (a reference's cache, as the read of the
+    // inputs begins): the rows the read appends after them are spilled as startSpill's are.
+    void spillCachedPrefix(UniqueFd rows, uint64_t rowsAt, std::size_t documents, RunResult& run);
     // Rows on their way to the spill files: filled by the reader, then spillBlock().
     SignatureMatrix& block() { return block_; }
     // Appends the rows in block() with their raw band keys (K is applied when reading them).
@@ -89,6 +92,10 @@ class SignatureMemory {
     void releaseSpill();
 
   private:
+    // Computes and appends the band keys of the spill's first `documents` rows, which lie on
+    // disk already.
+    void keyCachedRows(std::size_t documents);
+
     Backend& backend_;
     const RunParams& params_;
     uint64_t budget_;

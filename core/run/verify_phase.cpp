@@ -1,5 +1,6 @@
 // Pairs judged by their exact Jaccard within the memory budget (VerifyPhase, run_phases.h).
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "pair_verifier.h"
@@ -12,12 +13,20 @@ namespace {
 
 // Gives each pair the verification would compute the exact verdict an earlier run of the same
 // dataset stored for it, when the shingle sets are made alike: re-banding a corpus then reads
-// and shingles only the documents of pairs no run verified. Returns how many were given.
+// and shingles only the documents of pairs no run verified. A reference taken from a dataset of
+// the project (RunState::referenceDatasetId) is this run's first documents, numbered alike, so
+// the runs of that dataset serve the pairs among them: its documents are not read again for
+// them. Returns how many were given.
 std::size_t reuseStoredVerdicts(RunState& s) {
-    if (!s.datasetId || s.params.compare.verify == VerifyMode::None) return 0;
-    return s.store.fillStoredVerdicts(
-        *s.datasetId, s.params.signature, s.pairs,
-        [&params = s.params](const ScoredPair& p) { return modeVerifies(p, params); });
+    if (s.params.compare.verify == VerifyMode::None) return 0;
+    const auto wanted = [&params = s.params](const ScoredPair& p) {
+        return modeVerifies(p, params);
+    };
+    std::size_t given = 0;
+    for (const std::optional<int64_t>& dataset : {s.datasetId, s.referenceDatasetId})
+        if (dataset)
+            given += s.store.fillStoredVerdicts(*dataset, s.params.signature, s.pairs, wanted);
+    return given;
 }
 
 }  // namespace
@@ -27,7 +36,7 @@ void VerifyPhase::run() {
     const auto t0 = SteadyClock::now();
     if (const std::size_t reused = reuseStoredVerdicts(s_); reused > 0)
         s_.report.info("reusing the exact Jaccard of " + std::to_string(reused) +
-                       " pairs that earlier runs of this dataset verified");
+                       " pairs that earlier runs of this dataset or of the reference verified");
     const uint64_t working = s_.memory.workingBytes(s_.docs, s_.sigs, s_.pairs);
     const uint64_t left = working > heldBytes_ ? working - heldBytes_ : 0;
     const uint64_t allowance = std::clamp(left, kMinVerifyBytes, kMaxVerifyBytes);
