@@ -95,9 +95,15 @@ uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& s
     reservePass(passRows);
     minPassRows_ = minPassRows_ == 0 ? passRows : std::min(minPassRows_, passRows);
     // Progress: the rows of the components a pass holds, compared so far.
+    // A component's documents ascend: it holds reference documents alone when its last does.
+    auto referenceOnly = [&](std::size_t c) {
+        return inReference(grouped.documents[grouped.begin[c] + grouped.size(c) - 1]);
+    };
+    for (std::size_t c = 0; c < grouped.components() && referenceRows_ > 0; ++c)
+        if (grouped.size(c) > passRows && !referenceOnly(c)) referenceRows_ = 0;
     uint64_t passedRows = 0, rowsInPasses = 0;
     for (std::size_t c = 0; c < grouped.components(); ++c)
-        if (grouped.size(c) <= passRows) rowsInPasses += grouped.size(c);
+        if (grouped.size(c) <= passRows && !referenceOnly(c)) rowsInPasses += grouped.size(c);
     components_ = grouped.components();
     auto runPass = [&] {
         ++passes_;
@@ -110,6 +116,7 @@ uint64_t SpilledComparison::run(uint64_t workingBytes, std::vector<BandStats>& s
     for (std::size_t c = 0; c < grouped.components(); ++c) {
         const std::size_t size = grouped.size(c);
         const uint32_t* docs = grouped.documents.data() + grouped.begin[c];
+        if (referenceOnly(c)) continue;
         if (size > passRows) {
             if (large.empty()) large.assign(spill_.size(), 0);
             for (std::size_t i = 0; i < size; ++i)
@@ -361,13 +368,34 @@ void SpilledComparison::comparePass(std::vector<ScoredPair>& pairs) {
         if (localBatch_.members.empty()) continue;
         localPairs_.clear();
         decided_ += backend_.compareBuckets(localBatch_, req, localPairs_);
+        if (referenceRows_ > 0) decided_ -= referenceDecided(req);
         for (const ScoredPair& p : localPairs_)
-            pairs.push_back({passDocs_[p.a], passDocs_[p.b], p.matches, p.exact});
+            if (!inReference(passDocs_[p.a]) || !inReference(passDocs_[p.b]))
+                pairs.push_back({passDocs_[p.a], passDocs_[p.b], p.matches, p.exact});
         spillFullPairs(pairs);
     }
     pass_.members.clear();
     componentBegin_.clear();
     compareSeconds_ += secondsSince(start);
+}
+
+uint64_t SpilledComparison::referenceDecided(const CompareRequest& req) {
+    BucketBatch& batch = referenceBatch_;
+    batch.band = localBatch_.band;
+    batch.members.clear();
+    batch.bucketBegin.assign(1, 0);
+    for (std::size_t j = 0; j < localBatch_.buckets(); ++j) {
+        for (uint64_t m = localBatch_.bucketBegin[j]; m < localBatch_.bucketBegin[j + 1]; ++m)
+            if (inReference(passDocs_[localBatch_.members[m]]))
+                batch.members.push_back(localBatch_.members[m]);
+        if (batch.members.size() - batch.bucketBegin.back() >= 2)
+            batch.bucketBegin.push_back(batch.members.size());
+        else
+            batch.members.resize(batch.bucketBegin.back());
+    }
+    if (batch.members.empty()) return 0;
+    referencePairs_.clear();
+    return backend_.compareBuckets(batch, req, referencePairs_);
 }
 
 void SpilledComparison::compareLargeComponents(const std::vector<uint8_t>& large,

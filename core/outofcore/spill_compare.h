@@ -66,6 +66,16 @@ class SpilledComparison {
     void spillPairsTo(SpillFile& file, std::size_t bufferPairs);
     void flushPairs(std::vector<ScoredPair>& pairs);
 
+    // Leaves the pairs between two of the first `documents` documents to the caller (a
+    // reference whose own run's stored pairs stand for them: inside a bucket, the pairs among
+    // its reference members are the pairs of those members alone, copies collapsed onto the
+    // same first member): the components of those documents alone are not compared, and
+    // pairs between two of them met in other components are neither returned nor counted as
+    // decided. run() drops this when a component holding other documents too is larger than a
+    // pass; referenceLeftOut() then says false, and every pair was compared.
+    void leaveOutReferencePairs(uint32_t documents) { referenceRows_ = documents; }
+    bool referenceLeftOut() const { return referenceRows_ > 0; }
+
     double bucketSeconds() const { return bucketSeconds_; }
     double compareSeconds() const { return compareSeconds_; }
     uint64_t entries() const { return entries_; }
@@ -121,6 +131,10 @@ class SpilledComparison {
     uint64_t compareLoaded(const Loaded& a, const Loaded& b, bool same, int band,
                            std::vector<ScoredPair>& pairs);
     void spillFullPairs(std::vector<ScoredPair>& pairs);
+    bool inReference(uint32_t doc) const { return doc < referenceRows_; }
+    // The pairs of localBatch_ between two reference documents that compareBuckets decided
+    // (those of each bucket's reference members alone).
+    uint64_t referenceDecided(const CompareRequest& req);
 
     Backend& backend_;
     WorkDir& dir_;
@@ -150,6 +164,9 @@ class SpilledComparison {
     BucketBatch localBatch_;
     std::vector<ScoredPair> localPairs_;
     uint64_t decided_ = 0;
+    uint32_t referenceRows_ = 0;  // leaveOutReferencePairs
+    BucketBatch referenceBatch_;
+    std::vector<ScoredPair> referencePairs_;
     std::vector<std::unique_ptr<SpillFile>> partitions_;
     std::size_t reservedRows_ = 0;
     SpillFile* pairFile_ = nullptr;  // where found pairs go, when set

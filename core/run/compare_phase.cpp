@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lsh_buckets.h"
@@ -41,6 +42,33 @@ void ReusePairsPhase::run() {
     s_.report.finished(s_.run, {"buckets", 0, 0, 0, true});
     s_.report.finished(s_.run, {"compare", 0, s_.run.counts.candidatePairs, 0, true});
 }
+
+namespace {
+
+// The run of the reference's own dataset whose stored pairs serve this run's parameters (as an
+// earlier run's pairs serve a re-run: the same signatures, bands, rows, keys and buckets, a
+// store floor as low): its pairs are this run's pairs among reference documents.
+std::optional<int64_t> referencePairsSource(const RunState& s) {
+    if (!s.referenceDatasetId || s.docs.referenceDocuments == 0) return std::nullopt;
+    return s.store.findReusablePairs(*s.referenceDatasetId, s.params, s.run.resolvedBuckets);
+}
+
+// Appends the pairs run `runId` stored at or above this run's store floor to `found`, going to
+// the pair file a buffer at a time, unverified: verification gives them the verdicts that run
+// stored (VerifyPhase), as to any pair. Returns the pairs that run decided.
+uint64_t takeReferencePairs(const RunState& s, int64_t runId, int minMatches,
+                            SpilledComparison& spilled, std::vector<ScoredPair>& found,
+                            std::size_t bufferPairs) {
+    s.store.forEachPair(runId, [&](const ScoredPair& p) {
+        if (static_cast<int>(p.matches) < minMatches) return;
+        found.push_back({p.a, p.b, p.matches, -1.0f});
+        if (found.size() >= bufferPairs) spilled.flushPairs(found);
+    });
+    spilled.flushPairs(found);
+    return s.store.loadRunOutline(runId).counts.candidatePairs;
+}
+
+}  // namespace
 
 void BucketComparePhase::run() {
     if (s_.memory.spilled())
@@ -153,9 +181,11 @@ void BucketComparePhase::spilled() {
     std::vector<ScoredPair> found;
     found.reserve(bufferPairs);
     spilled->spillPairsTo(pairFile, bufferPairs);
+    const std::optional<int64_t> referencePairsOf = referencePairsSource(s_);
+    if (referencePairsOf) spilled->leaveOutReferencePairs(s_.docs.referenceDocuments);
     s_.report.started("buckets");
     s_.report.started("compare");
-    const uint64_t decided = spilled->run(
+    uint64_t decided = spilled->run(
         working > bufferBytes ? working - bufferBytes : 0, s_.run.bands, found,
         [this](uint64_t done, uint64_t total) {
             releaseFreedMemory();
@@ -163,6 +193,14 @@ void BucketComparePhase::spilled() {
         },
         [this] { s_.report.checkCancel(); });
     spilled->flushPairs(found);
+    if (spilled->referenceLeftOut()) {
+        decided +=
+            takeReferencePairs(s_, *referencePairsOf, minMatches(), *spilled, found, bufferPairs);
+        s_.report.info("the pairs among the reference's " +
+                       std::to_string(s_.docs.referenceDocuments) + " documents come from run " +
+                       std::to_string(*referencePairsOf) +
+                       ": only buckets holding an input document were compared");
+    }
     std::vector<ScoredPair>().swap(found);
     const std::string summary =
         "out-of-core comparison: up to " + std::to_string(spilled->maxPartitions()) +

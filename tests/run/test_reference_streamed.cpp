@@ -1,0 +1,234 @@
+// A reference the project signed before, whose signatures exceed the run's memory budget: the
+// run streams them from the reference's cache file instead of reading and signing the reference
+// again, and says so (its summary's reference.read_before, the log's "reading the inputs only");
+// the pairs among reference documents are those its own run stored (only buckets holding an
+// input document are compared), with that run's verdicts; with other bands, every bucket is.
+// Its outputs are byte for byte those of a run that reads the reference, on 1 and on 2 threads;
+// the run's own dataset caches every row (a later run with other bands streams it and agrees
+// with a fresh project); a damaged reference cache is a miss: the reference is read again, with
+// the same results.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+
+#include "test_support.h"
+
+using testsupport::neardup;
+using testsupport::readFile;
+using testsupport::writeFile;
+
+namespace {
+
+// Far below the 1,500 reference rows of 512 bytes, above the documents' floor.
+const QString kSmallBudget = QStringLiteral("1M");
+const char* const kOutputs[] = {".kept", ".removed", ".clusters.jsonl", ".out.jsonl"};
+
+bool readBefore(const QString& summary) {
+    return QJsonDocument::fromJson(readFile(summary))
+        .object()
+        .value(QStringLiteral("reference"))
+        .toObject()
+        .value(QStringLiteral("read_before"))
+        .toBool();
+}
+
+}  // namespace
+
+class TestReferenceStreamed : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString ref_, new_, signed_;
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+    // A copy of the project where only the reference was run, sidecar folder included.
+    QString copyOfSigned(const QString& name) {
+        namespace fs = std::filesystem;
+        const QString project = path(name + QStringLiteral(".ndw"));
+        fs::copy_file(signed_.toStdString(), project.toStdString());
+        fs::copy(signed_.toStdString() + ".d", project.toStdString() + ".d",
+                 fs::copy_options::recursive);
+        return project;
+    }
+
+    // `neardup run NEW --reference REF` under the small budget, its outputs prefixed `tag`.
+    testsupport::CliResult runAgainstReference(const QString& project, const QString& tag,
+                                               const QStringList& extra = {}) {
+        QStringList args = {QStringLiteral("run"),
+                            new_,
+                            QStringLiteral("--reference"),
+                            ref_,
+                            QStringLiteral("-p"),
+                            project,
+                            QStringLiteral("--memory-budget"),
+                            kSmallBudget,
+                            QStringLiteral("--verify"),
+                            QStringLiteral("exact"),
+                            QStringLiteral("--summary-json"),
+                            path(tag + QStringLiteral(".json")),
+                            QStringLiteral("--out-kept"),
+                            path(tag + QStringLiteral(".kept")),
+                            QStringLiteral("--out-removed"),
+                            path(tag + QStringLiteral(".removed")),
+                            QStringLiteral("--out-clusters"),
+                            path(tag + QStringLiteral(".clusters.jsonl")),
+                            QStringLiteral("--out-jsonl"),
+                            path(tag + QStringLiteral(".out.jsonl"))};
+        return neardup(args + extra);
+    }
+
+    void compareOutputs(const QString& tag, const QString& expected) {
+        for (const char* suffix : kOutputs) {
+            const QByteArray want = readFile(path(expected + QLatin1String(suffix)));
+            QVERIFY2(!want.isEmpty() || QLatin1String(suffix) == QLatin1String(".removed"), suffix);
+            QVERIFY2(readFile(path(tag + QLatin1String(suffix))) == want,
+                     qPrintable(tag + QLatin1String(suffix)));
+        }
+    }
+
+    // The counts a run's summary gives, which pairs taken from the reference's run must keep.
+    void compareCounts(const QString& tag, const QString& expected) {
+        const QJsonObject got =
+            QJsonDocument::fromJson(readFile(path(tag + QStringLiteral(".json")))).object();
+        const QJsonObject want =
+            QJsonDocument::fromJson(readFile(path(expected + QStringLiteral(".json")))).object();
+        for (const char* key : {"candidate_pairs", "stored_pairs", "duplicate_pairs", "clusters",
+                                "kept", "removed", "components"})
+            QVERIFY2(got.value(QLatin1String(key)) == want.value(QLatin1String(key)), key);
+    }
+
+    // The latest run's stored pairs, summed: the same pairs, estimates and verdicts.
+    static QStringList storedPairs(const QString& project) {
+        return testsupport::sqlRows(project.toStdString(),
+                                    "SELECT count(*), sum(a), sum(b), sum(matches), "
+                                    "sum(exact IS NOT NULL), round(sum(coalesce(exact, 0)), 4) "
+                                    "FROM pairs WHERE run_id = (SELECT max(id) FROM runs)");
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const QString all = path(QStringLiteral("all.jsonl"));
+        const auto gen =
+            neardup({QStringLiteral("gen"), QStringLiteral("--docs"), QStringLiteral("3000"),
+                     QStringLiteral("--seed"), QStringLiteral("7"), QStringLiteral("--out"), all,
+                     QStringLiteral("--truth"), path(QStringLiteral("truth.json"))});
+        QVERIFY2(gen.code == 0, qPrintable(gen.err));
+        // Alternate lines to each half, so that planted variants fall on both sides.
+        std::string ref, fresh;
+        int i = 0;
+        for (const QByteArray& l : readFile(all).split('\n'))
+            if (!l.isEmpty()) (i++ % 2 == 0 ? ref : fresh) += l.toStdString() + "\n";
+        ref_ = path(QStringLiteral("reference.jsonl"));
+        new_ = path(QStringLiteral("new.jsonl"));
+        writeFile(ref_.toStdString(), ref);
+        writeFile(new_.toStdString(), fresh);
+        // The reference run alone, under the small budget: its spilled rows become its cache.
+        signed_ = path(QStringLiteral("signed.ndw"));
+        const auto r = neardup({QStringLiteral("run"), ref_, QStringLiteral("-p"), signed_,
+                                QStringLiteral("--memory-budget"), kSmallBudget});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        // What a run that reads the reference writes.
+        const auto read =
+            runAgainstReference(path(QStringLiteral("fresh.ndw")), QStringLiteral("fresh"),
+                                {QStringLiteral("--threads"), QStringLiteral("1")});
+        QVERIFY2(read.code == 0, qPrintable(read.err));
+        QVERIFY(!readBefore(path(QStringLiteral("fresh.json"))));
+        QVERIFY(!readFile(path(QStringLiteral("fresh.removed"))).isEmpty());
+    }
+
+    void aReferenceBeyondTheBudgetIsStreamedNotRead() {
+        for (const QString& threads : {QStringLiteral("1"), QStringLiteral("2")}) {
+            const QString tag = QStringLiteral("streamed") + threads;
+            const auto r =
+                runAgainstReference(copyOfSigned(tag), tag, {QStringLiteral("--threads"), threads});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("the reference's signatures exceed the memory "
+                                                   "budget")),
+                     qPrintable(r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("reading the inputs only")), qPrintable(r.err));
+            // The pairs among reference documents take the verdicts the reference's own run
+            // stored: its documents are not read again to verify them.
+            QVERIFY2(r.err.contains(QStringLiteral("or of the reference verified")),
+                     qPrintable(r.err));
+            // Only buckets holding an input document were compared; the pairs among reference
+            // documents are those the reference's own run stored, with the same counts.
+            QVERIFY2(r.err.contains(QStringLiteral("only buckets holding an input document were "
+                                                   "compared")),
+                     qPrintable(r.err));
+            QVERIFY(readBefore(path(tag + QStringLiteral(".json"))));
+            compareOutputs(tag, QStringLiteral("fresh"));
+            compareCounts(tag, QStringLiteral("fresh"));
+            QCOMPARE(storedPairs(path(tag + QStringLiteral(".ndw"))),
+                     storedPairs(path(QStringLiteral("fresh.ndw"))));
+        }
+    }
+
+    // The run's own dataset (reference and inputs) caches every row, the reference's copied
+    // into the place the streamed rows left: a later run with other bands streams that cache
+    // and writes what a project that read everything writes.
+    void theRunsDatasetCachesEveryRow() {
+        const QStringList otherBands = {QStringLiteral("--bands"),   QStringLiteral("16"),
+                                        QStringLiteral("--rows"),    QStringLiteral("8"),
+                                        QStringLiteral("--threads"), QStringLiteral("2")};
+        const auto streamed = runAgainstReference(path(QStringLiteral("streamed1.ndw")),
+                                                  QStringLiteral("rb1"), otherBands);
+        const auto fresh = runAgainstReference(path(QStringLiteral("fresh.ndw")),
+                                               QStringLiteral("rb2"), otherBands);
+        QVERIFY2(streamed.code == 0 && fresh.code == 0, qPrintable(streamed.err + fresh.err));
+        for (const auto* r : {&streamed, &fresh})
+            QVERIFY2(r->err.contains(QStringLiteral("streaming them from its cache")),
+                     qPrintable(r->err));
+        compareOutputs(QStringLiteral("rb1"), QStringLiteral("rb2"));
+    }
+
+    // Other bands and rows than the reference's own run: its stored pairs do not serve, and
+    // every bucket is compared, as a project that read everything compares them.
+    void otherBandsCompareTheReferenceAgain() {
+        const QString tag = QStringLiteral("otherbands");
+        const auto r = runAgainstReference(
+            copyOfSigned(tag), tag,
+            {QStringLiteral("--bands"), QStringLiteral("16"), QStringLiteral("--rows"),
+             QStringLiteral("8"), QStringLiteral("--threads"), QStringLiteral("2")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("reading the inputs only")), qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("only buckets holding")), qPrintable(r.err));
+        compareOutputs(tag, QStringLiteral("rb2"));
+        compareCounts(tag, QStringLiteral("rb2"));
+    }
+
+    // A reference cache cut short or with another header is no cache: the reference is read
+    // and signed again, and the outputs do not change.
+    void aDamagedReferenceCacheIsAMiss() {
+        namespace fs = std::filesystem;
+        for (const bool truncate : {true, false}) {
+            const QString tag = truncate ? QStringLiteral("cut") : QStringLiteral("garbled");
+            const QString project = copyOfSigned(tag);
+            int caches = 0;
+            for (const auto& e : fs::directory_iterator(project.toStdString() + ".d")) {
+                if (e.path().filename().string().rfind("signatures-", 0) != 0) continue;
+                ++caches;
+                if (truncate) {
+                    fs::resize_file(e.path(), fs::file_size(e.path()) - 700);
+                } else {
+                    std::string bytes = readFile(e.path().string());
+                    bytes.replace(0, 8, "garbage!");
+                    writeFile(e.path().string(), bytes);
+                }
+            }
+            QCOMPARE(caches, 1);
+            const auto r = runAgainstReference(project, tag,
+                                               {QStringLiteral("--threads"), QStringLiteral("2")});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(!r.err.contains(QStringLiteral("reading the inputs only")), qPrintable(r.err));
+            QVERIFY(!readBefore(path(tag + QStringLiteral(".json"))));
+            compareOutputs(tag, QStringLiteral("fresh"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReferenceStreamed)
+#include "test_reference_streamed.moc"
