@@ -10,8 +10,9 @@
 #include <set>
 
 #include "clustering.h"
-#include "corpus_generator.h"
+#include "clustering_fixture.h"
 #include "decisions.h"
+#include "engine_fixture.h"
 #include "exporter.h"
 #include "pipeline.h"
 #include "project_queries.h"
@@ -22,13 +23,7 @@ using namespace neardup;
 
 namespace {
 
-DocumentTable table(std::size_t n) {
-    DocumentTable t;
-    for (std::size_t i = 0; i < n; ++i)
-        t.append(0, i + 1, i * 10, 9, static_cast<uint32_t>(100 + i), std::nan(""),
-                 "d" + std::to_string(i));
-    return t;
-}
+using clusteringtest::table;
 
 Decision decision(int64_t id, DecisionKind kind, uint32_t a, uint32_t b = 0) {
     Decision d;
@@ -89,22 +84,11 @@ class TestDecisions : public QObject {
     // witness rule.
     RunResult makeProject(const std::string& project, const std::string& corpus, double threshold,
                           DecideRule decide = DecideRule::Components) {
-        GeneratorOptions gen;
-        gen.documents = 400;
-        gen.seed = 21;
-        gen.meanChars = 600;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus, {.documents = 400, .seed = 21, .meanChars = 600});
         RunParams params;
         params.compare.threshold = threshold;
         params.decide = decide;
-        return pipeline.run({corpus}, params);
+        return testsupport::runEngine(project, {corpus}, params);
     }
 
   private slots:

@@ -13,8 +13,8 @@
 #include "audit_sample.h"
 #include "cli_process.h"
 #include "clustering.h"
-#include "corpus_generator.h"
 #include "decisions.h"
+#include "engine_fixture.h"
 #include "exporter.h"
 #include "pipeline.h"
 #include "project_queries.h"
@@ -98,21 +98,10 @@ class TestReview : public QObject {
         QVERIFY(dir_.isValid());
         project_ = path("review.ndw");
         const std::string corpus = path("review.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 400;
-        gen.seed = 5;
-        gen.meanChars = 600;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus, {.documents = 400, .seed = 5, .meanChars = 600});
         RunParams params;
         params.compare.threshold = 0.7;
-        run_ = pipeline.run({corpus}, params);
+        run_ = testsupport::runEngine(project_, {corpus}, params);
         QVERIFY(run_.counts.clusters > 5);
     }
 

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "backend_factory.h"
-#include "corpus_generator.h"
 #include "cuda_support.h"
+#include "engine_fixture.h"
 #include "hash_math.h"
 #include "lsh_buckets.h"
 #include "memory_budget.h"
@@ -168,13 +168,9 @@ class TestMultiWorker : public QObject {
         // A generated corpus with planted near-duplicates, plus very long documents (one with
         // exact copies) and one-character ones, so that chunks and buckets are uneven.
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 2500;
-        gen.seed = 5;
-        gen.meanChars = 400;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
+        testsupport::writeGeneratedCorpus(corpus_,
+                                          {.documents = 2500, .seed = 5, .meanChars = 400});
+        std::ofstream out(corpus_, std::ios::binary | std::ios::app);
         std::mt19937_64 rng(9);
         std::string longText;
         for (int w = 0; w < 20000; ++w)

@@ -17,8 +17,11 @@
 #include "signatures.h"
 
 using namespace neardup;
+using neardup::testing::banding;
+using neardup::testing::comparisonBanding;
 using neardup::testing::firstDifference;
 using neardup::testing::makeSignatures;
+using neardup::testing::randomSignatures;
 
 namespace {
 
@@ -143,16 +146,9 @@ void TestCompareTile::bandKeysMatchCpu() {
     QFETCH(int, hashes);
     QFETCH(int, bands);
     QFETCH(int, rows);
-    // Full 32-bit values, so that the sum scheme's 64-bit sums exceed 32 bits.
-    SignatureMatrix sigs;
-    sigs.resize(700, hashes);
-    std::mt19937_64 rng(static_cast<uint64_t>(hashes * 31 + bands));
-    for (auto& v : sigs.values)
-        v = static_cast<uint32_t>(rng());
-    LshParams lsh;
-    lsh.bands = bands;
-    lsh.rows = rows;
-    lsh.scheme = scheme ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+    const SignatureMatrix sigs =
+        randomSignatures(700, hashes, static_cast<uint64_t>(hashes * 31 + bands));
+    const LshParams lsh = banding(bands, rows, scheme != 0);
     const std::size_t n = sigs.size() * std::size_t(bands);
     std::vector<uint64_t> cpu(n), emulated(n, 0xDEADull);
     makeCpuBackend(2)->computeBandKeys(sigs, lsh, modulus, cpu.data());
@@ -297,10 +293,7 @@ void TestCompareTile::comparisonMatchesCpu() {
     QFETCH(bool, useKeys);
     const std::size_t n = scheme ? 900 : 3000;
     const SignatureMatrix sigs = makeSignatures(n, hashes, static_cast<uint64_t>(hashes + scheme));
-    LshParams lsh;
-    lsh.rows = scheme ? 4 : 8;
-    lsh.bands = std::min(6, hashes / lsh.rows);
-    lsh.scheme = scheme ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+    const LshParams lsh = comparisonBanding(hashes, scheme != 0, 6);
     std::vector<uint64_t> keys(n * std::size_t(lsh.bands));
     auto cpu = makeCpuBackend(2);
     cpu->computeBandKeys(sigs, lsh, modulus, keys.data());

@@ -16,8 +16,11 @@
 #include "signatures.h"
 
 using namespace neardup;
+using neardup::testing::banding;
+using neardup::testing::comparisonBanding;
 using neardup::testing::firstDifference;
 using neardup::testing::makeSignatures;
+using neardup::testing::randomSignatures;
 
 class TestGpuCompare : public QObject {
     Q_OBJECT
@@ -38,12 +41,9 @@ class TestGpuCompare : public QObject {
 };
 
 void TestGpuCompare::initTestCase() {
-    installCudaBackends();
-    const GpuInventory inv = queryGpus();
-    if (inv.devices.empty())
-        QSKIP(qPrintable(
-            QStringLiteral("no CUDA device: %1").arg(QString::fromStdString(inv.status))));
-    gpu_ = makeBackend("cuda", 0);
+    std::string whyNot;
+    gpu_ = testing::firstCudaBackend(whyNot);
+    if (!gpu_) QSKIP(whyNot.c_str());
     qputenv("NEARDUP_CUDA_CHUNK_BYTES", "4096");
     qputenv("NEARDUP_CUDA_PASS_ROWS", "130");
     qputenv("NEARDUP_CUDA_PAIR_CAPACITY", "7");
@@ -78,15 +78,9 @@ void TestGpuCompare::bandKeysMatchCpu() {
     QFETCH(int, bands);
     QFETCH(int, rows);
     QFETCH(bool, tiny);
-    SignatureMatrix sigs;
-    sigs.resize(5000, 128);
-    std::mt19937_64 rng(static_cast<uint64_t>(bands * 7 + scheme));
-    for (auto& v : sigs.values)
-        v = static_cast<uint32_t>(rng());
-    LshParams lsh;
-    lsh.bands = bands;
-    lsh.rows = rows;
-    lsh.scheme = scheme ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+    const SignatureMatrix sigs =
+        randomSignatures(5000, 128, static_cast<uint64_t>(bands * 7 + scheme));
+    const LshParams lsh = banding(bands, rows, scheme != 0);
     const std::size_t n = sigs.size() * std::size_t(bands);
     std::vector<uint64_t> cpu(n), gpu(n, 0xDEADull);
     cpu_->computeBandKeys(sigs, lsh, modulus, cpu.data());
@@ -124,10 +118,7 @@ void TestGpuCompare::comparisonMatchesCpu() {
     QFETCH(bool, tiny);
     const std::size_t n = scheme ? 2000 : 6000;
     const SignatureMatrix sigs = makeSignatures(n, hashes, static_cast<uint64_t>(hashes + scheme));
-    LshParams lsh;
-    lsh.rows = scheme ? 4 : 8;
-    lsh.bands = std::min(8, hashes / lsh.rows);
-    lsh.scheme = scheme ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+    const LshParams lsh = comparisonBanding(hashes, scheme != 0, 8);
     std::vector<uint64_t> keys(n * std::size_t(lsh.bands));
     cpu_->computeBandKeys(sigs, lsh, modulus, keys.data());
     const CompareRequest req{&sigs, keys.data(), lsh.bands, minMatches};

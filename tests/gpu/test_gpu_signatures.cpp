@@ -60,12 +60,9 @@ class TestGpuSignatures : public QObject {
 };
 
 void TestGpuSignatures::initTestCase() {
-    installCudaBackends();
-    const GpuInventory inv = queryGpus();
-    if (inv.devices.empty())
-        QSKIP(qPrintable(
-            QStringLiteral("no CUDA device: %1").arg(QString::fromStdString(inv.status))));
-    gpu_ = makeBackend("cuda", 0);
+    std::string whyNot;
+    gpu_ = testing::firstCudaBackend(whyNot);
+    if (!gpu_) QSKIP(whyNot.c_str());
     cpu_ = makeCpuBackend(0);
     qInfo("%s", gpu_->description().c_str());
 }

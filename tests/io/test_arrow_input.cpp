@@ -12,7 +12,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 #include <filesystem>
 #include <string>
@@ -73,35 +72,8 @@ std::vector<std::string> arrowRows(const std::string& file) {
 
 }  // namespace
 
-class TestArrowInput : public CorpusFixture {
+class TestArrowInput : public outputformats::ColumnarInputFixture {
     Q_OBJECT
-
-    // Runs tests/support/write_arrow.py with `args`; "" or its error output.
-    static QString writeArrow(const QStringList& args) {
-        QProcess p;
-        p.start(
-            QStringLiteral(NEARDUP_ARROW_PYTHON),
-            QStringList{QStringLiteral(NEARDUP_SOURCE_DIR "/tests/support/write_arrow.py")} + args);
-        if (!p.waitForFinished(120000) || p.exitCode() != 0)
-            return QStringLiteral("write_arrow.py failed: ") +
-                   QString::fromUtf8(p.readAllStandardError());
-        return {};
-    }
-
-    // `neardup run INPUTS -p PROJECT -q -j THREADS` with its outputs in PREFIX.*, plus `extra`.
-    Result runOn(const QStringList& inputs, const std::string& prefix, int threads,
-                 const QStringList& extra = {}) {
-        QStringList args{QStringLiteral("run")};
-        args << inputs;
-        args << QStringLiteral("-p") << q(path(prefix + ".ndw")) << QStringLiteral("-q")
-             << QStringLiteral("-j") << QString::number(threads) << QStringLiteral("--out-removed")
-             << q(path(prefix + ".removed")) << QStringLiteral("--out-clusters")
-             << q(path(prefix + ".clusters")) << QStringLiteral("--out-jsonl")
-             << q(path(prefix + ".dedup.jsonl")) << QStringLiteral("--out-kept")
-             << q(path(prefix + ".kept"));
-        args << extra;
-        return runCli(args, dir_);
-    }
 
   private slots:
     void initTestCase() {
@@ -113,27 +85,25 @@ class TestArrowInput : public CorpusFixture {
         // and an Arrow stream (the rest).
         const QString corpus = q(path("corpus.jsonl"));
         for (const char* format : {"file", "stream"}) {
-            const QString e = writeArrow({QStringLiteral("convert"), corpus,
-                                          q(path(std::string("corpus.") + format + ".arrow")),
-                                          QStringLiteral("100"), QLatin1String(format)});
+            const QString e =
+                outputformats::writeArrow({QStringLiteral("convert"), corpus,
+                                           q(path(std::string("corpus.") + format + ".arrow")),
+                                           QStringLiteral("100"), QLatin1String(format)});
             QVERIFY2(e.isEmpty(), qPrintable(e));
         }
-        QString e = writeArrow(
+        QString e = outputformats::writeArrow(
             {QStringLiteral("save_to_disk"), corpus, q(path("saved")), QStringLiteral("3")});
         QVERIFY2(e.isEmpty(), qPrintable(e));
         fs::create_directories(path("mixed/sub"));
-        const std::string all = readFile(path("corpus.jsonl"));
-        std::size_t cut = 0;
-        for (int i = 0; i < 300; ++i)
-            cut = all.find('\n', cut) + 1;
-        writeFile(path("mixed/a.jsonl"), all.substr(0, cut));
-        e = writeArrow({QStringLiteral("convert"), corpus, q(path("mixed/sub/b.arrow")),
-                        QStringLiteral("64"), QStringLiteral("stream"), QStringLiteral("300")});
+        writeCorpusHead("mixed/a.jsonl", 300);
+        e = outputformats::writeArrow({QStringLiteral("convert"), corpus,
+                                       q(path("mixed/sub/b.arrow")), QStringLiteral("64"),
+                                       QStringLiteral("stream"), QStringLiteral("300")});
         QVERIFY2(e.isEmpty(), qPrintable(e));
         for (const char* format : {"file", "stream"}) {
-            e = writeArrow({QStringLiteral("features"),
-                            q(path(std::string("features.") + format + ".arrow")),
-                            QLatin1String(format)});
+            e = outputformats::writeArrow({QStringLiteral("features"),
+                                           q(path(std::string("features.") + format + ".arrow")),
+                                           QLatin1String(format)});
             QVERIFY2(e.isEmpty(), qPrintable(e));
         }
     }

@@ -6,12 +6,12 @@
 // Parquet support refuses a .parquet input by name.
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 #include <filesystem>
 #include <string>
 
 #include "document_fetcher.h"
+#include "output_formats_fixture.h"
 #include "parquet_file.h"
 #include "project_store.h"
 #include "test_support.h"
@@ -22,35 +22,8 @@ using testsupport::q;
 using testsupport::readFile;
 using namespace userfiles;
 
-class TestParquetInput : public CorpusFixture {
+class TestParquetInput : public outputformats::ColumnarInputFixture {
     Q_OBJECT
-
-    // Runs tests/support/write_parquet.py with `args`; "" or its error output.
-    static QString writeParquet(const QStringList& args) {
-        QProcess p;
-        p.start(QStringLiteral(NEARDUP_ARROW_PYTHON),
-                QStringList{QStringLiteral(NEARDUP_SOURCE_DIR "/tests/support/write_parquet.py")} +
-                    args);
-        if (!p.waitForFinished(120000) || p.exitCode() != 0)
-            return QStringLiteral("write_parquet.py failed: ") +
-                   QString::fromUtf8(p.readAllStandardError());
-        return {};
-    }
-
-    // `neardup run INPUTS -p PROJECT -q -j THREADS` with its outputs in PREFIX.*, plus `extra`.
-    Result runOn(const QStringList& inputs, const std::string& prefix, int threads,
-                 const QStringList& extra = {}) {
-        QStringList args{QStringLiteral("run")};
-        args << inputs;
-        args << QStringLiteral("-p") << q(path(prefix + ".ndw")) << QStringLiteral("-q")
-             << QStringLiteral("-j") << QString::number(threads) << QStringLiteral("--out-removed")
-             << q(path(prefix + ".removed")) << QStringLiteral("--out-clusters")
-             << q(path(prefix + ".clusters")) << QStringLiteral("--out-jsonl")
-             << q(path(prefix + ".dedup.jsonl")) << QStringLiteral("--out-kept")
-             << q(path(prefix + ".kept"));
-        args << extra;
-        return runCli(args, dir_);
-    }
 
     // The (id, text) of each line of a JSON Lines file.
     static QList<QPair<QString, QString>> idsAndTexts(const std::string& file) {
@@ -71,21 +44,17 @@ class TestParquetInput : public CorpusFixture {
         if (!neardup::columnar::parquetCompiledIn()) return;
         // The corpus as Parquet: six row groups of 100 rows, zstd pages; and the two halves of
         // it in a folder, JSONL then snappy Parquet.
-        QString e = writeParquet({QStringLiteral("convert"), q(path("corpus.jsonl")),
-                                  q(path("corpus.parquet")), QStringLiteral("100"),
-                                  QStringLiteral("zstd")});
+        QString e = outputformats::writeParquet({QStringLiteral("convert"), q(path("corpus.jsonl")),
+                                                 q(path("corpus.parquet")), QStringLiteral("100"),
+                                                 QStringLiteral("zstd")});
         QVERIFY2(e.isEmpty(), qPrintable(e));
         fs::create_directories(path("mixed/sub"));
-        const std::string all = readFile(path("corpus.jsonl"));
-        std::size_t cut = 0;
-        for (int i = 0; i < 300; ++i)
-            cut = all.find('\n', cut) + 1;
-        writeFile(path("mixed/a.jsonl"), all.substr(0, cut));
-        e = writeParquet({QStringLiteral("convert"), q(path("corpus.jsonl")),
-                          q(path("mixed/sub/b.parquet")), QStringLiteral("64"),
-                          QStringLiteral("snappy"), QStringLiteral("300")});
+        writeCorpusHead("mixed/a.jsonl", 300);
+        e = outputformats::writeParquet({QStringLiteral("convert"), q(path("corpus.jsonl")),
+                                         q(path("mixed/sub/b.parquet")), QStringLiteral("64"),
+                                         QStringLiteral("snappy"), QStringLiteral("300")});
         QVERIFY2(e.isEmpty(), qPrintable(e));
-        e = writeParquet({QStringLiteral("features"), q(path("features.parquet"))});
+        e = outputformats::writeParquet({QStringLiteral("features"), q(path("features.parquet"))});
         QVERIFY2(e.isEmpty(), qPrintable(e));
     }
 
@@ -248,9 +217,9 @@ class TestParquetInput : public CorpusFixture {
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(readFile(path("pin/a.jsonl")), readFile(path("pin/run.dedup.jsonl")));
         // The same rows written again in other row groups: another file, refused.
-        const QString e =
-            writeParquet({QStringLiteral("convert"), q(path("corpus.jsonl")),
-                          q(path("pin/c.parquet")), QStringLiteral("50"), QStringLiteral("zstd")});
+        const QString e = outputformats::writeParquet(
+            {QStringLiteral("convert"), q(path("corpus.jsonl")), q(path("pin/c.parquet")),
+             QStringLiteral("50"), QStringLiteral("zstd")});
         QVERIFY2(e.isEmpty(), qPrintable(e));
         r = exportJsonl("b.jsonl");
         QCOMPARE(r.code, 1);

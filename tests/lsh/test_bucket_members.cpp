@@ -4,11 +4,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "bucket_members.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_queries.h"
 #include "project_store.h"
@@ -63,49 +62,34 @@ class TestBucketMembers : public QObject {
         QVERIFY(dir_.isValid());
         project_ = path("buckets.ndw");
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 800;
-        gen.meanChars = 400;
-        gen.seed = 5;
-        gen.duplicateFraction = 0.5;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
+        testsupport::writeGeneratedCorpus(
+            corpus_, {.documents = 800, .seed = 5, .meanChars = 400, .duplicateFraction = 0.5});
     }
 
     void exactKeys() {
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
-        QCOMPARE(pipeline.run({corpus_}, params).runId, int64_t{1});
+        QCOMPARE(testsupport::runEngine(project_, {corpus_}, params).runId, int64_t{1});
         checkRun(project_, 1);
     }
 
     void sumSchemeWithFixedK() {
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
         RunParams params;
         params.lsh.bands = 8;
         params.lsh.rows = 4;
         params.lsh.scheme = BandKeyScheme::Sum;
         params.lsh.bucketMode = BucketMode::Fixed;
         params.lsh.buckets = 61;  // few buckets: large, crowded ones
-        const RunResult r = pipeline.run({corpus_}, params);
+        const RunResult r = testsupport::runEngine(project_, {corpus_}, params);
         QVERIFY(r.signaturesReused);
         QCOMPARE(r.resolvedBuckets, uint64_t{61});
         checkRun(project_, r.runId);
     }
 
     void runThatReusedPairs() {
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.85;
-        const RunResult r = pipeline.run({corpus_}, params);
+        const RunResult r = testsupport::runEngine(project_, {corpus_}, params);
         QVERIFY(r.pairsReused);
         checkRun(project_, r.runId);
     }

@@ -8,18 +8,13 @@
 #include <random>
 
 #include "clustering.h"
+#include "clustering_fixture.h"
 
 using namespace neardup;
 
 namespace {
 
-DocumentTable table(std::size_t n) {
-    DocumentTable t;
-    for (std::size_t i = 0; i < n; ++i)
-        t.append(0, i + 1, i * 10, 9, static_cast<uint32_t>(100 + i), std::nan(""),
-                 "d" + std::to_string(i));
-    return t;
-}
+using clusteringtest::table;
 
 constexpr uint32_t kNear = 115;  // 0.90: a duplicate at 0.8
 constexpr uint32_t kFar = 105;   // 0.82: a duplicate at 0.8

@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "mpi_fixture.h"
 #include "mpi_job.h"
 #include "project_store.h"
 #include "test_support.h"
@@ -22,11 +23,10 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-    qint64 ms = 0;
-};
+using mpitest::execute;
+using mpitest::kOutputs;
+using mpitest::Result;
+using mpitest::sqlRows;
 
 // The environment Open MPI needs to start several ranks in a container, as root, on a machine
 // with fewer cores than ranks.
@@ -44,33 +44,7 @@ QProcessEnvironment mpiEnvironment() {
     return env;
 }
 
-Result execute(const QString& program, const QStringList& args, const QProcessEnvironment& env,
-               int timeoutMs = 120000) {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    QElapsedTimer timer;
-    timer.start();
-    p.start(program, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError()), timer.elapsed()};
-}
-
 using testsupport::readFile;
-
-// Every row of a query, one line each, columns separated by '|' (testsupport::sqlRows).
-QString sqlRows(const QString& db, const char* sql) {
-    QString rows;
-    for (const QString& row : testsupport::sqlRows(db.toStdString(), sql))
-        rows += row + QLatin1Char('\n');
-    return rows;
-}
-
-const char* const kOutputs[] = {"kept.txt", "removed.txt", "clusters.jsonl", "dedup.jsonl"};
 
 }  // namespace
 
@@ -83,21 +57,7 @@ class TestMpi : public QObject {
 
     // `neardup run` on the corpus into project `name`.ndw with outputs under `name`/.
     QStringList runArgs(const QString& name, const QStringList& extra = {}) const {
-        QDir(dir_.path()).mkpath(name);
-        QStringList args{QStringLiteral("run"),       d(QStringLiteral("corpus.jsonl")),
-                         QStringLiteral("-p"),        d(name + QStringLiteral(".ndw")),
-                         QStringLiteral("-j"),        QStringLiteral("1"),
-                         QStringLiteral("--backend"), QStringLiteral("cpu")};
-        for (const char* out : kOutputs) {
-            const QString file = QLatin1String(out);
-            const QString flag =
-                file == QLatin1String("kept.txt")         ? QStringLiteral("--out-kept")
-                : file == QLatin1String("removed.txt")    ? QStringLiteral("--out-removed")
-                : file == QLatin1String("clusters.jsonl") ? QStringLiteral("--out-clusters")
-                                                          : QStringLiteral("--out-jsonl");
-            args << flag << d(name + QLatin1Char('/') + file);
-        }
-        return args + extra;
+        return mpitest::runArgs(dir_, name) + extra;
     }
 
     Result mpirun(int ranks, const QStringList& args,
@@ -285,7 +245,8 @@ class TestMpi : public QObject {
                                 env);
         QVERIFY2(r.code == 0, qPrintable(r.err + r.out));
         QCOMPARE(r.err.contains(QStringLiteral("out of core")), !extra.isEmpty());
-        for (const char* out : kOutputs) {
+        for (const mpitest::ListOutput& output : kOutputs) {
+            const char* out = output.file;
             const QByteArray mine = readFile(d(name + QLatin1Char('/') + QLatin1String(out)));
             QVERIFY2(!mine.isEmpty(), out);
             QVERIFY2(mine == readFile(d(QStringLiteral("single/") + QLatin1String(out))), out);
@@ -402,10 +363,10 @@ class TestMpi : public QObject {
         QVERIFY2(one.code == 0, qPrintable(one.err));
         const Result two = mpirun(2, runArgs(QStringLiteral("ref2"), reference));
         QVERIFY2(two.code == 0, qPrintable(two.err + two.out));
-        for (const char* out : kOutputs)
-            QVERIFY2(readFile(d(QStringLiteral("ref2/") + QLatin1String(out))) ==
-                         readFile(d(QStringLiteral("ref1/") + QLatin1String(out))),
-                     out);
+        for (const mpitest::ListOutput& output : kOutputs)
+            QVERIFY2(readFile(d(QStringLiteral("ref2/") + QLatin1String(output.file))) ==
+                         readFile(d(QStringLiteral("ref1/") + QLatin1String(output.file))),
+                     output.file);
         QCOMPARE(projectResults(d(QStringLiteral("ref2.ndw"))),
                  projectResults(d(QStringLiteral("ref1.ndw"))));
         const QString shortNew =

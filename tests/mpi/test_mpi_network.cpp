@@ -12,42 +12,19 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "mpi_fixture.h"
 #include "test_support.h"
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result execute(const QString& program, const QStringList& args,
-               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(program, args);
-    if (!p.waitForFinished(180000)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using mpitest::execute;
+using mpitest::kOutputs;
+using mpitest::Result;
+using mpitest::sqlRows;
 
 QString support(const char* script) {
     return QStringLiteral(NEARDUP_SOURCE_DIR "/tests/support/") + QLatin1String(script);
 }
-
-// Every row of a query, one line each.
-QString sqlRows(const QString& db, const char* sql) {
-    QString rows;
-    for (const QString& row : testsupport::sqlRows(db.toStdString(), sql))
-        rows += row + QLatin1Char('\n');
-    return rows;
-}
-
-const char* const kOutputs[] = {"kept.txt", "removed.txt", "clusters.jsonl", "dedup.jsonl"};
 
 }  // namespace
 
@@ -62,25 +39,7 @@ class TestMpiNetwork : public QObject {
 
     QString d(const QString& name) const { return dir_.filePath(name); }
 
-    QStringList runArgs(const QString& name) const {
-        QDir(dir_.path()).mkpath(name);
-        return {QStringLiteral("run"),
-                d(QStringLiteral("corpus.jsonl")),
-                QStringLiteral("-p"),
-                d(name + QStringLiteral(".ndw")),
-                QStringLiteral("-j"),
-                QStringLiteral("1"),
-                QStringLiteral("--backend"),
-                QStringLiteral("cpu"),
-                QStringLiteral("--out-kept"),
-                d(name + QStringLiteral("/kept.txt")),
-                QStringLiteral("--out-removed"),
-                d(name + QStringLiteral("/removed.txt")),
-                QStringLiteral("--out-clusters"),
-                d(name + QStringLiteral("/clusters.jsonl")),
-                QStringLiteral("--out-jsonl"),
-                d(name + QStringLiteral("/dedup.jsonl"))};
-    }
+    QStringList runArgs(const QString& name) const { return mpitest::runArgs(dir_, name); }
 
     // What must not depend on where the ranks ran.
     static QString projectResults(const QString& db) {
@@ -172,7 +131,8 @@ class TestMpiNetwork : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("mpi (3 ranks on 2 hosts)")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("rank 1 on node-b")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("rank 2 on node-b")), qPrintable(r.err));
-        for (const char* out : kOutputs) {
+        for (const mpitest::ListOutput& output : kOutputs) {
+            const char* out = output.file;
             const QByteArray mine =
                 testsupport::readFile(d(QStringLiteral("net/") + QLatin1String(out)));
             QVERIFY2(!mine.isEmpty(), out);

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "memory_budget.h"
 #include "pipeline.h"
 #include "run_compare.h"
@@ -111,13 +111,9 @@ class TestSpill : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 3000;
-        gen.seed = 17;
-        gen.meanChars = 300;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
+        testsupport::writeGeneratedCorpus(corpus_,
+                                          {.documents = 3000, .seed = 17, .meanChars = 300});
+        std::ofstream out(corpus_, std::ios::binary | std::ios::app);
         // Large buckets: 300 exact copies of one text and 150 near copies of another, each
         // with one word replaced, so a bucket outgrows any pass of a tiny budget.
         std::string base;

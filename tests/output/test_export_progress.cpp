@@ -8,10 +8,9 @@
 #include <QTest>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 
-#include "corpus_generator.h"
 #include "exporter.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_store.h"
 
@@ -31,15 +30,8 @@ struct ChunkedRun {
 ChunkedRun runOnChunks(const QString& dir, const char* name, uint64_t documents, uint64_t seed) {
     ChunkedRun r;
     r.corpus = QDir(dir).filePath(QString::fromLatin1(name)).toStdString();
-    GeneratorOptions gen;
-    gen.documents = documents;
-    gen.meanChars = 2600;
-    gen.seed = seed;
-    GroundTruth truth;
-    {
-        std::ofstream out(r.corpus, std::ios::binary);
-        generateCorpus(gen, out, truth);
-    }
+    testsupport::writeGeneratedCorpus(r.corpus,
+                                      {.documents = documents, .seed = seed, .meanChars = 2600});
     ProjectStore store(":memory:");
     auto backend = makeCpuBackend(2);
     Pipeline pipeline(store, *backend);
@@ -77,15 +69,9 @@ class TestExportProgress : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         const std::string corpus = dir_.filePath(QStringLiteral("c.jsonl")).toStdString();
-        GeneratorOptions gen;
-        gen.documents = 20000;  // several progress steps per output
-        gen.meanChars = 120;
-        gen.seed = 4;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
+        // 20,000 documents: several progress steps per output.
+        testsupport::writeGeneratedCorpus(corpus,
+                                          {.documents = 20000, .seed = 4, .meanChars = 120});
         const std::string project = dir_.filePath(QStringLiteral("p.ndw")).toStdString();
         ProjectStore store(project);
         auto backend = makeCpuBackend(2);

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_copy.h"
 #include "project_store.h"
@@ -62,23 +62,13 @@ class TestProjectCopy : public QObject {
         QVERIFY(dir_.isValid());
         project_ = path("source.ndw");
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 600;
-        gen.meanChars = 500;
-        gen.seed = 11;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus_, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus_,
+                                          {.documents = 600, .seed = 11, .meanChars = 500});
         RunParams params;
         params.compare.threshold = 0.7;
-        QVERIFY(pipeline.run({corpus_}, params).counts.clusters > 0);
+        QVERIFY(testsupport::runEngine(project_, {corpus_}, params).counts.clusters > 0);
         params.compare.threshold = 0.9;
-        pipeline.run({corpus_}, params);
+        testsupport::runEngine(project_, {corpus_}, params);
     }
 
     void copyIsACompleteProject() {

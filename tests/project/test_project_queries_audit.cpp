@@ -14,6 +14,7 @@
 #include "clustering.h"
 #include "component_chain.h"
 #include "decisions.h"
+#include "engine_fixture.h"
 #include "project_copy.h"
 #include "project_queries.h"
 #include "project_queries_fixture.h"
@@ -100,12 +101,9 @@ class TestProjectQueriesAudit : public ProjectQueriesFixture {
         testsupport::writeChainCorpus(chainCorpus, 12);
         int64_t chainRun = 0;
         {
-            ProjectStore store(chain);
-            auto backend = makeCpuBackend(2);
-            Pipeline pipeline(store, *backend);
             RunParams params;
             params.compare.verify = VerifyMode::Exact;
-            chainRun = pipeline.run({chainCorpus}, params).runId;
+            chainRun = testsupport::runEngine(chain, {chainCorpus}, params).runId;
         }
         const double own = std::nan("");
         checkDiameterListing(planted, run_.runId, own, 0);

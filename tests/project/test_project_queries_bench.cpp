@@ -6,12 +6,11 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
-#include <fstream>
 
 #include "clustering.h"
-#include "corpus_generator.h"
 #include "decisions.h"
 #include "document_fetcher.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_queries.h"
 
@@ -37,15 +36,7 @@ class TestProjectQueriesBench : public QObject {
             return;
         }
         const std::string corpus = path("bench.jsonl"), project = path("bench.ndw");
-        {
-            GeneratorOptions gen;
-            gen.documents = n;
-            gen.seed = 2;
-            gen.meanChars = 600;
-            GroundTruth truth;
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
+        testsupport::writeGeneratedCorpus(corpus, {.documents = n, .seed = 2, .meanChars = 600});
         QElapsedTimer t;
         t.start();
         RunResult run;

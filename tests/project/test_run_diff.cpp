@@ -2,11 +2,10 @@
 // the runs' in-memory outcomes loaded from the project.
 #include <QTemporaryDir>
 #include <QTest>
-#include <fstream>
 #include <set>
 
-#include "corpus_generator.h"
 #include "decisions.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_store.h"
 #include "run_diff.h"
@@ -16,13 +15,7 @@ using namespace neardup;
 namespace {
 
 void writeCorpus(const std::string& path, uint64_t docs, uint64_t seed) {
-    GeneratorOptions gen;
-    gen.documents = docs;
-    gen.meanChars = 500;
-    gen.seed = seed;
-    GroundTruth truth;
-    std::ofstream out(path, std::ios::binary);
-    generateCorpus(gen, out, truth);
+    testsupport::writeGeneratedCorpus(path, {.documents = docs, .seed = seed, .meanChars = 500});
 }
 
 }  // namespace
@@ -85,24 +78,21 @@ class TestRunDiff : public QObject {
         other_ = dir_.filePath(QStringLiteral("b.jsonl")).toStdString();
         writeCorpus(corpus_, 1500, 21);
         writeCorpus(other_, 300, 22);
-        ProjectStore store(project_);
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
         // Runs 1 to 3 decide by components (the set relations below hold for it); run 5 by
         // witness.
         params.decide = DecideRule::Components;
-        QCOMPARE(pipeline.run({corpus_}, params).runId, int64_t{1});
+        QCOMPARE(testsupport::runEngine(project_, {corpus_}, params).runId, int64_t{1});
         params.compare.threshold = 0.9;  // run 2: fewer removed
-        pipeline.run({corpus_}, params);
+        testsupport::runEngine(project_, {corpus_}, params);
         params.compare.threshold = 0.7;  // run 3: other representatives
         params.keep = KeepPolicy::Longest;
-        pipeline.run({corpus_}, params);
-        pipeline.run({other_}, RunParams{});  // run 4: another dataset
-        params.keep = KeepPolicy::First;      // run 5: run 1 decided by witness
+        testsupport::runEngine(project_, {corpus_}, params);
+        testsupport::runEngine(project_, {other_}, RunParams{});  // run 4: another dataset
+        params.keep = KeepPolicy::First;                          // run 5: run 1 decided by witness
         params.decide = DecideRule::Witness;
-        QCOMPARE(pipeline.run({corpus_}, params).runId, int64_t{5});
+        QCOMPARE(testsupport::runEngine(project_, {corpus_}, params).runId, int64_t{5});
     }
 
     void higherThresholdRemovesFewer() {

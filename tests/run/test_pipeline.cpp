@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pair_verifier.h"
 #include "pipeline.h"
 #include "test_support.h"
@@ -60,13 +60,7 @@ class TestPipeline : public QObject {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
         bad_ = path("mixed.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 800;
-        gen.seed = 5;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
-        out.close();
+        testsupport::writeGeneratedCorpus(corpus_, {.documents = 800, .seed = 5});
         // Bad lines, blank lines, CRLF, a duplicate of a corpus line, no final newline.
         const auto firstLines = splitLines(readFile(corpus_));
         std::ofstream mixed(bad_, std::ios::binary);

@@ -9,10 +9,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "backend_factory.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "project_store.h"
 #include "run_compare.h"
@@ -93,13 +92,8 @@ class TestReband : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 3000;
-        gen.seed = 23;
-        gen.meanChars = 400;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
+        testsupport::writeGeneratedCorpus(corpus_,
+                                          {.documents = 3000, .seed = 23, .meanChars = 400});
     }
 
     void otherBandsBeyondTheBudgetStreamTheCache() {

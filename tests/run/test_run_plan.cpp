@@ -6,11 +6,10 @@
 #include <QTest>
 
 #include <cstdlib>
-#include <fstream>
 
 #include "backend_factory.h"
 #include "checkpoint.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 #include "run_plan.h"
 #include "run_state.h"
@@ -65,12 +64,7 @@ class TestRunPlan : public QObject {
     void initTestCase() {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
-        GeneratorOptions gen;
-        gen.documents = 400;
-        gen.seed = 11;
-        GroundTruth truth;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth);
+        testsupport::writeGeneratedCorpus(corpus_, {.documents = 400, .seed = 11});
     }
 
     void newDatasetIsReadAndSaved() {

@@ -4,29 +4,25 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <fstream>
 #include <random>
 #include <set>
 
 #include "backend.h"
 #include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "hash_math.h"
 #include "oph_sketch.h"
 #include "pipeline.h"
 #include "shingles.h"
 #include "signatures.h"
+#include "sketch_fixture.h"
 
 using namespace neardup;
 using hashmath::kEmptySlot;
 
 namespace {
 
-std::vector<uint32_t> randomStream(std::mt19937_64& rng, std::size_t n, uint32_t alphabet) {
-    std::vector<uint32_t> v(n);
-    for (auto& c : v)
-        c = static_cast<uint32_t>(rng() % alphabet);
-    return v;
-}
+using sketchtest::randomStream;
 
 HashConstants oph(int k, int h, uint64_t seed = 7) {
     SignatureParams p;
@@ -206,35 +202,13 @@ class TestOphSketch : public QObject {
     }
 
     void backendAndPipelineRunTheSketch() {
-        const auto c = oph(5, 32);
-        auto backend = makeCpuBackend(2);
-        SymbolBatch batch;
-        std::mt19937_64 rng(4);
-        std::vector<std::vector<uint32_t>> docs;
-        for (int i = 0; i < 100; ++i) {
-            docs.push_back(randomStream(rng, rng() % 300, 1000));
-            batch.symbols.insert(batch.symbols.end(), docs.back().begin(), docs.back().end());
-            batch.docEnd.push_back(batch.symbols.size());
-        }
-        std::vector<uint32_t> out(100 * 32), ref(32);
-        backend->computeSignatures(batch, c, out.data());
-        for (int i = 0; i < 100; ++i) {
-            ophSketchDirect(docs[std::size_t(i)].data(), docs[std::size_t(i)].size(), c,
-                            ref.data());
-            QVERIFY(std::equal(ref.begin(), ref.end(), out.begin() + i * 32));
-        }
+        QVERIFY(sketchtest::backendSignsLikeDirect(oph(5, 32), 4, ophSketchDirect));
 
         // Whole runs: the oph run is recorded as such and finds the planted exact copies.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string corpus = (dir.path() + QStringLiteral("/c.jsonl")).toStdString();
-        GeneratorOptions gen;
-        gen.documents = 400;
-        GroundTruth truth;
-        {
-            std::ofstream f(corpus, std::ios::binary);
-            generateCorpus(gen, f, truth);
-        }
+        const GroundTruth truth = testsupport::writeGeneratedCorpus(corpus, {.documents = 400});
         std::size_t copies = 0;
         for (const auto& pair : truth.pairs)
             copies += pair.jaccard >= 0.999;
@@ -245,6 +219,7 @@ class TestOphSketch : public QObject {
         params.threads = 2;
         const std::string project = (dir.path() + QStringLiteral("/p.ndw")).toStdString();
         ProjectStore store(project);
+        auto backend = makeCpuBackend(2);
         Pipeline pipeline(store, *backend);
         const RunResult run = pipeline.run({corpus}, params);
         QCOMPARE(run.params.signature.sketch, SketchKind::Oph);

@@ -7,17 +7,13 @@
 #include "hash_math.h"
 #include "shingles.h"
 #include "signatures.h"
+#include "sketch_fixture.h"
 
 using namespace neardup;
 
 namespace {
 
-std::vector<uint32_t> randomStream(std::mt19937_64& rng, std::size_t n, uint32_t alphabet) {
-    std::vector<uint32_t> v(n);
-    for (auto& c : v)
-        c = static_cast<uint32_t>(rng() % alphabet);
-    return v;
-}
+using sketchtest::randomStream;
 
 SignatureParams params(HashFamily family, int k, int h, uint64_t seed = 7) {
     SignatureParams p;
@@ -189,23 +185,8 @@ class TestSignatures : public QObject {
         QCOMPARE(exactJaccard(p, q), 2.0 / 8.0);
     }
     void backendComputesBatches() {
-        const auto c = HashConstants::derive(params(HashFamily::Permute, 5, 32));
-        auto backend = makeCpuBackend(2);
-        SymbolBatch batch;
-        std::mt19937_64 rng(3);
-        std::vector<std::vector<uint32_t>> docs;
-        for (int i = 0; i < 100; ++i) {
-            docs.push_back(randomStream(rng, rng() % 300, 1000));
-            batch.symbols.insert(batch.symbols.end(), docs.back().begin(), docs.back().end());
-            batch.docEnd.push_back(batch.symbols.size());
-        }
-        std::vector<uint32_t> out(100 * 32), ref(32);
-        backend->computeSignatures(batch, c, out.data());
-        for (int i = 0; i < 100; ++i) {
-            signatureDirect(docs[std::size_t(i)].data(), docs[std::size_t(i)].size(), c,
-                            ref.data());
-            QVERIFY(std::equal(ref.begin(), ref.end(), out.begin() + i * 32));
-        }
+        QVERIFY(sketchtest::backendSignsLikeDirect(
+            HashConstants::derive(params(HashFamily::Permute, 5, 32)), 3, signatureDirect));
     }
 };
 

@@ -14,6 +14,7 @@
 #include "signatures.h"
 #include "simd.h"
 #include "simd_text.h"
+#include "sketch_fixture.h"
 
 using namespace neardup;
 
@@ -182,12 +183,7 @@ std::string randomText(std::mt19937_64& rng, std::size_t pieces) {
     return s;
 }
 
-std::vector<uint32_t> randomStream(std::mt19937_64& rng, std::size_t n, uint32_t alphabet) {
-    std::vector<uint32_t> v(n);
-    for (auto& c : v)
-        c = static_cast<uint32_t>(rng() % alphabet);
-    return v;
-}
+using sketchtest::randomStream;
 
 // The stream with one symbol, at a random place, set to the alphabet's largest, so that each
 // bound is met exactly: 2^24 - 1 still takes the window kernels, 2^24 the roll.

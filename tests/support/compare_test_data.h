@@ -74,4 +74,29 @@ inline std::string firstDifference(std::vector<ScoredPair> got, std::vector<Scor
     return {};
 }
 
+// `n` rows of full 32-bit values, so that the sum scheme's 64-bit sums exceed 32 bits.
+inline SignatureMatrix randomSignatures(std::size_t n, int hashes, uint64_t seed) {
+    SignatureMatrix sigs;
+    sigs.resize(n, hashes);
+    std::mt19937_64 rng(seed);
+    for (auto& v : sigs.values)
+        v = static_cast<uint32_t>(rng());
+    return sigs;
+}
+
+inline LshParams banding(int bands, int rows, bool sum) {
+    LshParams lsh;
+    lsh.bands = bands;
+    lsh.rows = rows;
+    lsh.scheme = sum ? BandKeyScheme::Sum : BandKeyScheme::Hash;
+    return lsh;
+}
+
+// The comparison tests' banding of `hashes`: 8 rows of hash keys or 4 of sum keys, at most
+// `maxBands` bands.
+inline LshParams comparisonBanding(int hashes, bool sum, int maxBands) {
+    const int rows = sum ? 4 : 8;
+    return banding(std::min(maxBands, hashes / rows), rows, sum);
+}
+
 }  // namespace neardup::testing

@@ -1,14 +1,30 @@
-// Random symbol streams for the GPU tests: every length class the kernels treat specially
+// What the GPU tests share: the CUDA backend on the first device, or why there is none (the
+// tests then skip); random symbol streams of every length class the kernels treat specially
 // (empty, one symbol, shorter than k, exactly k, k + 1, long) over alphabets that make shingles
 // unique (all code points) or repeat a lot (four letters).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <string>
 
 #include "backend.h"
+#include "backend_factory.h"
+#include "cuda_support.h"
 
 namespace neardup::testing {
+
+// The CUDA backend on device 0; null, with `whyNot` saying why, on a machine without one.
+inline std::unique_ptr<Backend> firstCudaBackend(std::string& whyNot) {
+    installCudaBackends();
+    const GpuInventory inventory = queryGpus();
+    if (inventory.devices.empty()) {
+        whyNot = "no CUDA device: " + inventory.status;
+        return nullptr;
+    }
+    return makeBackend("cuda", 0);
+}
 
 inline SymbolBatch randomStreams(int count, int k, uint64_t longest, uint64_t seed) {
     std::mt19937_64 rng(seed);

@@ -1,7 +1,9 @@
-// What the tests of the output formats share (test_output_formats.cpp, test_output_dir.cpp): the
-// generated corpus of userfiles::CorpusFixture, gzip and zstd decoding of an output, and the
-// pyarrow helpers that write Parquet fixtures (tests/support/write_parquet.py) and read Parquet
-// outputs back (tests/support/read_parquet.py), from the environment CMake found Arrow in.
+// What the tests of the output formats and of columnar inputs share (test_output_formats.cpp,
+// test_output_dir.cpp, test_parquet_input.cpp, test_arrow_input.cpp): the generated corpus of
+// userfiles::CorpusFixture, gzip and zstd decoding of an output, and the pyarrow helpers that
+// write Parquet and Arrow fixtures (tests/support/write_parquet.py, write_arrow.py) and read
+// outputs back (tests/support/read_parquet.py, read_arrow.py), from the environment CMake found
+// Arrow in.
 #pragma once
 
 #include <zlib.h>
@@ -111,10 +113,49 @@ inline Python python(const char* script, const QStringList& args) {
     return r;
 }
 
-// write_parquet.py ARGS: "" or its error output.
-inline QString writeParquet(const QStringList& args) {
-    const Python r = python("write_parquet.py", args);
-    return r.code == 0 ? QString() : QStringLiteral("write_parquet.py failed: ") + r.err;
+// SCRIPT ARGS, a pyarrow writer of fixtures: "" or its error output.
+inline QString writeWith(const char* script, const QStringList& args) {
+    const Python r = python(script, args);
+    return r.code == 0 ? QString() : QLatin1String(script) + QStringLiteral(" failed: ") + r.err;
 }
+
+inline QString writeParquet(const QStringList& args) {
+    return writeWith("write_parquet.py", args);
+}
+
+inline QString writeArrow(const QStringList& args) {
+    return writeWith("write_arrow.py", args);
+}
+
+// What the columnar input tests share (test_parquet_input.cpp, test_arrow_input.cpp): the
+// corpus, and runs with every list output, so that a columnar input's outputs can be compared
+// with those of the same documents as JSON Lines.
+class ColumnarInputFixture : public userfiles::CorpusFixture {
+  protected:
+    // `neardup run INPUTS -p PROJECT -q -j THREADS` with its outputs in PREFIX.*, plus `extra`.
+    userfiles::Result runOn(const QStringList& inputs, const std::string& prefix, int threads,
+                            const QStringList& extra = {}) {
+        QStringList args{QStringLiteral("run")};
+        args << inputs;
+        args << QStringLiteral("-p") << q(path(prefix + ".ndw")) << QStringLiteral("-q")
+             << QStringLiteral("-j") << QString::number(threads) << QStringLiteral("--out-removed")
+             << q(path(prefix + ".removed")) << QStringLiteral("--out-clusters")
+             << q(path(prefix + ".clusters")) << QStringLiteral("--out-jsonl")
+             << q(path(prefix + ".dedup.jsonl")) << QStringLiteral("--out-kept")
+             << q(path(prefix + ".kept"));
+        args << extra;
+        return userfiles::runCli(args, dir_);
+    }
+
+    // The corpus's first `lines` lines as the JSON Lines file `name`: the JSON Lines half of a
+    // folder that mixes formats.
+    void writeCorpusHead(const std::string& name, int lines) {
+        const std::string all = testsupport::readFile(path("corpus.jsonl"));
+        std::size_t cut = 0;
+        for (int i = 0; i < lines; ++i)
+            cut = all.find('\n', cut) + 1;
+        testsupport::writeFile(path(name), all.substr(0, cut));
+    }
+};
 
 }  // namespace outputformats

@@ -8,10 +8,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "pipeline.h"
 
 using namespace neardup;
@@ -39,13 +39,8 @@ class ProjectQueriesFixture : public QObject {
         QVERIFY(dir_.isValid());
         corpus_ = path("corpus.jsonl");
         project_ = path("fixture.ndw");
-        GeneratorOptions gen;
-        gen.documents = 600;
-        gen.seed = 11;
-        gen.meanChars = 800;
-        std::ofstream out(corpus_, std::ios::binary);
-        generateCorpus(gen, out, truth_);
-        out.close();
+        truth_ = testsupport::writeGeneratedCorpus(
+            corpus_, {.documents = 600, .seed = 11, .meanChars = 800});
         ProjectStore store(project_);
         auto backend = makeCpuBackend(2);
         Pipeline pipeline(store, *backend);

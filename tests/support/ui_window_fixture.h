@@ -81,6 +81,14 @@ inline bool settle(neardup::ui::MainWindow& w, int timeoutMs = 60000) {
     return QTest::qWaitFor([&done] { return done; }, timeoutMs + 1000) && w.isSettled();
 }
 
+// Shows `w`, waits until it is the active window (so that key presses reach it) and opens
+// `project` in it, settled: what a user sees after opening the project. False when a step fails.
+inline bool openActive(neardup::ui::MainWindow& w, const QString& project) {
+    w.show();
+    w.activateWindow();
+    return QTest::qWaitForWindowActive(&w) && w.openProject(project, true) && settle(w);
+}
+
 // The smallest screen the workbench supports.
 inline const QSize kSmallScreen(1280, 800);
 

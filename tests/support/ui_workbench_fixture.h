@@ -7,10 +7,9 @@
 #include <QStringList>
 #include <cstdint>
 #include <ctime>
-#include <fstream>
 #include <string>
 
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "project_queries.h"
 
 namespace uiworkbench {
@@ -43,13 +42,7 @@ double threadCpuMs() {
 }
 
 void writeCorpus(const std::string& path, uint64_t docs, uint64_t seed) {
-    neardup::GeneratorOptions gen;
-    gen.documents = docs;
-    gen.seed = seed;
-    gen.meanChars = 700;
-    neardup::GroundTruth truth;
-    std::ofstream out(path, std::ios::binary);
-    neardup::generateCorpus(gen, out, truth);
+    testsupport::writeGeneratedCorpus(path, {.documents = docs, .seed = seed, .meanChars = 700});
 }
 
 // The pair the clusters panel shows first: the first stored pair of a removed member and the

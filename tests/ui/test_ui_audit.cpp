@@ -19,13 +19,12 @@
 #include <QTest>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include "audit_sample.h"
 #include "auditdialog.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "mainwindow.h"
 #include "pipeline.h"
 #include "project_queries.h"
@@ -73,23 +72,12 @@ class TestUiAudit : public QObject {
         uiwindow::isolateSettings(path("settings"), "test_ui_audit");
         project_ = path("audit.ndw");
         const std::string corpus = path("audit.jsonl").toStdString();
-        GeneratorOptions gen;
-        gen.documents = 500;
-        gen.seed = 9;
-        gen.meanChars = 600;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project_.toStdString());
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus, {.documents = 500, .seed = 9, .meanChars = 600});
         RunParams params;
         params.compare.threshold = 0.6;
         // Unverified: a pair is a duplicate by its estimate, which the audit shows.
         params.compare.verify = VerifyMode::None;
-        run_ = pipeline.run({corpus}, params);
+        run_ = testsupport::runEngine(project_.toStdString(), {corpus}, params);
         QVERIFY(run_.counts.clusters > 5);
         // The run has duplicate pairs below the working θ: an audit at the run's θ draws some.
         const AuditDraw atRun =
@@ -97,11 +85,7 @@ class TestUiAudit : public QObject {
         QVERIFY(std::any_of(atRun.pairs.begin(), atRun.pairs.end(),
                             [](const AuditPair& p) { return p.estimated < kWorking; }));
         window_ = std::make_unique<MainWindow>();
-        window_->show();
-        window_->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
-        QVERIFY(window_->openProject(project_, true));
-        QVERIFY(uiwindow::settle(*window_));
+        QVERIFY(uiwindow::openActive(*window_, project_));
     }
 
     void cleanupTestCase() { window_.reset(); }

@@ -28,9 +28,11 @@
 #include <memory>
 
 #include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "exportdialog.h"
 #include "mainwindow.h"
 #include "pipeline.h"
+#include "projectdocument.h"
 #include "qcp.h"
 #include "run_report.h"
 #include "runhistorypanel.h"
@@ -100,13 +102,8 @@ class TestUiReport : public QObject {
         QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
                             path("sample.jsonl")));
         const std::string project = path("report.ndw").toStdString();
-        {
-            ProjectStore store(project);
-            auto backend = makeCpuBackend(2);
-            Pipeline pipeline(store, *backend);
-            QVERIFY(pipeline.run({path("sample.jsonl").toStdString()}, RunParams()).counts.removed >
-                    0);
-        }
+        QVERIFY(testsupport::runEngine(project, {path("sample.jsonl").toStdString()}, RunParams())
+                    .counts.removed > 0);
         MainWindow w;
         w.show();
         QVERIFY(w.openProject(path("report.ndw"), true));
@@ -185,12 +182,8 @@ class TestUiReport : public QObject {
     void reportAndExportNameBothThresholds() {
         QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
                             path("theta.jsonl")));
-        {
-            ProjectStore store(path("theta.ndw").toStdString());
-            auto backend = makeCpuBackend(2);
-            Pipeline pipeline(store, *backend);
-            pipeline.run({path("theta.jsonl").toStdString()}, RunParams());
-        }
+        testsupport::runEngine(path("theta.ndw").toStdString(), {path("theta.jsonl").toStdString()},
+                               RunParams());
         MainWindow w;
         w.show();
         QVERIFY(w.openProject(path("theta.ndw"), true));
@@ -204,8 +197,9 @@ class TestUiReport : public QObject {
         ThresholdPanel* slider = w.threshold();
         QTRY_VERIFY(slider->slider()->isEnabled());
         slider->setThreshold(w.currentRun().params.compare.threshold - 0.05);
-        QTRY_VERIFY(!std::isnan(slider->workingThreshold()));
-        const QString working = QString::number(slider->workingThreshold(), 'f', 3);
+        // The clusters at the new θ shown: the document's working threshold, which Export uses.
+        QTRY_VERIFY(!std::isnan(w.document()->workingThreshold()));
+        const QString working = QString::number(w.document()->workingThreshold(), 'f', 3);
         ExportDialog* moved = w.openExportDialog();
         QVERIFY(moved);
         const QString note = moved->thresholdText();
@@ -239,14 +233,9 @@ class TestUiReport : public QObject {
         QVERIFY(QFile::copy(QStringLiteral(NEARDUP_SOURCE_DIR "/resources/samples/sample.jsonl"),
                             path("csv-sample.jsonl")));
         const std::string project = path("csv.ndw").toStdString();
-        {
-            ProjectStore store(project);
-            auto backend = makeCpuBackend(2);
-            Pipeline pipeline(store, *backend);
-            QVERIFY(
-                pipeline.run({path("csv-sample.jsonl").toStdString()}, RunParams()).counts.removed >
-                0);
-        }
+        QVERIFY(
+            testsupport::runEngine(project, {path("csv-sample.jsonl").toStdString()}, RunParams())
+                .counts.removed > 0);
         MainWindow w;
         w.show();
         QVERIFY(w.openProject(path("csv.ndw"), true));

@@ -20,7 +20,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
-#include <fstream>
 
 #include "audit_sample.h"
 #include "auditdialog.h"
@@ -29,7 +28,7 @@
 #include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "comparisonview.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "mainwindow.h"
 #include "numbertext.h"
 #include "pipeline.h"
@@ -70,29 +69,14 @@ class TestUiReview : public QObject {
         uiwindow::isolateSettings(dir_.filePath(QStringLiteral("settings")), "test_ui_review");
         project_ = dir_.filePath(QStringLiteral("review.ndw"));
         const std::string corpus = dir_.filePath(QStringLiteral("review.jsonl")).toStdString();
-        GeneratorOptions gen;
-        gen.documents = 500;
-        gen.seed = 9;
-        gen.meanChars = 600;
-        GroundTruth truth;
-        {
-            std::ofstream out(corpus, std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project_.toStdString());
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus, {.documents = 500, .seed = 9, .meanChars = 600});
         RunParams params;
         params.compare.threshold = 0.7;
         params.decide = DecideRule::Components;
-        run_ = pipeline.run({corpus}, params);
+        run_ = testsupport::runEngine(project_.toStdString(), {corpus}, params);
         QVERIFY(run_.counts.clusters > 5);
         window_ = std::make_unique<MainWindow>();
-        window_->show();
-        window_->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
-        QVERIFY(window_->openProject(project_, true));
-        QVERIFY(uiwindow::settle(*window_));
+        QVERIFY(uiwindow::openActive(*window_, project_));
     }
 
     void cleanupTestCase() { window_.reset(); }

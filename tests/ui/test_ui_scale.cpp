@@ -23,12 +23,11 @@
 #include <QTest>
 #include <QTimer>
 #include <algorithm>
-#include <fstream>
 
 #include "bucketspanel.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
-#include "corpus_generator.h"
+#include "engine_fixture.h"
 #include "mainwindow.h"
 #include "numbertext.h"
 #include "pipeline.h"
@@ -98,25 +97,15 @@ class TestUiScale : public QObject {
         if (project_.isEmpty()) {
             project_ = dir_.filePath(QStringLiteral("scale.ndw"));
             const std::string corpus = dir_.filePath(QStringLiteral("c.jsonl")).toStdString();
-            GeneratorOptions gen;
-            gen.documents = 4000;
-            gen.meanChars = 300;
-            gen.seed = 17;
-            GroundTruth truth;
-            {
-                std::ofstream out(corpus, std::ios::binary);
-                generateCorpus(gen, out, truth);
-            }
-            ProjectStore store(project_.toStdString());
-            auto backend = makeCpuBackend(2);
-            Pipeline pipeline(store, *backend);
+            testsupport::writeGeneratedCorpus(corpus,
+                                              {.documents = 4000, .seed = 17, .meanChars = 300});
             RunParams params;
             params.compare.threshold = 0.7;
-            pipeline.run({corpus}, params);
+            testsupport::runEngine(project_.toStdString(), {corpus}, params);
             params.lsh.bands = 20;
             params.lsh.rows = 5;
             params.keep = KeepPolicy::Longest;
-            pipeline.run({corpus}, params);
+            testsupport::runEngine(project_.toStdString(), {corpus}, params);
         }
         ProjectQueries q(project_.toStdString());
         for (const int64_t id : q.runIds())

@@ -21,14 +21,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 
 #include "bucket_members.h"
 #include "bucketspanel.h"
-#include "corpus_generator.h"
 #include "datasetpanel.h"
+#include "engine_fixture.h"
 #include "exportdialog.h"
 #include "jobqueue.h"
 #include "mainwindow.h"
@@ -60,23 +59,14 @@ class TestUiTools : public QObject {
         QVERIFY(dir_.isValid());
         project_ = path("tools.ndw");
         corpus_ = path("corpus.jsonl");
-        {
-            GeneratorOptions gen;
-            gen.documents = 1200;
-            gen.meanChars = 500;
-            gen.seed = 9;
-            GroundTruth truth;
-            std::ofstream out(corpus_.toStdString(), std::ios::binary);
-            generateCorpus(gen, out, truth);
-        }
-        ProjectStore store(project_.toStdString());
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
+        testsupport::writeGeneratedCorpus(corpus_.toStdString(),
+                                          {.documents = 1200, .seed = 9, .meanChars = 500});
         RunParams params;
         params.compare.threshold = 0.7;
-        QVERIFY(pipeline.run({corpus_.toStdString()}, params).counts.removed > 0);
+        QVERIFY(testsupport::runEngine(project_.toStdString(), {corpus_.toStdString()}, params)
+                    .counts.removed > 0);
         params.keep = KeepPolicy::Longest;  // run 2: other representatives, same clusters
-        pipeline.run({corpus_.toStdString()}, params);
+        testsupport::runEngine(project_.toStdString(), {corpus_.toStdString()}, params);
         window_ = std::make_unique<MainWindow>();
         window_->show();
         QVERIFY(window_->openProject(project_, true));

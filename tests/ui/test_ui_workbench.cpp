@@ -37,6 +37,7 @@
 #include "comparisonview.h"
 #include "corpus_generator.h"
 #include "datasetpanel.h"
+#include "engine_fixture.h"
 #include "exportdialog.h"
 #include "lsh_buckets.h"
 #include "lsh_tuning.h"
@@ -77,12 +78,10 @@ class TestUiWorkbench : public QObject {
         corpusB_ = path("b.jsonl");
         writeCorpus(corpusA_.toStdString(), 500, 3);
         writeCorpus(corpusB_.toStdString(), 2000, 8);
-        ProjectStore store(project_.toStdString());
-        auto backend = makeCpuBackend(2);
-        Pipeline pipeline(store, *backend);
         RunParams params;
         params.compare.threshold = 0.7;
-        const RunResult r = pipeline.run({corpusA_.toStdString()}, params);
+        const RunResult r =
+            testsupport::runEngine(project_.toStdString(), {corpusA_.toStdString()}, params);
         QVERIFY(r.counts.clusters > 5);
         window_ = std::make_unique<MainWindow>();
         window_->show();
