@@ -9,8 +9,8 @@
 #include <atomic>
 #include <filesystem>
 
-#include "exporter.h"
 #include "engine_fixture.h"
+#include "exporter.h"
 #include "pipeline.h"
 #include "project_store.h"
 
