@@ -368,11 +368,12 @@ void MainWindow::updateTitle() {
 AuditDialog* MainWindow::openAuditDialog() {
     if (!document_->currentRun().runId) return nullptr;
     auto* dialog = new AuditDialog(document_->queries(), document_->currentRun(), this);
-    // Drawn at the working threshold, as the table, counts and Export are, and still when the
-    // slider moves while the dialog is open.
-    dialog->setThreshold(threshold_->workingThreshold());
-    connect(threshold_, &ThresholdPanel::reclustered, dialog,
-            [this, dialog] { dialog->setThreshold(threshold_->workingThreshold()); });
+    // Drawn at the document's working threshold, the one whose clusters the table shows (the
+    // slider runs ahead of it while it re-clusters), and still when it moves while the dialog is
+    // open.
+    dialog->setThreshold(document_->workingThreshold());
+    connect(document_, &ProjectDocument::thresholdChanged, dialog,
+            [this, dialog] { dialog->setThreshold(document_->workingThreshold()); });
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // Verdicts applied as decisions reach the table, the slider and the history like a
     // decision made in the comparison view.
@@ -390,7 +391,10 @@ ExportDialog* MainWindow::openExportDialog() {
     const RunInfo& run = document_->currentRun();
     if (!run.runId) return nullptr;
     auto* dialog = new ExportDialog(document_->background(), run.runId, this);
-    dialog->setThreshold(threshold_->workingThreshold());
+    // Exports the clusters the table shows: at the document's working threshold, as the audit.
+    dialog->setThreshold(document_->workingThreshold());
+    connect(document_, &ProjectDocument::thresholdChanged, dialog,
+            [this, dialog] { dialog->setThreshold(document_->workingThreshold()); });
     dialog->setRunThreshold(run.params.compare.threshold);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setOutputDirectory(QFileInfo(document_->path()).absolutePath());

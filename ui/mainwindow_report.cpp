@@ -48,9 +48,10 @@ void MainWindow::exportReportDialog() {
         tr("Also write the clusters as CSV beside the report (NAME-clusters.csv: one row per "
            "member, for a spreadsheet)"));
     csv->setObjectName(QStringLiteral("reportClustersCsv"));
-    // Which θ the report shows, beside the slider's when it was moved (Export follows that one).
+    // Which θ the report shows, beside the working one when the slider moved it (Export follows
+    // that one).
     auto* theta = new QLabel(thresholdNote(document_->currentRun().params.compare.threshold,
-                                           threshold_->workingThreshold(), true));
+                                           document_->workingThreshold(), true));
     theta->setObjectName(QStringLiteral("reportThetaNote"));
     theta->setWordWrap(true);
     if (auto* grid = qobject_cast<QGridLayout*>(dialog.layout())) {

@@ -4,9 +4,10 @@
 // request. The dataset's audit decisions (core/project/decisions.h) are applied at every
 // threshold, and removals are decided by the run's own rule (witness or components). The slider's
 // value is the workbench's working threshold: each result goes out as reclustered() and becomes
-// the document's working threshold, which the clusters table and the parameters' θ follow (Export
-// and the audit read workingThreshold()); "Save as run" asks for the result to be recorded as a
-// new run (core/run/recluster.h).
+// the document's working threshold, which the clusters table, the parameters' θ, Export and the
+// audit follow (never the slider itself, which runs ahead of the clusters shown while it
+// re-clusters); "Save as run" asks for the result to be recorded as a new run
+// (core/run/recluster.h).
 #pragma once
 
 #include <QWidget>
@@ -51,7 +52,8 @@ class ThresholdPanel : public QWidget {
 
     QSlider* slider() const { return slider_; }
     QPushButton* saveButton() const { return save_; }
-    // The threshold the views should use: NaN while the slider stands at the run's own.
+    // The slider's threshold, NaN while it stands at the run's own. The views use the
+    // document's, which becomes this one once its clusters are computed.
     double workingThreshold() const;
     const std::optional<ReclusterResult>& lastResult() const { return last_; }
     QString resultText() const;

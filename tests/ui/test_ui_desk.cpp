@@ -42,6 +42,7 @@
 #include "exportdialog.h"
 #include "mainwindow.h"
 #include "parameterspanel.h"
+#include "projectdocument.h"
 #include "qcp.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
@@ -417,11 +418,12 @@ class TestUiDesk : public QObject {
         QTRY_VERIFY(slider->isEnabled());
         slider->setFocus();
         QTest::keyClick(slider, Qt::Key_PageDown);
-        QTRY_VERIFY(!std::isnan(w.threshold()->workingThreshold()));
+        // The clusters at the new θ shown: the document's working threshold, which Export uses.
+        QTRY_VERIFY(!std::isnan(w.document()->workingThreshold()));
         ExportDialog* moved = w.openExportDialog();
         QVERIFY(moved);
         const QString expected = QStringLiteral("case-run-1-theta-%1-kept.txt")
-                                     .arg(w.threshold()->workingThreshold(), 0, 'f', 3);
+                                     .arg(w.document()->workingThreshold(), 0, 'f', 3);
         QVERIFY2(moved->plannedFiles().value(0).endsWith(expected),
                  qPrintable(moved->plannedFiles().value(0) + QStringLiteral(" for ") + expected));
         moved->close();

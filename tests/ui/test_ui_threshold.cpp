@@ -3,7 +3,8 @@
 // project opens; moving the slider re-clusters the cluster table, the counts, the parameters'
 // θ box (and its S-curve) and Export, with the run's removal rule and the audit decisions, to
 // exactly what `neardup run` at that threshold gives; "Save as run" stores that result as a new
-// run without comparing again.
+// run without comparing again; Export and the audit follow the θ the table shows, not the
+// slider running ahead of it.
 #include <QtGlobal>
 
 #ifdef NEARDUP_TEST_GUI  // defined by tests/CMakeLists.txt when neardup_ui is built
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <set>
 
+#include "auditdialog.h"
 #include "clustersmodel.h"
 #include "clusterspanel.h"
 #include "decisions.h"
@@ -31,6 +33,7 @@
 #include "parameterspanel.h"
 #include "project_queries.h"
 #include "project_store.h"
+#include "projectdocument.h"
 #include "runcontroller.h"
 #include "runhistorymodel.h"
 #include "runhistorypanel.h"
@@ -294,6 +297,30 @@ class TestUiThreshold : public QObject {
              QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("0.2")});
         QCOMPARE(low.code, 2);
         QVERIFY2(low.err.contains(QStringLiteral("store floor")), qPrintable(low.err));
+    }
+
+    // Export and the audit work at the document's working threshold, the θ of the clusters the
+    // table shows. The slider runs ahead of it while it re-clusters: a dialog opened meanwhile
+    // must not export or draw at a θ whose clusters are not on screen, and follows once they are.
+    void dialogsUseTheDocumentsThreshold() {
+        openAndSettle(path("small.ndw"));
+        if (QTest::currentTestFailed()) return;
+        MainWindow& w = *window_;
+        const double own = w.currentRun().params.compare.threshold;
+        // Re-clusters on a worker thread: its result cannot arrive before the event loop runs.
+        w.threshold()->setThreshold(0.9);
+        QVERIFY(std::isnan(w.document()->workingThreshold()));
+        ExportDialog* exportDialog = w.openExportDialog();
+        AuditDialog* auditDialog = w.openAuditDialog();
+        QVERIFY(exportDialog && auditDialog);
+        QVERIFY2(std::isnan(exportDialog->threshold()), qPrintable(exportDialog->windowTitle()));
+        QCOMPARE(auditDialog->drawThreshold(), own);
+        QTRY_VERIFY_WITH_TIMEOUT(near(w.document()->workingThreshold(), 0.9) && w.isSettled(),
+                                 20000);
+        QVERIFY(near(exportDialog->threshold(), 0.9));
+        QVERIFY(near(auditDialog->drawThreshold(), 0.9));
+        exportDialog->close();
+        auditDialog->close();
     }
 };
 
