@@ -3,6 +3,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -128,7 +129,8 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
         involved.push_back(pairs[i].a);
         involved.push_back(pairs[i].b);
     }
-    std::sort(involved.begin(), involved.end());
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_sort(involved.begin(), involved.end()); });
     involved.erase(std::unique(involved.begin(), involved.end()), involved.end());
     // Document order is file order then offset order, so `involved` is already sorted by both
     // and compressed inputs are streamed forward once: lines are read in that order, a batch at
@@ -208,7 +210,6 @@ std::size_t verifyPairs(std::vector<ScoredPair>& pairs, const std::vector<InputF
                   w.symbols);
         shingleSet(w.symbols.data(), w.symbols.size(), params.signature.ngram, set);
     };
-    tbb::task_arena arena(threads);
     arena.execute([&] {
         tbb::parallel_pipeline(
             static_cast<std::size_t>(2 * threads + 1),

@@ -24,9 +24,10 @@ inline uint64_t rowBytes(const RunParams& params) {
     return 4 * static_cast<uint64_t>(params.signature.hashes);
 }
 
-// Rows moved to the spill file at a time when a run starts spilling (half a MiB of 128
-// hashes): a block is a working set beside the floor, so it stays small.
-inline constexpr std::size_t kSpillBlockRows = 1024;
+// Rows keyed and written at a time when a run starts spilling and the rows held so far move
+// to the spill files: a working set beside the floor, so it stays small. The rows are written
+// where they lie; only their keys (8 bytes a band) are new memory, 1 MiB at 16 bands.
+inline constexpr std::size_t kStartSpillBlockRows = 8192;
 // Input chunks in flight take about this many times their size (text, parsed text, symbols,
 // and the parsers' buffers), measured on short English-like documents.
 inline constexpr uint64_t kBytesPerChunkByte = 9;

@@ -100,14 +100,17 @@ void SignatureMemory::startSpill(SignatureMatrix& sigs, std::size_t rows, RunRes
     run.spilled = true;
     report_.info("signatures exceed the memory budget of " + formatBytes(budget_) +
                  ": spilling signatures and band keys to " + work_.path());
+    // The rows held so far are keyed where they lie, a large block at a time: the keys are
+    // computed on every thread and each block goes to the files in one write, so this one-time
+    // move of up to the whole budget does not run on one thread while the others wait.
     const auto h = static_cast<std::size_t>(params_.signature.hashes);
-    for (std::size_t first = 0; first < rows; first += kSpillBlockRows) {
-        const std::size_t count = std::min(kSpillBlockRows, rows - first);
-        block_.resize(count, params_.signature.hashes);
-        std::copy(sigs.values.begin() + static_cast<std::ptrdiff_t>(first * h),
-                  sigs.values.begin() + static_cast<std::ptrdiff_t>((first + count) * h),
-                  block_.values.begin());
-        spillBlock();
+    const auto bands = static_cast<std::size_t>(params_.lsh.bands);
+    std::vector<uint64_t> keys;
+    for (std::size_t first = 0; first < rows; first += kStartSpillBlockRows) {
+        const std::size_t count = std::min(kStartSpillBlockRows, rows - first);
+        keys.resize(count * bands);
+        backend_.computeBandKeyRange(sigs, first, count, params_.lsh, 0, keys.data());
+        spill_->append(sigs.values.data() + first * h, keys.data(), count);
     }
     std::vector<uint32_t>().swap(sigs.values);
 }

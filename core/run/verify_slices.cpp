@@ -1,5 +1,8 @@
 #include "verify_slices.h"
 
+#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -16,10 +19,19 @@ uint64_t documentCost(const DocumentTable& docs, uint32_t d) {
 }
 // And for a pair of a slice: its copy, its place and its documents' (verifySlice, verifyPairs).
 constexpr uint64_t kPairCost = sizeof(ScoredPair) + 4 * sizeof(std::size_t);
-// The slicing's own bookkeeping, for the whole verification: a pair's component and place, a
-// document's index, component and cost.
+// The slicing's own bookkeeping, for the whole verification: a pair's component and place, an
+// involved document's index, component and cost, and every document's place among them.
 constexpr uint64_t kPairBookkeeping = sizeof(uint64_t);
 constexpr uint64_t kDocumentBookkeeping = 2 * sizeof(uint32_t) + sizeof(uint64_t);
+constexpr uint64_t kPlaceBookkeeping = sizeof(uint32_t);
+
+// Sorts on the run's threads (the sorted values are distinct or equal whole, so the order is
+// the same whatever the threads).
+template <typename T>
+void sortOnThreads(std::vector<T>& v, int threads) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_sort(v.begin(), v.end()); });
+}
 
 // Union-find over the involved documents (dense indices), by halving paths.
 struct Components {
@@ -54,7 +66,7 @@ void verifySlice(std::vector<ScoredPair>& pairs, const std::vector<std::size_t>&
         read.push_back(pairs[i].a);
         read.push_back(pairs[i].b);
     }
-    std::sort(read.begin(), read.end());
+    sortOnThreads(read, threads);
     counts.documentsRead +=
         static_cast<std::size_t>(std::unique(read.begin(), read.end()) - read.begin());
     counts.pairs += verifyPairs(slice, files, docs, params, threads, checkCancel);
@@ -70,15 +82,17 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
                                 uint64_t allowance, const std::function<void()>& checkCancel) {
     // The pairs to verify and their documents (marked, so they come out in order, once); the
     // others get what verifyPairs gives them (no exact Jaccard when the mode does not verify
-    // them, theirs kept when they have one).
-    std::vector<uint8_t> marked(docs.size(), 0);
+    // them, theirs kept when they have one). A document's mark becomes its place among the
+    // involved: the slicing looks places up for every pair, several times, on one thread.
+    constexpr uint32_t kNotInvolved = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> place(docs.size(), kNotInvolved);
     std::size_t wanted = 0;
     for (ScoredPair& p : pairs) {
         if (!modeVerifies(p, params)) {
             p.exact = -1.0f;
         } else if (p.exact < 0.0f) {
             ++wanted;
-            marked[p.a] = marked[p.b] = 1;
+            place[p.a] = place[p.b] = 0;
         }
     }
     VerifyCounts counts;
@@ -86,13 +100,14 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     auto isWanted = [&](const ScoredPair& p) { return p.exact < 0.0f && modeVerifies(p, params); };
     std::vector<uint32_t> involved;
     uint64_t total = wanted * kPairCost;
-    for (uint32_t d = 0; d < static_cast<uint32_t>(marked.size()); ++d)
-        if (marked[d]) {
+    for (uint32_t d = 0; d < static_cast<uint32_t>(place.size()); ++d)
+        if (place[d] != kNotInvolved) {
+            place[d] = static_cast<uint32_t>(involved.size());
             involved.push_back(d);
             total += documentCost(docs, d);
         }
-    std::vector<uint8_t>().swap(marked);
     if (total <= allowance) {
+        std::vector<uint32_t>().swap(place);
         std::vector<std::size_t> all;
         all.reserve(wanted);
         for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -112,11 +127,9 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
         return room > 2 * used ? room - used : room / 2;
     };
     const uint64_t fullAllowance = allowance;
-    allowance = after(allowance, involved.size() * kDocumentBookkeeping);
-    auto indexOf = [&](uint32_t d) {
-        return static_cast<uint32_t>(std::lower_bound(involved.begin(), involved.end(), d) -
-                                     involved.begin());
-    };
+    allowance =
+        after(allowance, involved.size() * kDocumentBookkeeping + place.size() * kPlaceBookkeeping);
+    auto indexOf = [&](uint32_t d) { return place[d]; };
     Components components(involved.size());
     for (const ScoredPair& p : pairs)
         if (isWanted(p)) components.join(indexOf(p.a), indexOf(p.b));
@@ -138,7 +151,7 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
             const uint32_t root = rootOfPair(pairs[i]);
             if (whole(root)) byComponent.push_back(uint64_t{root} << 32 | i);
         }
-        std::sort(byComponent.begin(), byComponent.end());
+        sortOnThreads(byComponent, threads);
     }
     uint64_t room = after(allowance, byComponent.size() * kPairBookkeeping);
 
@@ -182,6 +195,7 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     std::vector<uint64_t>().swap(componentCost);
     std::vector<uint32_t>().swap(components.parent);
     std::vector<uint32_t>().swap(involved);
+    std::vector<uint32_t>().swap(place);
     room = fullAllowance;
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (isWanted(pairs[i])) addCut(i);
