@@ -4,20 +4,11 @@
 # scored against exact Jaccard.
 # Usage: scripts/measure-accuracy.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-neardup="${NEARDUP:-./build/app/neardup}"
-docs="${1:-18000}"
-shift || true
-seeds=(1 2 3)
-[ $# -gt 0 ] && seeds=("$@")
-work="${WORK_DIR:-build/accuracy}"
-mkdir -p "$work"
+. "$(dirname "$0")/measure-common.sh" accuracy "$@"
 printf '| seed | family | verify | truth docs | doc-set Jaccard | precision | recall | pair precision | pair recall |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for seed in "${seeds[@]}"; do
-  corpus="$work/corpus-$seed.jsonl"
-  truth="$work/truth-$seed.json"
-  [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
+  corpus_for "$seed"
   for family in permute rolling; do
     for verify in none borderline exact; do
       tag="$seed-$family-$verify"

@@ -8,25 +8,16 @@
 # SKETCHES="classic oph" compares the sketches (default: the run's default only);
 # CHOICES="chosen" leaves out the fixed 16 x 8 runs; VERIFY=none scores the sketch alone.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-neardup="${NEARDUP:-./build/app/neardup}"
-docs="${1:-18000}"
-shift || true
-seeds=(1 2 3)
-[ $# -gt 0 ] && seeds=("$@")
-work="${WORK_DIR:-build/recall}"
+. "$(dirname "$0")/measure-common.sh" recall "$@"
 read -r -a thresholds <<< "${THRESHOLDS:-0.5 0.6 0.7 0.8 0.9}"
 read -r -a sketches <<< "${SKETCHES:-default}"
 read -r -a choices <<< "${CHOICES:-chosen fixed}"
 verify=()
 [ -n "${VERIFY:-}" ] && verify=(--verify "$VERIFY")
-mkdir -p "$work"
 printf '| seed | sketch | threshold | b x r | miss at threshold | doc-set Jaccard | precision | recall | seconds |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for seed in "${seeds[@]}"; do
-  corpus="$work/corpus-$seed.jsonl"
-  truth="$work/truth-$seed.json"
-  [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
+  corpus_for "$seed"
   for sketch in "${sketches[@]}"; do
   sketchArg=()
   [ "$sketch" = default ] || sketchArg=(--sketch "$sketch")

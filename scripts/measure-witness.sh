@@ -5,21 +5,12 @@
 # no kept document with an exact Jaccard >= the threshold in the ground truth ("unvouched").
 # Usage: scripts/measure-witness.sh [DOCS] [SEEDS...]   (defaults: 18000 docs, seeds 1 2 3)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-neardup="${NEARDUP:-./build/app/neardup}"
-docs="${1:-18000}"
-shift || true
-seeds=(1 2 3)
-[ $# -gt 0 ] && seeds=("$@")
-work="${WORK_DIR:-build/witness}"
+. "$(dirname "$0")/measure-common.sh" witness "$@"
 threads="${THREADS:-2}"
-mkdir -p "$work"
 printf '| seed | rule | doc-set Jaccard | precision | recall | removed | chained removals | unvouched removals | union s |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for seed in "${seeds[@]}"; do
-  corpus="$work/corpus-$seed.jsonl"
-  truth="$work/truth-$seed.json"
-  [ -f "$truth" ] || "$neardup" gen --docs "$docs" --seed "$seed" --out "$corpus" --truth "$truth" >/dev/null
+  corpus_for "$seed"
   for rule in witness components; do
     tag="$seed-$rule"
     rm -rf "$work/$tag.ndw" "$work/$tag.ndw.d"

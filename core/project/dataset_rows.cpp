@@ -5,8 +5,11 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <string>
+#include <tuple>
 
 #include "field_text.h"
+#include "row_fields.h"
 #include "row_inserter.h"
 
 namespace neardup::store_rows {
@@ -296,35 +299,40 @@ DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::si
 
 // ---- dataset_rejections, rejection_samples ------------------------------------------------
 
+namespace {
+
+// dataset_rejections' columns after its key (dataset_id, ordinal), and a count's fields in their
+// order.
+constexpr const char* kRejectionColumns = "reason, count, first_file, first_line";
+
+template <typename Count>
+auto rejectionFields(Count& r) {
+    return std::tie(r.reason, r.count, r.firstFile, r.firstLine);
+}
+
+// rejection_samples' columns after its key and reason (stored by name), and a sample's fields.
+constexpr const char* kSampleColumns = "file_index, line, detail";
+
+template <typename Sample>
+auto sampleFields(Sample& r) {
+    return std::tie(r.file, r.line, r.detail);
+}
+
+}  // namespace
+
 void insertRejections(sql::Database& db, int64_t datasetId,
                       const std::vector<RejectionCount>& rejections) {
-    auto st = db.prepare(
-        "INSERT INTO dataset_rejections(dataset_id, ordinal, reason, count, first_file, "
-        "first_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-    st.bind(1, datasetId);
-    for (std::size_t i = 0; i < rejections.size(); ++i) {
-        const RejectionCount& r = rejections[i];
-        st.bindU64(2, i)
-            .bind(3, std::string_view(r.reason))
-            .bindU64(4, r.count)
-            .bind(5, std::string_view(r.firstFile))
-            .bindU64(6, r.firstLine)
-            .run();
-    }
+    sql::insertOrdered(db, "dataset_rejections", "dataset_id", datasetId, kRejectionColumns,
+                       rejections, [](const RejectionCount& r) { return rejectionFields(r); });
 }
 
 std::vector<RejectionCount> loadRejections(const sql::Database& db, int64_t datasetId) {
-    auto st = db.prepare(
-        "SELECT reason, count, first_file, first_line FROM dataset_rejections "
-        "WHERE dataset_id = ?1 ORDER BY ordinal");
-    st.bind(1, datasetId);
+    auto st =
+        sql::selectOrdered(db, "dataset_rejections", "dataset_id", datasetId, kRejectionColumns);
     std::vector<RejectionCount> out;
     while (st.step()) {
         RejectionCount r;
-        r.reason = st.string(0);
-        r.count = st.u64(1);
-        r.firstFile = st.string(2);
-        r.firstLine = st.u64(3);
+        sql::readFields(st, 0, rejectionFields(r));
         out.push_back(std::move(r));
     }
     return out;
@@ -332,26 +340,17 @@ std::vector<RejectionCount> loadRejections(const sql::Database& db, int64_t data
 
 void insertRejectionSamples(sql::Database& db, int64_t datasetId,
                             const std::vector<Rejection>& samples) {
-    auto st = db.prepare(
-        "INSERT INTO rejection_samples(dataset_id, ordinal, reason, file_index, line, "
-        "detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
-    st.bind(1, datasetId);
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        const Rejection& r = samples[i];
-        st.bindU64(2, i)
-            .bind(3, std::string_view(toString(r.reason)))
-            .bind(4, int64_t{r.file})
-            .bindU64(5, r.line)
-            .bind(6, std::string_view(r.detail))
-            .run();
-    }
+    sql::insertOrdered(db, "rejection_samples", "dataset_id", datasetId,
+                       std::string("reason, ") + kSampleColumns, samples, [](const Rejection& r) {
+                           return std::tuple_cat(
+                               std::make_tuple(std::string_view(toString(r.reason))),
+                               sampleFields(r));
+                       });
 }
 
 std::vector<Rejection> loadRejectionSamples(const sql::Database& db, int64_t datasetId) {
-    auto st = db.prepare(
-        "SELECT reason, file_index, line, detail FROM rejection_samples "
-        "WHERE dataset_id = ?1 ORDER BY ordinal");
-    st.bind(1, datasetId);
+    auto st = sql::selectOrdered(db, "rejection_samples", "dataset_id", datasetId,
+                                 std::string("reason, ") + kSampleColumns);
     std::vector<Rejection> out;
     while (st.step()) {
         Rejection r;
@@ -366,9 +365,7 @@ std::vector<Rejection> loadRejectionSamples(const sql::Database& db, int64_t dat
         if (!known)
             throw StoreError("project store: unknown rejection reason '" + std::string(reason) +
                              "'");
-        r.file = static_cast<uint32_t>(st.int64(1));
-        r.line = st.u64(2);
-        r.detail = st.string(3);
+        sql::readFields(st, 1, sampleFields(r));
         out.push_back(std::move(r));
     }
     return out;

@@ -13,6 +13,7 @@
 #include "clustering.h"
 #include "dataset_rows.h"
 #include "decision_rows.h"
+#include "row_fields.h"
 #include "run_rows.h"
 #include "sqlite_handle.h"
 
@@ -380,16 +381,11 @@ std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFil
     std::vector<ClusterRow> rows;
     while (s.step()) {
         ClusterRow r;
-        r.cluster = s.int64(0);
-        r.size = s.u64(1);
-        r.representative = s.u32(2);
-        r.representativeId = s.string(3);
-        r.pairs = s.u64(4);
-        r.minEstimated = s.realOrNaN(5);
-        r.meanEstimated = s.realOrNaN(6);
-        r.minExact = s.realOrNaN(7);
-        r.meanExact = s.realOrNaN(8);
-        r.decisions = static_cast<uint8_t>(s.int64(9));
+        sql::readFields(
+            s, 0,
+            sql::fields(r.cluster, r.size, r.representative, r.representativeId, r.pairs,
+                        sql::orNaN(r.minEstimated), sql::orNaN(r.meanEstimated),
+                        sql::orNaN(r.minExact), sql::orNaN(r.meanExact), r.decisions));
         r.reference = r.representative < references;
         rows.push_back(std::move(r));
     }
@@ -525,13 +521,9 @@ std::optional<StoredDiameters> ProjectQueries::storedDiameters(int64_t runId, do
     s.bind(1, runId);
     while (s.step()) {
         ComponentDiameter c;
-        c.cluster = s.int64(0);
-        c.size = s.u64(1);
-        c.representative = s.u32(2);
-        c.diameter = s.realOrNaN(3);
-        c.farthest = s.u32(4);
-        c.chain = s.int64(5) != 0;
-        c.large = s.int64(6) != 0;
+        sql::readFields(s, 0,
+                        sql::fields(c.cluster, c.size, c.representative, sql::orNaN(c.diameter),
+                                    c.farthest, c.chain, c.large));
         out.components.push_back(c);
     }
     return out;

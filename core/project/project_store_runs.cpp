@@ -87,20 +87,10 @@ DocumentTable keepInputs(const sql::Database& db, const RunResult& run) {
 
 std::optional<int64_t> ProjectStore::findReusablePairs(int64_t datasetId, const RunParams& params,
                                                        uint64_t resolvedBuckets) const {
-    const std::string key = signatureCacheKey(params.signature, params.reader);
-    auto st = impl_->db.prepare(
-        "SELECT id FROM runs WHERE dataset_id = ?1 AND status = 'ok' AND signature_key = ?2 "
-        "AND bands = ?3 AND rows = ?4 AND bucket_key = ?5 AND resolved_buckets = ?6 "
-        "AND store_floor <= ?7 ORDER BY id DESC LIMIT 1");
-    st.bind(1, datasetId)
-        .bind(2, std::string_view(key))
-        .bind(3, int64_t{params.lsh.bands})
-        .bind(4, int64_t{params.lsh.rows})
-        .bind(5, std::string_view(toString(params.lsh.scheme)))
-        .bindU64(6, resolvedBuckets)
-        .bind(7, highestServingStoreFloor(params) + 1e-12);
-    if (!st.step()) return std::nullopt;
-    return st.int64(0);
+    // The newest source with the run's own bands and rows: its pairs are the run's.
+    for (const PairsSource& source : pairSourcesAnyBandsRows(datasetId, params, resolvedBuckets))
+        if (source.bands == params.lsh.bands && source.rows == params.lsh.rows) return source.runId;
+    return std::nullopt;
 }
 
 std::vector<ProjectStore::PairsSource> ProjectStore::pairSourcesAnyBandsRows(

@@ -2,55 +2,45 @@
 #include "result_rows.h"
 
 #include <string>
+#include <tuple>
 
 #include "clustering.h"
+#include "row_fields.h"
 #include "row_inserter.h"
 
 namespace neardup::store_rows {
 
 // ---- run_phases, worker_phases ------------------------------------------------------------
 
-void insertPhases(sql::Database& db, int64_t runId, const std::vector<PhaseTiming>& phases) {
-    auto st = db.prepare(
-        "INSERT INTO run_phases(run_id, ordinal, phase, seconds, items, bytes, reused) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    st.bind(1, runId);
-    for (std::size_t i = 0; i < phases.size(); ++i) {
-        const PhaseTiming& ph = phases[i];
-        st.bindU64(2, i)
-            .bind(3, std::string_view(ph.name))
-            .bind(4, ph.seconds)
-            .bindU64(5, ph.items)
-            .bindU64(6, ph.bytes)
-            .bindBool(7, ph.reused)
-            .run();
-    }
-}
-
 namespace {
 
+// run_phases' columns after its key (run_id, ordinal), and a phase's fields in their order.
 constexpr const char* kPhaseColumns = "phase, seconds, items, bytes, reused";
 
-PhaseTiming readPhase(const sql::Statement& st) {
-    const sql::Row row(st);
+template <typename Phase>
+auto phaseFields(Phase& ph) {
+    return std::tie(ph.name, ph.seconds, ph.items, ph.bytes, ph.reused);
+}
+
+// The phase in the current row's columns from `first` on.
+PhaseTiming readPhase(const sql::Statement& st, int first) {
     PhaseTiming ph;
-    ph.name = row.string("phase");
-    ph.seconds = row.real("seconds");
-    ph.items = row.u64("items");
-    ph.bytes = row.u64("bytes");
-    ph.reused = row.flag("reused");
+    sql::readFields(st, first, phaseFields(ph));
     return ph;
 }
 
 }  // namespace
 
+void insertPhases(sql::Database& db, int64_t runId, const std::vector<PhaseTiming>& phases) {
+    sql::insertOrdered(db, "run_phases", "run_id", runId, kPhaseColumns, phases,
+                       [](const PhaseTiming& ph) { return phaseFields(ph); });
+}
+
 std::vector<PhaseTiming> loadPhases(const sql::Database& db, int64_t runId) {
-    auto st = db.prepare(std::string("SELECT ") + kPhaseColumns +
-                         " FROM run_phases WHERE run_id = ?1 ORDER BY ordinal");
-    st.bind(1, runId);
+    auto st = sql::selectOrdered(db, "run_phases", "run_id", runId, kPhaseColumns);
     std::vector<PhaseTiming> out;
     while (st.step())
-        out.push_back(readPhase(st));
+        out.push_back(readPhase(st, 0));
     return out;
 }
 
@@ -64,44 +54,61 @@ void loadAllPhases(const sql::Database& db, std::vector<RunSummary>& runs) {
             ++k;
         if (k == runs.size()) break;
         if (runs[k].runId != runId) continue;
-        runs[k].phases.push_back(readPhase(st));
+        runs[k].phases.push_back(readPhase(st, 1));
     }
 }
 
+namespace {
+
+// worker_phases' columns after run_id, and a worker's timing's fields in their order.
+constexpr const char* kWorkerColumns = "worker, phase, label, seconds, items, bytes";
+
+template <typename Timing>
+auto workerFields(Timing& t) {
+    return std::tie(t.worker, t.phase, t.label, t.seconds, t.items, t.bytes);
+}
+
+}  // namespace
+
 void insertWorkerPhases(sql::Database& db, int64_t runId, const std::vector<WorkerTiming>& w) {
-    auto st = db.prepare(
-        "INSERT INTO worker_phases(run_id, worker, phase, label, seconds, items, bytes) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    auto st = db.prepare(std::string("INSERT INTO worker_phases(run_id, ") + kWorkerColumns +
+                         ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     st.bind(1, runId);
     for (const WorkerTiming& t : w)
-        st.bind(2, int64_t{t.worker})
-            .bind(3, std::string_view(t.phase))
-            .bind(4, std::string_view(t.label))
-            .bind(5, t.seconds)
-            .bindU64(6, t.items)
-            .bindU64(7, t.bytes)
-            .run();
+        sql::bindFields(st, 2, workerFields(t)).run();
 }
 
 std::vector<WorkerTiming> loadWorkerPhases(const sql::Database& db, int64_t runId) {
     auto st = db.prepare(
-        "SELECT worker, phase, label, seconds, items, bytes FROM worker_phases "
-        "WHERE run_id = ?1 ORDER BY CASE phase WHEN 'signatures' THEN 0 WHEN 'buckets' THEN 1 "
-        "WHEN 'compare' THEN 2 ELSE 3 END, phase, worker");
+        std::string("SELECT ") + kWorkerColumns +
+        " FROM worker_phases WHERE run_id = ?1 ORDER BY CASE phase WHEN 'signatures' THEN 0 "
+        "WHEN 'buckets' THEN 1 WHEN 'compare' THEN 2 ELSE 3 END, phase, worker");
     st.bind(1, runId);
     std::vector<WorkerTiming> out;
     while (st.step())
-        out.push_back({st.i32(0), st.string(1), st.string(2), st.real(3), st.u64(4), st.u64(5)});
+        sql::readFields(st, 0, workerFields(out.emplace_back()));
     return out;
 }
 
 // ---- band_stats, band_histogram, outlier_buckets ------------------------------------------
 
+namespace {
+
+// band_stats' columns after run_id, and a band's fields in their order.
+constexpr const char* kBandColumns =
+    "band, buckets, multi_buckets, mean_size, stddev_size, max_size, comparisons, outlier_count";
+
+template <typename Band>
+auto bandFields(Band& b) {
+    return std::tie(b.band, b.buckets, b.multiBuckets, b.meanSize, b.stddevSize, b.maxSize,
+                    b.comparisons, b.outlierCount);
+}
+
+}  // namespace
+
 void insertBands(sql::Database& db, int64_t runId, const std::vector<BandStats>& bands) {
-    auto band = db.prepare(
-        "INSERT INTO band_stats(run_id, band, buckets, multi_buckets, mean_size, "
-        "stddev_size, max_size, comparisons, outlier_count) "
-        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    auto band = db.prepare(std::string("INSERT INTO band_stats(run_id, ") + kBandColumns +
+                           ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     auto hist = db.prepare(
         "INSERT INTO band_histogram(run_id, band, bin, size_min, size_max, count) "
         "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
@@ -112,15 +119,7 @@ void insertBands(sql::Database& db, int64_t runId, const std::vector<BandStats>&
     hist.bind(1, runId);
     outlier.bind(1, runId);
     for (const BandStats& b : bands) {
-        band.bind(2, int64_t{b.band})
-            .bindU64(3, b.buckets)
-            .bindU64(4, b.multiBuckets)
-            .bind(5, b.meanSize)
-            .bind(6, b.stddevSize)
-            .bindU64(7, b.maxSize)
-            .bindU64(8, b.comparisons)
-            .bindU64(9, b.outlierCount)
-            .run();
+        sql::bindFields(band, 2, bandFields(b)).run();
         hist.bind(2, int64_t{b.band});
         for (std::size_t bin = 0; bin < b.histogram.size(); ++bin) {
             // Bin i counts sizes in [2^i, 2^(i+1)); bins past 62 would overflow INTEGER.
@@ -144,21 +143,12 @@ void insertBands(sql::Database& db, int64_t runId, const std::vector<BandStats>&
 std::vector<BandStats> loadBands(const sql::Database& db, int64_t runId) {
     std::vector<BandStats> bands;
     {
-        auto st = db.prepare(
-            "SELECT band, buckets, multi_buckets, mean_size, stddev_size, max_size, "
-            "comparisons, outlier_count FROM band_stats WHERE run_id = ?1 ORDER BY band");
+        auto st = db.prepare(std::string("SELECT ") + kBandColumns +
+                             " FROM band_stats WHERE run_id = ?1 ORDER BY band");
         st.bind(1, runId);
         while (st.step()) {
-            const sql::Row row(st);
             BandStats b;
-            b.band = row.i32("band");
-            b.buckets = row.u64("buckets");
-            b.multiBuckets = row.u64("multi_buckets");
-            b.meanSize = row.real("mean_size");
-            b.stddevSize = row.real("stddev_size");
-            b.maxSize = row.u64("max_size");
-            b.comparisons = row.u64("comparisons");
-            b.outlierCount = row.u64("outlier_count");
+            sql::readFields(st, 0, bandFields(b));
             bands.push_back(std::move(b));
         }
     }

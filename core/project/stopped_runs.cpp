@@ -19,15 +19,8 @@
 
 namespace neardup {
 
-using run_records::decode;
-using run_records::encode;
-using run_records::kResumingSuffix;
-using run_records::lockSweep;
-using run_records::openIn;
-using run_records::readWhole;
-using run_records::resumeName;
-using run_records::runIdOf;
-using run_records::RunRecord;
+// The run records' file format and locks (run_record_file.h), which this file is built on.
+using namespace run_records;
 
 int64_t recordStoppedRun(ProjectStore& store, RunResult run, std::optional<int64_t> datasetId,
                          const DatasetRecord& partial, std::size_t documents,
