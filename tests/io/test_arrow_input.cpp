@@ -27,21 +27,9 @@ namespace fs = std::filesystem;
 using testsupport::q;
 using testsupport::readFile;
 using namespace userfiles;
+using outputformats::linesOf;
 
 namespace {
-
-// The lines of `bytes`, without empty ones.
-std::vector<std::string> linesOf(const std::string& bytes) {
-    std::vector<std::string> lines;
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-        std::size_t end = bytes.find('\n', at);
-        if (end == std::string::npos) end = bytes.size();
-        if (end > at) lines.push_back(bytes.substr(at, end - at));
-        at = end + 1;
-    }
-    return lines;
-}
 
 // The "id" of each row (JSON objects), in order.
 std::vector<std::string> idsOf(const std::vector<std::string>& rows) {

@@ -73,15 +73,10 @@ class TestMpi : public QObject {
 
     // Project contents that must not depend on how the run was spread.
     static QString projectResults(const QString& db) {
-        return sqlRows(db,
-                       "SELECT status, documents, kept, removed, clusters, candidate_pairs, "
-                       "duplicate_pairs FROM runs ORDER BY id") +
-               sqlRows(db, "SELECT a, b, matches, exact FROM pairs ORDER BY run_id, a, b") +
+        return mpitest::runResults(db) +
                sqlRows(db,
                        "SELECT cluster, representative, size FROM clusters ORDER BY run_id, "
-                       "cluster") +
-               sqlRows(db,
-                       "SELECT doc_index, cluster FROM cluster_members ORDER BY run_id, doc_index");
+                       "cluster");
     }
     // The dataset as read: line counts, documents, rejections and their samples.
     static QString datasetContents(const QString& db) {

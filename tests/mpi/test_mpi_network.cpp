@@ -43,15 +43,10 @@ class TestMpiNetwork : public QObject {
 
     // What must not depend on where the ranks ran.
     static QString projectResults(const QString& db) {
-        return sqlRows(db,
-                       "SELECT status, documents, kept, removed, clusters, candidate_pairs, "
-                       "duplicate_pairs FROM runs ORDER BY id") +
-               sqlRows(db, "SELECT a, b, matches, exact FROM pairs ORDER BY run_id, a, b") +
+        return mpitest::runResults(db) +
                sqlRows(db,
                        "SELECT doc_index, file_index, line, offset, length, doc_id FROM "
-                       "documents ORDER BY doc_index") +
-               sqlRows(db,
-                       "SELECT doc_index, cluster FROM cluster_members ORDER BY run_id, doc_index");
+                       "documents ORDER BY doc_index");
     }
 
   private slots:

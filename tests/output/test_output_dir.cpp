@@ -23,19 +23,6 @@ using namespace outputformats;
 
 namespace {
 
-// The lines of `bytes`, without empty ones.
-std::vector<std::string> linesOf(const std::string& bytes) {
-    std::vector<std::string> lines;
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-        std::size_t end = bytes.find('\n', at);
-        if (end == std::string::npos) end = bytes.size();
-        if (end > at) lines.push_back(bytes.substr(at, end - at));
-        at = end + 1;
-    }
-    return lines;
-}
-
 QString idOf(const std::string& jsonLine) {
     return QJsonDocument::fromJson(QByteArray::fromStdString(jsonLine))
         .object()

@@ -45,6 +45,16 @@ inline QString sqlRows(const QString& db, const char* sql) {
     return rows;
 }
 
+// A project's runs, their pairs and cluster members: what must not depend on how a run was
+// spread over ranks or hosts.
+inline QString runResults(const QString& db) {
+    return sqlRows(db,
+                   "SELECT status, documents, kept, removed, clusters, candidate_pairs, "
+                   "duplicate_pairs FROM runs ORDER BY id") +
+           sqlRows(db, "SELECT a, b, matches, exact FROM pairs ORDER BY run_id, a, b") +
+           sqlRows(db, "SELECT doc_index, cluster FROM cluster_members ORDER BY run_id, doc_index");
+}
+
 // The list outputs runArgs asks for, each under the run's folder.
 struct ListOutput {
     const char* flag;

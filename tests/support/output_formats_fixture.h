@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QStringList>
 #include <string>
+#include <vector>
 
 #include "user_files_support.h"
 
@@ -86,6 +87,19 @@ inline std::string zstdCompressed(const std::string& bytes) {
     std::string out(ZSTD_compressBound(bytes.size()), '\0');
     out.resize(ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 3));
     return out;
+}
+
+// The lines of `bytes`, without empty ones (a helper's output, a list output).
+inline std::vector<std::string> linesOf(const std::string& bytes) {
+    std::vector<std::string> lines;
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+        std::size_t end = bytes.find('\n', at);
+        if (end == std::string::npos) end = bytes.size();
+        if (end > at) lines.push_back(bytes.substr(at, end - at));
+        at = end + 1;
+    }
+    return lines;
 }
 
 // The result of a pyarrow helper: its exit code, standard output and standard error.

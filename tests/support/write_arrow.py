@@ -22,6 +22,8 @@ import sys
 
 import pyarrow as pa
 
+from fixture_tables import features_table, read_documents
+
 
 def write(table, target, fmt, rows_per_batch):
     opener = pa.ipc.new_file if fmt == "file" else pa.ipc.new_stream
@@ -31,38 +33,12 @@ def write(table, target, fmt, rows_per_batch):
 
 
 def documents(source, first=0, count=None):
-    ids, texts = [], []
-    with open(source, encoding="utf-8") as f:
-        for number, line in enumerate(f):
-            if number < first or (count is not None and number >= first + count):
-                continue
-            doc = json.loads(line)
-            ids.append(str(doc["id"]))
-            texts.append(doc["text"])
+    ids, texts, _ = read_documents(source, first, count)
     return pa.table({"id": pa.array(ids, pa.string()), "text": pa.array(texts, pa.string())})
 
 
 def features(target, fmt):
-    texts = [
-        "the quick brown fox jumps over the lazy dog near the river bank today",
-        "a completely different sentence about arrow files and record batches",
-        None,
-        "never read: its struct is null",
-        "yet another document, this one without an id of its own at all",
-        "the last row of the file, in the third record batch of two rows",
-    ]
-    meta = pa.array(
-        [{"content": t, "lang": "en"} for t in texts],
-        pa.struct([("content", pa.string()), ("lang", pa.string())]),
-        mask=pa.array([False, False, False, True, False, False]),
-    )
-    table = pa.table({
-        "num": pa.array([10, 11, 12, 13, None, 15], pa.int64()),
-        "meta": meta,
-        "dict": pa.array([t or "filler text for a dictionary row" for t in texts]).dictionary_encode(),
-        "count": pa.array([1, 2, 3, 4, 5, 6], pa.int64()),
-        "label": pa.array(["x%d" % i for i in range(6)], pa.large_string()),
-    })
+    table = features_table("arrow files", "record batches", "record batch")
     table = table.replace_schema_metadata({"origin": "write_arrow.py features"})
     write(table, target, fmt, 2)
 

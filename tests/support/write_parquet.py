@@ -15,23 +15,16 @@ the project-local environment that scripts/install-deps.sh creates.
       lang; content null in row 3, the whole struct null in row 4), dict (dictionary-encoded
       strings), count (int64), label (large_string)
 """
-import json
 import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fixture_tables import features_table, read_documents
+
 
 def convert(source, target, rows_per_group, compression, first=0, count=None, rich=False):
-    ids, texts, numbers = [], [], []
-    with open(source, encoding="utf-8") as f:
-        for number, line in enumerate(f):
-            if number < first or (count is not None and number >= first + count):
-                continue
-            doc = json.loads(line)
-            ids.append(str(doc["id"]))
-            texts.append(doc["text"])
-            numbers.append(number + 1)
+    ids, texts, numbers = read_documents(source, first, count)
     columns = {"id": pa.array(ids, pa.string()), "text": pa.array(texts, pa.string())}
     if rich:
         columns["n"] = pa.array(numbers, pa.int64())
@@ -48,26 +41,7 @@ def convert(source, target, rows_per_group, compression, first=0, count=None, ri
 
 
 def features(target):
-    texts = [
-        "the quick brown fox jumps over the lazy dog near the river bank today",
-        "a completely different sentence about parquet files and row groups",
-        None,
-        "never read: its struct is null",
-        "yet another document, this one without an id of its own at all",
-        "the last row of the file, in the third row group of two rows",
-    ]
-    meta = pa.array(
-        [{"content": t, "lang": "en"} for t in texts],
-        pa.struct([("content", pa.string()), ("lang", pa.string())]),
-        mask=pa.array([False, False, False, True, False, False]),
-    )
-    table = pa.table({
-        "num": pa.array([10, 11, 12, 13, None, 15], pa.int64()),
-        "meta": meta,
-        "dict": pa.array([t or "filler text for a dictionary row" for t in texts]).dictionary_encode(),
-        "count": pa.array([1, 2, 3, 4, 5, 6], pa.int64()),
-        "label": pa.array(["x%d" % i for i in range(6)], pa.large_string()),
-    })
+    table = features_table("parquet files", "row groups", "row group")
     pq.write_table(table, target, row_group_size=2, compression="snappy")
 
 
