@@ -21,6 +21,12 @@ namespace neardup {
 
 namespace {
 
+// A listing of one cluster's rows: ?1 the run, ?2 the cluster, ?3 the LIMIT (0: every row,
+// which SQLite spells -1).
+void bindClusterPage(sql::Statement& s, int64_t runId, int64_t cluster, uint64_t limit) {
+    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+}
+
 const char* sortColumn(ClusterSort s) {
     switch (s) {
         case ClusterSort::Cluster:
@@ -409,7 +415,7 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
                      " JOIN documents d ON d.dataset_id = r.dataset_id AND"
                      " d.doc_index = m.doc_index"
                      " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
-    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+    bindClusterPage(s, runId, cluster, limit);
     std::vector<ClusterMember> members;
     while (s.step()) {
         ClusterMember m;
@@ -441,7 +447,7 @@ std::vector<PairRow> ProjectQueries::clusterPairs(int64_t runId, int64_t cluster
                      " JOIN runs r ON r.id = p.run_id"
                      " WHERE ma.run_id = ?1 AND ma.cluster = ?2 AND mb.cluster = ?2"
                      " ORDER BY p.a, p.b LIMIT ?3");
-    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+    bindClusterPage(s, runId, cluster, limit);
     std::vector<PairRow> pairs;
     std::vector<DocPair> cut;
     for (const Decision& d : v.decisions)
