@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 namespace neardup {
 
@@ -64,6 +66,44 @@ std::vector<std::string> namesIn(int dirFd) {
 
 UniqueFd openFolder(const std::string& path) {
     return UniqueFd(::open(path.empty() ? "." : path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+std::string linkedSubfolderRefusal(const std::string& shown) {
+    return "refusing to write into '" + shown +
+           "': it is a symbolic link, and NearDup makes an output folder's subfolders itself, "
+           "never through a link";
+}
+
+UniqueFd openSubfoldersNoFollow(const std::string& root, const std::string& relative) {
+    UniqueFd dir = openFolder(root);
+    if (!dir.valid())
+        throw std::runtime_error("cannot write into '" + root + "': " + std::strerror(errno));
+    std::string shown = root;
+    std::size_t at = 0;
+    while (at < relative.size()) {
+        std::size_t end = relative.find('/', at);
+        if (end == std::string::npos) end = relative.size();
+        const std::string name = relative.substr(at, end - at);
+        at = end + 1;
+        if (name.empty() || name == ".") continue;
+        shown += (shown.empty() || shown.back() == '/' ? "" : "/") + name;
+        if (name == "..")
+            throw std::runtime_error("cannot write into '" + shown + "': it leaves its folder");
+        if (::mkdirat(dir.get(), name.c_str(), 0777) != 0 && errno != EEXIST)
+            throw std::runtime_error("cannot create '" + shown + "': " + std::strerror(errno));
+        UniqueFd next(
+            ::openat(dir.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next.valid()) {
+            const int error = errno;
+            struct stat st {};
+            if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISLNK(st.st_mode))
+                throw std::runtime_error(linkedSubfolderRefusal(shown));
+            throw std::runtime_error("cannot write into '" + shown + "': " + std::strerror(error));
+        }
+        dir = std::move(next);
+    }
+    return dir;
 }
 
 bool processGone(long pid) {

@@ -23,6 +23,16 @@ std::vector<std::string> namesIn(int dirFd);
 // a user's output folder may be reached through one). Not valid, errno set, when it cannot be.
 UniqueFd openFolder(const std::string& path);
 
+// The folder `relative` ("a/b"; empty: `root` itself) under the folder `root`, each of its
+// folders created where missing (mode 0777 less the umask) and opened with O_NOFOLLOW, so that
+// a file made through the descriptor lands under `root` and nowhere else: an output folder's
+// subfolders mirror the inputs', and a link planted at one of their names (to another user's
+// files, say) is refused, never followed. `root` itself may be reached through a link: the user
+// named it. Throws std::runtime_error naming the folder and what is wrong with it.
+UniqueFd openSubfoldersNoFollow(const std::string& root, const std::string& relative);
+// Why a subfolder of an output folder that is a link is refused, naming it.
+std::string linkedSubfolderRefusal(const std::string& shown);
+
 // True when no process `pid` exists here (kill(pid, 0) fails with ESRCH). A process of another
 // user exists (EPERM); so does one in another PID namespace that shares this PID, and that
 // case cannot be told apart on a folder shared between machines or containers.

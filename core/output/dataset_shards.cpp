@@ -14,6 +14,7 @@
 #include "export_ticker.h"
 #include "input_pin.h"
 #include "kept_lines.h"
+#include "no_follow.h"
 #include "output_file.h"
 
 namespace neardup {
@@ -103,6 +104,19 @@ std::vector<columnar::ParquetRowSelection> columnarSelections(const RunResult& r
     return rows;
 }
 
+// The file `name` ("sub/part.jsonl") under the output folder, made through its subfolders'
+// descriptors (openSubfoldersNoFollow): a link planted at a subfolder's name is refused.
+std::unique_ptr<OutputFile> shardFile(const std::string& outDir, const std::string& name,
+                                      OutputCompression compression) {
+    const fs::path relative(name);
+    std::error_code ec;  // the folder the user named, through whatever links its path holds
+    fs::create_directories(outDir, ec);
+    if (ec) throw std::runtime_error("cannot create '" + outDir + "': " + ec.message());
+    const UniqueFd folder = openSubfoldersNoFollow(outDir, relative.parent_path().generic_string());
+    return std::make_unique<OutputFile>(folder.get(), relative.filename().string(),
+                                        (fs::path(outDir) / relative).string(), compression);
+}
+
 }  // namespace
 
 void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& files,
@@ -133,15 +147,10 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     std::vector<OutputFile*> shard(files.size(), nullptr);
     for (std::size_t f = 0; f < files.size(); ++f) {
         if (files[f].reference) continue;
-        const fs::path target = fs::path(options.outDir) / names[f];
-        std::error_code ec;
-        fs::create_directories(target.parent_path(), ec);
-        if (ec)
-            throw std::runtime_error("cannot write '" + target.string() + "': cannot create '" +
-                                     target.parent_path().string() + "': " + ec.message());
         columnar[f] = columnar::isColumnarName(files[f].path) ? 1 : 0;
-        written.push_back(std::make_unique<OutputFile>(
-            target.string(), columnar[f] ? OutputCompression::None : compressionOf(files[f])));
+        written.push_back(
+            shardFile(options.outDir, names[f],
+                      columnar[f] ? OutputCompression::None : compressionOf(files[f])));
         shard[f] = written.back().get();
         if (!columnar[f]) lines.sinks[f] = shard[f];
     }
@@ -166,8 +175,7 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     }
     // A `datasets` folder's metadata beside its mirrored shards, so that it loads as one.
     for (const DatasetMetadataFile& meta : datasetMetadataFiles(shardFiles, shardFileNames)) {
-        written.push_back(std::make_unique<OutputFile>(
-            (fs::path(options.outDir) / meta.name).string(), OutputCompression::None));
+        written.push_back(shardFile(options.outDir, meta.name, OutputCompression::None));
         written.back()->write(mirroredMetadata(meta, options.annotate));
     }
 }

@@ -15,6 +15,7 @@
 #include "dataset_metadata.h"
 #include "dataset_shards.h"
 #include "jsonl_reader.h"
+#include "no_follow.h"
 #include "parquet_file.h"
 
 namespace neardup {
@@ -70,6 +71,20 @@ std::string problemBelow(const std::string& option, const std::string& path, boo
                                                                         : fs::path(".");
     } while (::stat(above.c_str(), &st) != 0 && above != fs::path("."));
     return directoryProblem(prefix, above.string());
+}
+
+// A subfolder of the output folder on the way to the shard `name` that is a symbolic link: the
+// shards are written through their folders' descriptors and refuse one (openSubfoldersNoFollow),
+// so the run is refused before it starts rather than failing at its export.
+std::string linkedSubfolder(const std::string& outDir, const std::string& name) {
+    fs::path at(outDir);
+    for (const fs::path& part : fs::path(name).parent_path()) {
+        at /= part;
+        struct stat st {};
+        if (::lstat(at.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+            return linkedSubfolderRefusal(at.string());
+    }
+    return {};
 }
 
 // What identifies a file: its canonical path, and (device, inode) when it exists.
@@ -280,8 +295,11 @@ std::string outputProblem(const ExportOptions& outputs, const std::vector<InputF
         const std::vector<std::string> names = shardNames(outputs, files);
         if (std::string problem = shardNameProblem(files, names, outputs.outDir); !problem.empty())
             return problem;
-        for (const std::string& name : names)
+        for (const std::string& name : names) {
+            if (std::string problem = linkedSubfolder(outputs.outDir, name); !problem.empty())
+                return problem;
             all.push_back({"--out-dir", (fs::path(outputs.outDir) / name).string(), false, true});
+        }
         try {
             for (const DatasetMetadataFile& meta : datasetMetadataFiles(files, names))
                 all.push_back(

@@ -48,6 +48,17 @@ struct OutputFile::Compressor {
 
 OutputFile::OutputFile(const std::string& path, OutputCompression compression)
     : path_(path), file_(std::make_unique<AtomicFile>(path)) {
+    startCompression(compression);
+}
+
+OutputFile::OutputFile(int dirFd, const std::string& name, const std::string& shown,
+                       OutputCompression compression)
+    : path_(shown), file_(std::make_unique<AtomicFile>(dirFd, name, shown)) {
+    startCompression(compression);
+}
+
+void OutputFile::startCompression(OutputCompression compression) {
+    const std::string& path = path_;
     if (compression == OutputCompression::None || path == "-") return;
     compressor_ = std::make_unique<Compressor>();
     if (compression == OutputCompression::Gzip) {

@@ -24,6 +24,9 @@ class OutputFile {
     OutputFile(const std::string& path, OutputCompression compression);
     // Compressed as its name asks (compressionForName).
     explicit OutputFile(const std::string& path);
+    // The file `name` in the folder open as `dirFd` (AtomicFile's), named `shown` in messages.
+    OutputFile(int dirFd, const std::string& name, const std::string& shown,
+               OutputCompression compression);
     ~OutputFile();
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
@@ -39,6 +42,7 @@ class OutputFile {
 
   private:
     struct Compressor;
+    void startCompression(OutputCompression compression);
     void pump(std::string_view bytes, bool end);
     std::string path_;
     std::unique_ptr<AtomicFile> file_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "atomic_file.h"
+#include "no_follow.h"
 #include "test_support.h"
 
 using namespace neardup;
@@ -123,6 +124,33 @@ class TestAtomicFile : public QObject {
         QCOMPARE(testsupport::readFile(base + "/out.jsonl"), std::string("written\n"));
         QVERIFY(fs::is_symlink(link));
         QCOMPARE(namesIn(base).size(), 2);  // the output and the link: no temporary left
+    }
+
+    // An output folder's subfolders are made and entered without following a link: a file
+    // written through the descriptor lands under the folder, and a link planted at a
+    // subfolder's name is refused, naming it, with nothing made where it points.
+    void subfoldersAreNeverEnteredThroughALink() {
+        QTemporaryDir dir, elsewhere;
+        const std::string base = dir.path().toStdString();
+        {
+            const UniqueFd made = openSubfoldersNoFollow(base, "a/b");
+            AtomicFile file(made.get(), "part.jsonl", base + "/a/b/part.jsonl");
+            file.write("written\n");
+            file.commit();
+        }
+        QCOMPARE(testsupport::readFile(base + "/a/b/part.jsonl"), std::string("written\n"));
+        const std::string link = base + "/a/linked";
+        QCOMPARE(::symlink(elsewhere.path().toStdString().c_str(), link.c_str()), 0);
+        try {
+            openSubfoldersNoFollow(base, "a/linked/c");
+            QFAIL("a linked subfolder was entered");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(
+                std::string(e.what()).find(link + "': it is a symbolic link") != std::string::npos,
+                e.what());
+        }
+        QVERIFY(namesIn(elsewhere.path().toStdString()).empty());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, openSubfoldersNoFollow(base, "a/../../x"));
     }
 
     // A file at the temporary's name (this process's id: a live one) is neither truncated nor

@@ -5,6 +5,8 @@
 // before any work when two inputs share a name or a shard would be an input; `--annotate` writes
 // every document with its cluster fields, and filtering on duplicate_removed gives the kept set.
 // Parquet fixtures are written and read back with pyarrow (tests/support/*_parquet.py).
+#include <unistd.h>
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -249,6 +251,37 @@ class TestOutputDir : public CorpusFixture {
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("--annotate needs")), qPrintable(r.err));
         QVERIFY(!fs::exists(path("r5.removed")));
+    }
+
+    // A link planted at a subfolder's name in the output folder (to another user's files, say)
+    // is refused before the run starts, naming it; what it points to is untouched, and the
+    // export of a stored run refuses it too.
+    void aLinkedSubfolderIsRefusedNotFollowed() {
+        fs::create_directories(path("linked.out"));
+        fs::create_directories(path("victim/deeper"));
+        writeFile(path("victim/b.jsonl.gz"), "precious");
+        QCOMPARE(::symlink(path("victim").c_str(), path("linked.out/sub").c_str()), 0);
+        const QStringList outDir = {QStringLiteral("--out-dir"), q(path("linked.out"))};
+        Result r = runCli(QStringList{QStringLiteral("run"), q(path("mixed")), QStringLiteral("-p"),
+                                      q(path("linked.ndw")), QStringLiteral("-q")} +
+                              outDir,
+                          dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(q(path("linked.out/sub")) + QStringLiteral("': it is a symbolic")),
+                 qPrintable(r.err));
+        QVERIFY(testsupport::noRunRecorded(path("linked.ndw")));
+        r = runCli({QStringLiteral("run"), q(path("mixed")), QStringLiteral("-p"),
+                    q(path("linked.ndw")), QStringLiteral("-q")},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = runCli(
+            QStringList{QStringLiteral("export"), QStringLiteral("-p"), q(path("linked.ndw"))} +
+                outDir,
+            dir_);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("it is a symbolic link")), qPrintable(r.err));
+        QCOMPARE(readFile(path("victim/b.jsonl.gz")), std::string("precious"));
+        QCOMPARE(treeOf(path("victim")), QStringList{QStringLiteral("b.jsonl.gz")});
     }
 
     // --annotate: every document, with cluster_id, cluster_size and duplicate_removed appended
