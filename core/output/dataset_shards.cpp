@@ -164,14 +164,25 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
         throw InputError(problem + "; export refused");
     const std::vector<columnar::ParquetRowSelection> rows =
         columnarSelections(run, columnar, docs, lines.annotation);
+    std::vector<uint8_t> hasDocuments(files.size(), 0);
+    for (const uint32_t f : docs.file)
+        hasDocuments[f] = 1;
     for (std::size_t f = 0; f < files.size(); ++f) {
         if (!columnar[f]) continue;
         OutputFile& out = *shard[f];
         const auto copy = columnar::isParquetName(files[f].path) ? columnar::copyParquetRows
                                                                  : columnar::copyArrowRows;
-        copy(
-            files[f].path, rows[f], [&](std::string_view bytes) { out.write(bytes); },
-            [&](uint64_t) { ticker.tick(); });
+        try {
+            copy(
+                files[f].path, rows[f], [&](std::string_view bytes) { out.write(bytes); },
+                [&](uint64_t) { ticker.tick(); });
+        } catch (const std::exception&) {
+            // An input the run could not read at all (its rejections say so: unreadable_file,
+            // under --on-error skip) gave no document and has no shard, as in --out-jsonl,
+            // whose lines it gave none of; a file that gave documents must be copied.
+            if (hasDocuments[f]) throw;
+            std::erase_if(written, [&](const auto& w) { return w.get() == &out; });
+        }
     }
     // A `datasets` folder's metadata beside its mirrored shards, so that it loads as one.
     for (const DatasetMetadataFile& meta : datasetMetadataFiles(shardFiles, shardFileNames)) {

@@ -253,6 +253,27 @@ class TestOutputDir : public CorpusFixture {
         QVERIFY(!fs::exists(path("r5.removed")));
     }
 
+    // A Parquet input the run cannot read at all (cut short) is rejected under --on-error skip
+    // and has no shard; the others are mirrored and the run succeeds, as with --out-jsonl.
+    void anUnreadableColumnarInputHasNoShard() {
+        if (!neardup::columnar::parquetCompiledIn()) QSKIP("Parquet support is not compiled in");
+        fs::create_directories(path("cut"));
+        writeFile(path("cut/a.jsonl"), readFile(path("mixed/a.jsonl")));
+        const std::string parquet = readFile(path("mixed/d.parquet"));
+        writeFile(path("cut/good.parquet"), parquet);
+        writeFile(path("cut/bad.parquet"), parquet.substr(0, 3000));
+        const Result r =
+            runCli({QStringLiteral("run"), q(path("cut")), QStringLiteral("-p"), q(path("cut.ndw")),
+                    QStringLiteral("--out-dir"), q(path("cut.out")),
+                    QStringLiteral("--summary-json"), q(path("cut.json"))},
+                   dir_);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(treeOf(path("cut.out")),
+                 (QStringList{QStringLiteral("a.jsonl"), QStringLiteral("good.parquet")}));
+        QVERIFY2(readFile(path("cut.json")).find("unreadable_file") != std::string::npos,
+                 readFile(path("cut.json")).c_str());
+    }
+
     // A link planted at a subfolder's name in the output folder (to another user's files, say)
     // is refused before the run starts, naming it; what it points to is untouched, and the
     // export of a stored run refuses it too.
