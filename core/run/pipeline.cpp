@@ -168,7 +168,7 @@ void findPairs(RunState& s, const RunPlan& plan) {
     s.sigs = SignatureMatrix{};
     s.memory.releaseSpilledKeys();
     releaseFreedMemory();
-    if (plan.verify) VerifyPhase(s, 0).run();
+    if (plan.verify) VerifyPhase(s, 0, s.datasetId).run();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "exporter.h"
 #include "run_plan.h"
@@ -61,14 +62,19 @@ class BucketComparePhase {
 
 class VerifyPhase {
   public:
-    // `heldBytes` of signatures are still in memory next to it.
-    VerifyPhase(RunState& state, uint64_t heldBytes) : s_(state), heldBytes_(heldBytes) {}
+    // `heldBytes` of signatures are still in memory next to it. `storedDataset`: the dataset
+    // whose earlier runs' verdicts it may take, the run's own (state.datasetId) unless that
+    // dataset is new and being saved on another thread meanwhile: then it has no earlier run,
+    // and its id is that thread's to write.
+    VerifyPhase(RunState& state, uint64_t heldBytes, std::optional<int64_t> storedDataset)
+        : s_(state), heldBytes_(heldBytes), storedDataset_(storedDataset) {}
     // Borderline (or every) pair judged by its exact Jaccard, re-reading its documents.
     void run();
 
   private:
     RunState& s_;
     uint64_t heldBytes_;
+    std::optional<int64_t> storedDataset_;
 };
 
 class ClusterPhase {

@@ -27,10 +27,11 @@ void SaveDatasetPhase::run() {
     };
     try {
         if (plan_.compareWhileSaving) {
+            const std::optional<int64_t> stored = s_.datasetId;  // before the saving thread's
             saving = std::async(std::launch::async, [this] { save(); });
             s_.run.resolvedBuckets = s_.resolveBuckets(s_.docs.size());
             BucketComparePhase(s_).run();
-            if (plan_.verify) VerifyPhase(s_, capacityBytes(s_.sigs.values)).run();
+            if (plan_.verify) VerifyPhase(s_, capacityBytes(s_.sigs.values), stored).run();
             s_.report.checkCancel();
             s_.pairsReady = true;
             asPhase([&] { saving.get(); });

@@ -17,13 +17,13 @@ namespace {
 // the project (RunState::referenceDatasetId) is this run's first documents, numbered alike, so
 // the runs of that dataset serve the pairs among them: its documents are not read again for
 // them. Returns how many were given.
-std::size_t reuseStoredVerdicts(RunState& s) {
+std::size_t reuseStoredVerdicts(RunState& s, std::optional<int64_t> storedDataset) {
     if (s.params.compare.verify == VerifyMode::None) return 0;
     const auto wanted = [&params = s.params](const ScoredPair& p) {
         return modeVerifies(p, params);
     };
     std::size_t given = 0;
-    for (const std::optional<int64_t>& dataset : {s.datasetId, s.referenceDatasetId})
+    for (const std::optional<int64_t>& dataset : {storedDataset, s.referenceDatasetId})
         if (dataset)
             given += s.store.fillStoredVerdicts(*dataset, s.params.signature, s.pairs, wanted);
     return given;
@@ -34,7 +34,7 @@ std::size_t reuseStoredVerdicts(RunState& s) {
 void VerifyPhase::run() {
     s_.report.started("verify");
     const auto t0 = SteadyClock::now();
-    if (const std::size_t reused = reuseStoredVerdicts(s_); reused > 0)
+    if (const std::size_t reused = reuseStoredVerdicts(s_, storedDataset_); reused > 0)
         s_.report.info("reusing the exact Jaccard of " + std::to_string(reused) +
                        " pairs that earlier runs of this dataset or of the reference verified");
     const uint64_t working = s_.memory.workingBytes(s_.docs, s_.sigs, s_.pairs);
