@@ -17,6 +17,7 @@
 #include "output_check.h"
 #include "project_protected_files.h"
 #include "project_store.h"
+#include "sidecar.h"
 #include "sqlite_handle.h"
 #include "unique_fd.h"
 
@@ -125,8 +126,9 @@ bool plainName(const std::string& name) {
 
 }  // namespace
 
-ProjectCopyResult copyProject(const std::string& source, const std::string& target,
+ProjectCopyResult copyProject(const std::string& given, const std::string& target,
                               const std::function<void(uint64_t, uint64_t)>& progress) {
+    const std::string source = projectFile(given);  // its sidecar is beside the file itself
     if (source.empty() || source == ":memory:")
         throw StoreError("an in-memory project has no file");
     if (target.empty() || target == ":memory:")

@@ -10,6 +10,7 @@
 
 #include "project_schema.h"
 #include "project_store.h"
+#include "sidecar.h"
 #include "sqlite_handle.h"
 
 namespace neardup {
@@ -32,8 +33,10 @@ struct ProjectStore::Impl {
     int64_t runDetailsOf = 0;
 
     Impl(const std::string& p, Mode mode)
-        : path(p), db(p, mode == Mode::ReadOnly ? sql::OpenMode::ReadOnly : sql::OpenMode::Create) {
-        schema::open(db, p, mode == Mode::ReadOnly ? schema::Access::Read : schema::Access::Write);
+        : path(projectFile(p)),
+          db(path, mode == Mode::ReadOnly ? sql::OpenMode::ReadOnly : sql::OpenMode::Create) {
+        schema::open(db, path,
+                     mode == Mode::ReadOnly ? schema::Access::Read : schema::Access::Write);
     }
 
     std::string sidecarDir() const { return path + ".d"; }

@@ -42,6 +42,14 @@ std::string whatIsWrong(const std::string& path, const struct stat& st) {
 
 }  // namespace
 
+std::string projectFile(const std::string& given) {
+    std::error_code ec;
+    if (given.empty() || given == ":memory:" || !std::filesystem::is_symlink(given, ec))
+        return given;
+    const std::filesystem::path target = std::filesystem::canonical(given, ec);
+    return ec ? given : target.string();
+}
+
 Sidecar Sidecar::open(const std::string& projectPath, bool create) {
     Sidecar s;
     if (inMemory(projectPath)) return s;

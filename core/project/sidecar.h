@@ -17,6 +17,12 @@
 
 namespace neardup {
 
+// The project file named `given`: a project named through a link is the file the link leads to,
+// so that its sidecar folder (caches, lock, resume records) sits beside that file whichever name
+// opened it, instead of one folder per name. Any other name is used as given (a new project is
+// created at it).
+std::string projectFile(const std::string& given);
+
 // A sidecar folder that NearDup will not write in, and why.
 class SidecarRefused : public StoreError {
   public:

@@ -198,6 +198,20 @@ class TestUserFiles : public CorpusFixture {
         QVERIFY(!fs::exists(path("elsewhere/gone.jsonl")));
     }
 
+    // A project named through a link is the file the link leads to: one sidecar folder beside
+    // it whichever name opened it, so that its caches, lock and resume records are not split.
+    void aProjectNamedThroughALinkKeepsOneSidecar() {
+        Result r = run(path("linked-real.ndw"), {});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(fs::is_directory(path("linked-real.ndw.d")));
+        QCOMPARE(::symlink(path("linked-real.ndw").c_str(), path("linked.ndw").c_str()), 0);
+        r = run(path("linked.ndw"), {QStringLiteral("--threshold"), QStringLiteral("0.7")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(!fs::exists(path("linked.ndw.d")));
+        QCOMPARE(sqlRows(path("linked-real.ndw"), "SELECT count(*) FROM runs"),
+                 QStringList{QStringLiteral("2")});
+    }
+
     // Item 3: export used stored offsets on whatever file was at the path.
     void exportRefusesChangedInputs() {
         fs::create_directories(path("pin"));
