@@ -11,6 +11,7 @@
 #include "corpus_generator.h"
 #include "evaluation.h"
 #include "jsonl_reader.h"
+#include "output_check.h"
 
 namespace neardup::cli {
 
@@ -20,6 +21,17 @@ void writeFile(const std::string& path, const std::string& content) {
     AtomicFile out(path);
     out.write(content);
     out.commit();
+}
+
+// The check every writer makes (output_check.h): no output onto an input, a NearDup project or
+// into its sidecar, into a folder given as an input, nor two outputs on one file. Prints the
+// problem and returns false when there is one, before anything is read or written.
+bool outputsAllowed(const char* command, const std::vector<NamedOutput>& outputs,
+                    const std::vector<InputFile>& inputs = {}, const ProtectedFiles& guarded = {}) {
+    const std::string problem = outputProblem(outputs, inputs, guarded);
+    if (problem.empty()) return true;
+    fmt::print(stderr, "neardup {}: {}\n", command, problem);
+    return false;
 }
 
 }  // namespace
@@ -43,6 +55,8 @@ Command addGenCommand(CLI::App& app) {
         ->capture_default_str()
         ->check(CLI::Range(0.0, 0.9));
     return [opt]() -> int {
+        if (!outputsAllowed("gen", {{"--out", opt->out}, {"--truth", opt->truth}}))
+            return kExitError;
         // Streamed to a temporary next to the target, renamed when complete.
         GroundTruth truth;
         AtomicFileStream corpus(opt->out);
@@ -76,6 +90,9 @@ Command addEvalCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--json", opt->json, "Also write the scores as JSON");
     return [opt]() -> int {
+        if (!outputsAllowed("eval", {{"--json", opt->json}},
+                            {InputFile{.path = opt->truth}, InputFile{.path = opt->clusters}}))
+            return kExitError;
         const GroundTruth truth = readTruth(opt->truth);
         if (opt->threshold < truth.floor) {
             fmt::print(stderr,
@@ -127,6 +144,9 @@ Command addTruthCommand(CLI::App& app) {
         reader.textField = opt->textField;
         reader.idField = opt->idField;
         const std::vector<InputFile> files = expandInputs(opt->inputs);
+        ProtectedFiles guarded;
+        guardFoldersGiven(guarded, opt->inputs, "an input");
+        if (!outputsAllowed("truth", {{"--out", opt->out}}, files, guarded)) return kExitError;
         LineChunkSource source(files, reader.chunkBytes);
         ChunkParser parser(files, reader);
         LineChunk chunk;

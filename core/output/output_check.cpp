@@ -137,6 +137,39 @@ std::string projectProblem(const NamedOutput& out, const FileKey& key, const std
     return {};
 }
 
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() > suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The message for an output on a NearDup project other than the command's own (a project given
+// as --reference, any project the user keeps), one of its companions or anything in its sidecar
+// folder, or "". Such a project is known by its header, so no command has to be told of it.
+std::string otherProjectProblem(const NamedOutput& out, const FileKey& key) {
+    if (out.path == "-") return {};
+    if (isProjectFile(key.canonical))
+        return "refusing to overwrite the NearDup project '" + key.canonical + "' with " +
+               out.option + " '" + out.path + "'";
+    for (const std::string suffix : {"-journal", "-wal", "-shm"}) {
+        if (!endsWith(key.canonical, suffix)) continue;
+        const std::string project = key.canonical.substr(0, key.canonical.size() - suffix.size());
+        if (isProjectFile(project))
+            return "refusing to overwrite the " + suffix.substr(1) +
+                   " file of the NearDup project '" + project + "' with " + out.option + " '" +
+                   out.path + "'";
+    }
+    for (fs::path at(key.canonical); at.has_relative_path(); at = at.parent_path()) {
+        const std::string folder = at.string();
+        if (!endsWith(folder, ".d")) continue;
+        const std::string project = folder.substr(0, folder.size() - 2);
+        if (isProjectFile(project))
+            return "refusing to write " + out.option + " '" + out.path +
+                   "' into the sidecar folder '" + folder + "' of the NearDup project '" + project +
+                   "'";
+    }
+    return {};
+}
+
 bool isFile(const fs::path& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -153,6 +186,20 @@ class Guarded {
             add(f.path, 0);
         for (const ProtectedFiles::Input& in : project.inputs)
             add(in.path, in.dataset);
+        for (const ProtectedFiles::Folder& folder : project.folders)
+            given_.push_back({canonicalPath(folder.path), folder.givenAs});
+    }
+
+    // The message for an output in a folder given as an input or reference, or "".
+    std::string givenFolderProblem(const NamedOutput& out, const FileKey& key) const {
+        for (const ProtectedFiles::Folder& folder : given_) {
+            if (!within(key.canonical, folder.path)) continue;
+            return "refusing to write " + out.option + " '" + out.path +
+                   "' into the input folder '" + folder.path + "' (given to this command as " +
+                   folder.givenAs +
+                   "): the next run of that folder would read it back as documents";
+        }
+        return {};
     }
 
     // The message for an output on one of the files, or "".
@@ -219,6 +266,7 @@ class Guarded {
     std::map<std::pair<dev_t, ino_t>, std::size_t> byInode_;
     std::set<std::string> seenDirs_;
     std::vector<Folder> folders_;
+    std::vector<ProtectedFiles::Folder> given_;  // canonical paths
 };
 
 }  // namespace
@@ -253,6 +301,8 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
             if (std::string problem = projectProblem(all[i], keys[i], project.project);
                 !problem.empty())
                 return problem;
+            if (std::string problem = otherProjectProblem(all[i], keys[i]); !problem.empty())
+                return problem;
             if (std::string problem = guarded.folderProblem(all[i], keys[i]); !problem.empty())
                 return problem;
             if (std::string problem = problemBelow(all[i].option, path, true); !problem.empty())
@@ -269,6 +319,8 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
         if (std::string problem = projectProblem(all[i], keys[i], project.project);
             !problem.empty())
             return problem;
+        if (std::string problem = otherProjectProblem(all[i], keys[i]); !problem.empty())
+            return problem;
         if (std::string problem = guarded.fileProblem(all[i], keys[i]); !problem.empty())
             return problem;
         if (std::string problem = guarded.folderProblem(all[i], keys[i]); !problem.empty())
@@ -281,6 +333,12 @@ std::string outputProblem(const std::vector<NamedOutput>& all, const std::vector
         if (std::string problem =
                 all[i].inFolder ? problemBelow(all[i].option, path, false) : problemWith(path);
             !problem.empty())
+            return problem;
+    }
+    // Last, so that an output replacing an input file is refused as such.
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (all[i].path.empty()) continue;
+        if (std::string problem = guarded.givenFolderProblem(all[i], keys[i]); !problem.empty())
             return problem;
     }
     return {};
@@ -315,8 +373,18 @@ std::string outputProblem(const ExportOptions& outputs) {
     return outputProblem(namedOutputs(outputs));
 }
 
+void guardFoldersGiven(ProtectedFiles& guarded, const std::vector<std::string>& given,
+                       const std::string& givenAs) {
+    for (const std::string& path : given) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) guarded.folders.push_back({path, givenAs});
+    }
+}
+
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
                           const ProtectedFiles& project) {
+    ProtectedFiles guarded = project;
+    guardFoldersGiven(guarded, inputs, "an input");
     std::vector<InputFile> files;
     ExportOptions named = outputs;
     try {
@@ -325,7 +393,7 @@ std::string outputProblem(const ExportOptions& outputs, const std::vector<std::s
         // A missing input is the run's to report, with its own message.
         named.shardNames.clear();
     }
-    return outputProblem(named, files, project);
+    return outputProblem(named, files, guarded);
 }
 
 }  // namespace neardup

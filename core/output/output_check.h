@@ -29,10 +29,12 @@ std::vector<NamedOutput> namedOutputs(const ExportOptions& outputs);
 // of `project`'s datasets; it lies in a Hugging Face dataset folder that one of those inputs
 // belongs to (its state.json, dataset_info.json, dataset_dict.json or shards); or it is the
 // project, its "-journal", "-wal" or "-shm" file, or its sidecar folder "<project>.d" or
-// anything inside it. Files are compared by canonical absolute path (symlinks
-// resolved, "./" and ".." removed) and, for files that exist, by (device, inode), so hard
-// links and symlinks count as the same file. The final write can still fail (a full disk);
-// that is reported then, and leaves nothing partial behind.
+// anything inside it; or the same of any other NearDup project (a project given as --reference,
+// any the user keeps: isProjectFile); or it lies in one of `project.folders` (a folder given as
+// an input or reference, which the next run of it would read the output from). Files are compared
+// by canonical absolute path (symlinks resolved, "./" and ".." removed) and, for files that exist,
+// by (device, inode), so hard links and symlinks count as the same file. The final write can still
+// fail (a full disk); that is reported then, and leaves nothing partial behind.
 std::string outputProblem(const std::vector<NamedOutput>& outputs,
                           const std::vector<InputFile>& files = {},
                           const ProtectedFiles& project = {});
@@ -44,9 +46,14 @@ std::string outputProblem(const ExportOptions& outputs);
 std::string outputProblem(const ExportOptions& outputs, const std::vector<InputFile>& files,
                           const ProtectedFiles& project);
 
+// Adds each of `given` (inputs or references as given) that is a folder to `guarded.folders`,
+// named in messages as `givenAs` ("an input", "--reference").
+void guardFoldersGiven(ProtectedFiles& guarded, const std::vector<std::string>& given,
+                       const std::string& givenAs);
+
 // As above for a run's `inputs` as given (files or directories, expanded as the run expands
-// them, the shards named as the run names them; an input that cannot be expanded is left to
-// the run to report).
+// them, the shards named as the run names them, the folders among them guarded; an input that
+// cannot be expanded is left to the run to report).
 std::string outputProblem(const ExportOptions& outputs, const std::vector<std::string>& inputs,
                           const ProtectedFiles& project = {});
 

@@ -2,9 +2,13 @@
 
 #include <filesystem>
 
+#include "project_schema.h"
 #include "project_store.h"
 
 namespace neardup {
+
+// The output room recognizes a project by its header without this room's schema.
+static_assert(kProjectApplicationId == schema::kApplicationId);
 
 ProtectedFiles protectedFiles(const ProjectStore& store) {
     ProtectedFiles out(store.path());

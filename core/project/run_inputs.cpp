@@ -1,15 +1,8 @@
 #include "run_inputs.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <array>
-#include <cstring>
-
 #include "input_pin.h"
 #include "jsonl_reader.h"
-#include "project_schema.h"
-#include "unique_fd.h"
+#include "protected_files.h"
 
 namespace neardup {
 
@@ -29,25 +22,6 @@ std::vector<std::string> runInputPaths(const ProjectStore& store, int64_t runId)
                          " read no input file of its own");
     return paths;
 }
-
-namespace {
-
-// True when the file at `path` begins as a NearDup project does: SQLite's header with our
-// application id. A folder, a missing or unreadable file is not one (the run reports those).
-bool isProjectFile(const std::string& path) {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) return false;
-    std::array<unsigned char, 72> header{};
-    if (::pread(fd.get(), header.data(), header.size(), 0) != static_cast<ssize_t>(header.size()))
-        return false;
-    static constexpr char kMagic[] = "SQLite format 3";  // with its '\0', 16 bytes
-    if (std::memcmp(header.data(), kMagic, sizeof kMagic) != 0) return false;
-    const uint32_t id = uint32_t{header[68]} << 24 | uint32_t{header[69]} << 16 |
-                        uint32_t{header[70]} << 8 | uint32_t{header[71]};
-    return id == static_cast<uint32_t>(schema::kApplicationId);
-}
-
-}  // namespace
 
 std::optional<std::vector<std::string>> projectInputPaths(const std::string& path) {
     if (!isProjectFile(path)) return std::nullopt;

@@ -10,8 +10,10 @@ namespace neardup {
 RunProblem checkRun(const RunRequest& request) {
     if (std::string problem = validate(request.params); !problem.empty())
         return {RunProblem::Kind::Parameters, std::move(problem)};
-    // The reference is read by this run as its inputs are: no output may land on it.
+    // The reference is read by this run as its inputs are: no output may land on it, nor in a
+    // folder given as the reference.
     ProtectedFiles guarded(request.project);
+    guardFoldersGiven(guarded, request.references, "--reference");
     try {
         for (const InputFile& f : expandInputs(request.references, OnError::Skip))
             guarded.inputs.push_back({f.path, 0});

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 
 #include "test_support.h"
@@ -52,6 +53,14 @@ class CorpusFixture : public QObject {
             QStringLiteral("-q"),  QStringLiteral("-j"),    QStringLiteral("2")};
         args << extra;
         return runCli(args, cwd.empty() ? dir_ : cwd);
+    }
+
+    // `neardup args...` in the folder, the arguments as written (files relative to the folder).
+    Result command(std::initializer_list<std::string> args) const {
+        QStringList list;
+        for (const std::string& a : args)
+            list << q(a);
+        return runCli(list, dir_);
     }
 
     // Creates the folder and the corpus; the failed command's result otherwise.
