@@ -7,6 +7,7 @@
 #include "backend_factory.h"
 #include "commands.h"
 #include "cuda_support.h"
+#include "path_options.h"
 
 int main(int argc, char** argv) {
     using namespace neardup::cli;
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     add(addSelftestCommand);
     add(addCompletionCommand);
     add(addCliReferenceCommand);
+    refuseEmptyPaths(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
