@@ -38,6 +38,14 @@ Command addRelocateCommand(CLI::App& app) {
             fmt::print(stderr, "neardup relocate: nothing changed in {}\n", opt->project);
             return kExitError;
         }
+        if (r.files == 0 && r.alreadyThere > 0) {
+            // Not an error: the inputs are where the user says they are.
+            fmt::print(stderr,
+                       "neardup relocate: nothing changed in {}: --from '{}' and --to '{}' name "
+                       "the same place, where its {} input file(s) already are\n",
+                       opt->project, opt->from, opt->to, r.alreadyThere);
+            return kExitOk;
+        }
         if (r.files == 0) {
             fmt::print(stderr, "neardup relocate: no input of {} lies under '{}'\n", opt->project,
                        opt->from);

@@ -116,6 +116,12 @@ bool statIdentity(InputFile& file) {
     return true;
 }
 
+bool sameIdentity(const InputFile& pinned, const InputFile& now) {
+    return now.mtimeNs == pinned.mtimeNs &&
+           (pinned.device == 0 || (now.ctimeNs == pinned.ctimeNs && now.device == pinned.device &&
+                                   now.inode == pinned.inode));
+}
+
 std::string pinProblem(const InputFile& pinned) {
     const std::string name = "input " + quoted(pinned.path);
     if (pinned.mtimeNs < 0) return {};  // unreadable when read: its lines were never used
@@ -133,11 +139,7 @@ std::string pinProblem(const InputFile& pinned) {
     if (now.size != pinned.size)
         return name + " changed since it was read: it was " + std::to_string(pinned.size) +
                " bytes, it is " + std::to_string(now.size) + " now";
-    const bool sameIdentity =
-        now.mtimeNs == pinned.mtimeNs &&
-        (pinned.device == 0 || (now.ctimeNs == pinned.ctimeNs && now.device == pinned.device &&
-                                now.inode == pinned.inode));
-    if (sameIdentity) return {};
+    if (sameIdentity(pinned, now)) return {};
     if (!pinned.fingerprinted)
         return name +
                " changed since it was read: it was modified at another time (no "

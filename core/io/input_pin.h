@@ -43,6 +43,11 @@ std::string contentMismatch(const InputFile& pinned, const InputFile& now);
 // now; false when it cannot be examined.
 bool statIdentity(InputFile& file);
 
+// True when `now` (identity filled in by statIdentity) is the file `pinned` pinned by identity
+// alone: the same modification time and, where the project stores them, change time, device and
+// inode. Otherwise only its content can tell (pinProblem).
+bool sameIdentity(const InputFile& pinned, const InputFile& now);
+
 // Why `pinned` cannot be used as the file its offsets came from: "" when it can. The message
 // names the file and what changed ("not found", "was N bytes, now M", "its content changed").
 // May read the whole file once (see the top of this file).

@@ -12,6 +12,7 @@
 
 #include "dataset_rows.h"
 #include "decision_rows.h"
+#include "input_pin.h"
 #include "project_store_impl.h"
 #include "rejected_lines.h"
 #include "sidecar.h"
@@ -89,10 +90,7 @@ std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& f
         // stores them) change time, device and inode.
         for (std::size_t i = 0; same && i < files.size(); ++i)
             same = stored[i].path == files[i].path && stored[i].size == files[i].size &&
-                   stored[i].mtimeNs == files[i].mtimeNs &&
-                   (stored[i].device == 0 ||
-                    (stored[i].ctimeNs == files[i].ctimeNs && stored[i].device == files[i].device &&
-                     stored[i].inode == files[i].inode));
+                   sameIdentity(stored[i], files[i]);
         if (same) return id;
     }
     return std::nullopt;

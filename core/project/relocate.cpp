@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -15,13 +16,29 @@ namespace neardup {
 
 namespace {
 
-// The same file under `to`, or "" when `path` is not `from` and does not lie under it.
+// `path` made lexically normal (no ".", "..", empty part or trailing slash; "/" stays "/"), the
+// form in which stored paths and the folders given are compared and joined, so that "a/",
+// "a//" and "a/." name what "a" names. A leading "//" (which POSIX lets a system give a meaning
+// of its own, and Linux does not) is one slash, as every command writes its paths.
+std::string lexical(const std::string& path) {
+    std::string s = std::filesystem::path(path).lexically_normal().string();
+    while (s.size() > 1 && s[0] == '/' && s[1] == '/')
+        s.erase(0, 1);
+    while (s.size() > 1 && s.back() == '/')
+        s.pop_back();
+    return s;
+}
+
+// The same file under `to`, or "" when `path` is not `from` and does not lie under it (all three
+// lexical).
 std::string moved(const std::string& path, const std::string& from, const std::string& to) {
     if (path == from) return to;
-    if (path.size() > from.size() && path.compare(0, from.size(), from) == 0 &&
-        (path[from.size()] == '/' || from == "/"))
-        return to + path.substr(from == "/" ? 0 : from.size());
-    return {};
+    const bool fromRoot = from == "/";
+    if (path.size() <= from.size() || path.compare(0, from.size(), from) != 0 ||
+        (!fromRoot && path[from.size()] != '/'))
+        return {};
+    const std::string rest = path.substr(fromRoot ? 1 : from.size() + 1);
+    return (to == "/" ? to : to + "/") + rest;
 }
 
 // Why `now` (the candidate, identity filled in) is not the file `pinned`, or "".
@@ -63,8 +80,8 @@ std::string datasetName(int64_t dataset, const std::vector<RunSummary>& runs) {
 
 RelocateResult relocateInputs(ProjectStore& store, const std::string& fromPath,
                               const std::string& toPath, int64_t onlyDataset) {
-    const std::string from = canonicalPath(fromPath);
-    const std::string to = canonicalPath(toPath);
+    const std::string from = lexical(canonicalPath(fromPath));
+    const std::string to = lexical(canonicalPath(toPath));
     std::vector<DatasetFile> rows;
     std::set<int64_t> datasets;
     RelocateResult result;
@@ -79,8 +96,12 @@ RelocateResult relocateInputs(ProjectStore& store, const std::string& fromPath,
     for (const DatasetFile& row : stored) {
         if (onlyDataset != 0 && row.datasetId != onlyDataset) continue;
         const InputFile& pinned = row.file;
-        const std::string target = moved(pinned.path, from, to);
+        const std::string target = moved(lexical(pinned.path), from, to);
         if (target.empty() || pinned.mtimeNs < 0) continue;
+        if (target == pinned.path) {
+            ++result.alreadyThere;
+            continue;
+        }
         InputFile now = pinned;
         now.path = target;
         if (std::string problem = mismatch(pinned, now); !problem.empty()) {
@@ -92,10 +113,24 @@ RelocateResult relocateInputs(ProjectStore& store, const std::string& fromPath,
         datasets.insert(row.datasetId);
     }
     if (!result.problems.empty()) return result;
-    store.updateDatasetFiles(rows);
+    if (!rows.empty()) store.updateDatasetFiles(rows);
     result.files = rows.size();
     result.datasets = datasets.size();
     return result;
+}
+
+std::string repinInputs(ProjectStore& store, int64_t datasetId) {
+    std::vector<DatasetFile> rows;
+    for (const DatasetFile& row : store.datasetFiles()) {
+        if (row.datasetId != datasetId) continue;
+        const InputFile& pinned = row.file;
+        if (std::string problem = pinProblem(pinned); !problem.empty()) return problem;
+        InputFile now = pinned;
+        if (pinned.mtimeNs < 0 || !statIdentity(now) || sameIdentity(pinned, now)) continue;
+        rows.push_back({row.datasetId, row.index, std::move(now)});
+    }
+    if (!rows.empty()) store.updateDatasetFiles(rows);
+    return {};
 }
 
 }  // namespace neardup

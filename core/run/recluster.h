@@ -17,7 +17,9 @@
 namespace neardup {
 
 // Why a run cannot be re-clustered as asked (no such run, not finished, a threshold outside
-// [store floor, 1], inputs changed since it ran so its pairs no longer apply).
+// [store floor, 1], an input changed, gone, new or no longer listed since it ran so its pairs
+// no longer apply). An input touched or replaced by an identical copy is accepted, as every use
+// of stored offsets accepts it (input_pin.h), and its identity now is stored.
 class ReclusterRefused : public std::invalid_argument {
   public:
     using std::invalid_argument::invalid_argument;
