@@ -19,6 +19,7 @@ namespace neardup {
 
 ProjectQueries::ProjectQueries(const std::string& path) : path_(path) {
     try {
+        schema::refuseLinkedCompanions(path);
         db_ = std::make_unique<sql::Database>(path, sql::OpenMode::ReadOnly);
         schema::open(*db_, path, schema::Access::Read);
     } catch (const StoreError& e) {

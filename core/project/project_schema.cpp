@@ -1,5 +1,7 @@
 #include "project_schema.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -259,6 +261,18 @@ void checkReadOnly(sql::Database& db, const std::string& path) {
 }
 
 }  // namespace
+
+void refuseLinkedCompanions(const std::string& path) {
+    if (path.empty() || path == ":memory:") return;
+    for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+        const std::string companion = path + suffix;
+        struct stat st {};
+        if (::lstat(companion.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+            throw StoreError(quoted(companion) +
+                             " is a symbolic link; NearDup never follows one beside a project, "
+                             "where the project's journal files are kept: remove it");
+    }
+}
 
 void open(sql::Database& db, const std::string& path, Access access) {
     // Before any statement reads the file: its schema and rows are data from elsewhere.

@@ -19,6 +19,12 @@ enum class Access {
     Read,   // a read-only connection: the project must be of this version as it is
 };
 
+// Throws StoreError when a companion SQLite keeps beside the project at `path` (its -journal,
+// -wal or -shm file) is a symbolic link, naming the link: SQLite would write through it (onto
+// whatever it points to) or fail with a message that calls a healthy project damaged. Called
+// before the project is opened; a link to the project itself is the user's and is followed.
+void refuseLinkedCompanions(const std::string& path);
+
 // Configures the connection, then creates the schema in an empty database or checks (and,
 // for Write, upgrades) an existing project. Throws StoreError when `path` is not a NearDup
 // project, was written by a newer version or, for Read, needs an upgrade.

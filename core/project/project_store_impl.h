@@ -32,9 +32,12 @@ struct ProjectStore::Impl {
     std::unique_ptr<RunDetailsWrite> runDetails;
     int64_t runDetailsOf = 0;
 
+    // The companions are checked before SQLite opens the file, which may already look for a
+    // hot journal through a planted link.
     Impl(const std::string& p, Mode mode)
         : path(projectFile(p)),
-          db(path, mode == Mode::ReadOnly ? sql::OpenMode::ReadOnly : sql::OpenMode::Create) {
+          db((schema::refuseLinkedCompanions(path), path),
+             mode == Mode::ReadOnly ? sql::OpenMode::ReadOnly : sql::OpenMode::Create) {
         schema::open(db, path,
                      mode == Mode::ReadOnly ? schema::Access::Read : schema::Access::Write);
     }

@@ -2,6 +2,8 @@
 // recluster, relocate) and the workbench's open (ProjectStore, ProjectQueries) refuse a project
 // whose schema is not the one NearDup writes, naming what differs, before any of its SQL can run;
 // a damaged file is called damaged; failures are one line naming the project, without SQL.
+#include <unistd.h>
+
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -292,6 +294,28 @@ class TestHostileProject : public QObject {
         QVERIFY2(r.err.contains(QStringLiteral("is not a NearDup project")) &&
                      !r.err.contains(QStringLiteral("damaged")) && r.err.contains(q(text)),
                  qPrintable(r.err));
+    }
+
+    // A link planted where SQLite keeps a companion of the project (its -journal, -wal or -shm)
+    // would have SQLite write through it: every command refuses the project naming the link,
+    // not calling the project damaged, and what the link points to is left as it was.
+    void aLinkedCompanionIsNamed() {
+        for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+            const std::string tag = std::string("linked") + suffix;
+            const std::string p = copyOfBase(tag + ".ndw");
+            const std::string victim = path(tag + "-victim");
+            testsupport::writeFile(victim, "victim\n");
+            const std::string link = p + suffix;
+            QVERIFY(::symlink(victim.c_str(), link.c_str()) == 0);
+            const QString says = QStringLiteral("'") + q(link) +
+                                 QStringLiteral("' is a symbolic link; NearDup never follows one");
+            expectRefused(p, says, tag);
+            QCOMPARE(testsupport::readFile(victim), std::string("victim\n"));
+            // A link to nothing alike, and nothing is created where it points.
+            fs::remove(victim);
+            expectRefused(p, says, tag + "-dangling");
+            QVERIFY(!fs::exists(victim));
+        }
     }
 
     // A full disk while writing the project: one line with the project and the reason.
