@@ -17,6 +17,7 @@
 #include "input_pin.h"
 #include "project_store.h"
 #include "reference_matches.h"
+#include "witness_rule.h"
 
 namespace neardup::report {
 
@@ -91,13 +92,19 @@ double similarity(const ScoredPair& p, int hashes) {
 
 // Up to `n` duplicate pairs (both members in one cluster), spread evenly over the range of
 // similarities from the threshold up, so that the borderline pairs are seen beside the copies.
+// A duplicate pair is one the run joined (DuplicateTest): on a run against a reference, a pair
+// of two reference documents is the reference's own, neither joined nor counted by the run, so
+// that the report's count is the run's and its summary's.
 std::vector<ScoredPair> pickPairs(ReportData& data, std::size_t n) {
     const RunResult& run = data.run;
     const int hashes = run.params.signature.hashes;
+    const witness_rule::DuplicateTest duplicate(
+        hashes, run.params.compare.threshold, {},
+        static_cast<uint32_t>(run.counts.referenceDocuments));
     std::vector<ScoredPair> duplicates;
     for (const ScoredPair& p : run.pairs)
-        if (isDuplicate(p, hashes, run.params.compare.threshold) &&
-            run.clusterOf[p.a] != RunResult::kNoCluster && run.clusterOf[p.a] == run.clusterOf[p.b])
+        if (duplicate(p) && run.clusterOf[p.a] != RunResult::kNoCluster &&
+            run.clusterOf[p.a] == run.clusterOf[p.b])
             duplicates.push_back(p);
     data.duplicatePairs = duplicates.size();
     std::stable_sort(duplicates.begin(), duplicates.end(),

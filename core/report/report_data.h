@@ -123,8 +123,10 @@ struct ReportData {
     std::vector<OutlierLine> outliers;
     uint64_t bucketComparisons = 0;
     std::vector<SamplePair> samplePairs;
-    uint64_t duplicatePairs = 0;  // pairs at the threshold, both in one cluster
-    bool textsOmitted = false;    // withTexts was false
+    // Pairs at the threshold that the run joined, both in one cluster (against a reference,
+    // those with a new document: the run's count).
+    uint64_t duplicatePairs = 0;
+    bool textsOmitted = false;  // withTexts was false
     std::vector<DecisionCount> decisions;
     uint64_t reviewedClusters = 0;
     std::optional<AuditLine> audit;

@@ -112,7 +112,9 @@ std::string countsSection(const ReportData& d) {
     html += row("rejected lines", n(c.rejected));
     html += row("blank lines", n(c.blankLines));
     html += row("candidate pairs compared", n(c.candidatePairs));
-    html += row("duplicate pairs", n(c.duplicatePairs));
+    html +=
+        row(c.referenceDocuments ? "duplicate pairs (each with a new document)" : "duplicate pairs",
+            n(c.duplicatePairs));
     html += row("clusters (2+ documents)", n(c.clusters));
     if (c.referenceDocuments)
         html += row("reference documents (never removed)", n(c.referenceDocuments));
@@ -284,11 +286,17 @@ std::string similarityText(const SamplePair& p) {
 }
 
 std::string pairsSection(const ReportData& d) {
+    // On a run against a reference the count leaves out the reference's own pairs, as the
+    // run's counts and summary do: said here, so that nobody compares it with the reference's.
     std::string html = fmt::format(
         "<h2>Duplicate pairs, a sample</h2>\n<p class=\"note\">{} of the run's {} duplicate "
-        "pairs, spread over their similarities from the threshold up. Words only one side has "
+        "pairs{}, spread over their similarities from the threshold up. Words only one side has "
         "are marked (<del>left</del>, <ins>right</ins>).</p>\n",
-        d.samplePairs.size(), groupedNumber(d.duplicatePairs));
+        d.samplePairs.size(), groupedNumber(d.duplicatePairs),
+        d.run.counts.referenceDocuments
+            ? " with a new document (pairs of two reference documents are the reference's own "
+              "and are not counted)"
+            : "");
     if (d.textsOmitted)
         html +=
             "<p class=\"note\">Document texts are left out of this report (it was made "

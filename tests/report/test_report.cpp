@@ -142,6 +142,61 @@ class TestReport : public QObject {
         QCOMPARE(html.count(QStringLiteral("<div class=\"pair\">")), 8);
     }
 
+    // On a run against a reference, the pairs between two reference documents are the
+    // reference's own: the run neither joins nor counts them. The counts, the sample's note and
+    // --summary-json give one number, the report says which pairs it counts, and no pair shown
+    // is one of the reference's own.
+    void aReferenceRunCountsOneSetOfPairs() {
+        const QList<QByteArray> lines = readFile(d("sample.jsonl")).split('\n');
+        QVERIFY(lines.size() > 400);
+        QByteArray old, fresh;
+        QStringList referenceIds;
+        for (int i = 0; i < 400; ++i) {
+            (i < 200 ? old : fresh) += lines[i] + '\n';
+            if (i < 200)
+                referenceIds << QJsonDocument::fromJson(lines[i])
+                                    .object()
+                                    .value(QStringLiteral("id"))
+                                    .toString();
+        }
+        testsupport::writeFile(d("old.jsonl").toStdString(), old.toStdString());
+        testsupport::writeFile(d("new.jsonl").toStdString(), fresh.toStdString());
+        Result r = testsupport::neardup({QStringLiteral("run"), d("old.jsonl"),
+                                         QStringLiteral("-p"), d("old.ndw"), QStringLiteral("-q")},
+                                        inDir());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = testsupport::neardup(
+            {QStringLiteral("run"), d("new.jsonl"), QStringLiteral("-p"), d("new.ndw"),
+             QStringLiteral("--reference"), d("old.ndw"), QStringLiteral("-q"),
+             QStringLiteral("--summary-json"), d("new.json")},
+            inDir());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = report({QStringLiteral("-p"), d("new.ndw"), QStringLiteral("--out"), d("new.html")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString html = QString::fromUtf8(readFile(d("new.html")));
+        const qint64 summary = QJsonDocument::fromJson(readFile(d("new.json")))
+                                   .object()
+                                   .value(QStringLiteral("duplicate_pairs"))
+                                   .toInteger();
+        QVERIFY(summary > 0);
+        const auto number = [&html](const char* pattern) {
+            const QRegularExpressionMatch m =
+                QRegularExpression(QString::fromUtf8(pattern)).match(html);
+            return m.hasMatch() ? m.captured(1).remove(QLatin1Char(',')).toLongLong() : -1;
+        };
+        QCOMPARE(number("<th>duplicate pairs[^<]*</th><td>([0-9,]+)</td>"), summary);
+        QCOMPARE(number("of the run's ([0-9,]+) duplicate pairs"), summary);
+        QVERIFY(html.contains(QStringLiteral("with a new document")));
+        const QRegularExpression shown(QStringLiteral("<h3>(\\S+) \\(\\w+\\) \u2194 (\\S+) "));
+        int pairs = 0;
+        for (auto it = shown.globalMatch(html); it.hasNext(); ++pairs) {
+            const QRegularExpressionMatch m = it.next();
+            QVERIFY2(!referenceIds.contains(m.captured(1)) || !referenceIds.contains(m.captured(2)),
+                     qPrintable(m.captured(0)));
+        }
+        QCOMPARE(pairs, 8);
+    }
+
     void sameRunSameBytes() {
         QCOMPARE(
             report({QStringLiteral("-p"), d("p.ndw"), QStringLiteral("--out"), d("a.html")}).code,
