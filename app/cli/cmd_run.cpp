@@ -70,6 +70,11 @@ void printSummary(const RunResult& r) {
                    "  decided by components: {} chained removal(s) without a witness (documents "
                    "that are no duplicate of the document kept in their cluster)\n",
                    c.chainedRemovals);
+    if (c.duplicateIds > 0)
+        fmt::print(stderr,
+                   "  duplicate ids: {} (documents whose id an earlier document of the run has; "
+                   "the id lists hold each of them)\n",
+                   c.duplicateIds);
     for (const auto& rej : r.rejections)
         fmt::print(stderr, "  rejected {} line(s): {} (first at {}:{}{}{})\n", rej.count,
                    rej.reason, rej.firstFile, rej.firstLine, rej.firstDetail.empty() ? "" : ": ",

@@ -103,6 +103,11 @@ struct RunCounts {
     // removed), and the removals whose kept duplicate is a reference document.
     uint64_t referenceDocuments = 0;
     uint64_t removedByReference = 0;
+    // The run's own documents whose id an earlier one has (ids are labels, not keys: filtering
+    // an id list by such an id drops both), and those whose id is their "<file>:<line>" (the id
+    // field missing, null or empty). Counted from the document table, not stored.
+    uint64_t duplicateIds = 0;
+    uint64_t fileLineIds = 0;
 };
 
 struct RunResult {
@@ -127,6 +132,9 @@ struct RunResult {
     uint64_t spillBytes = 0;
     uint64_t peakRssBytes = 0;
     RunCounts counts;
+    // What looks like a mistake in the inputs or parameters (core/output/input_warnings.h),
+    // each a sentence naming the option; printed, written by --summary-json, not stored.
+    std::vector<std::string> warnings;
     std::vector<PhaseTiming> phases;
     // Per-worker busy time per phase when the backend has several workers (GPUs, CPU workers).
     std::vector<WorkerTiming> workerPhases;

@@ -473,7 +473,10 @@ struct ChunkParser::Impl {
         const std::size_t arenaBefore = out.arena.size();
 
         simdjson::dom::element id;
-        if (!top.found(1) || !lookupRest(top.value(1), idPath, id) || id.is_null()) {
+        // An empty id would be a blank line in the id lists, which many readers skip: it is
+        // given the place, as a missing one is.
+        if (!top.found(1) || !lookupRest(top.value(1), idPath, id) || id.is_null() ||
+            (id.is_string() && id.get_string().value_unsafe().empty())) {
             out.arena.append(defaultIdPaths.at(out.file));
             out.arena.push_back(':');
             appendNumber(out.arena, lineNo);

@@ -130,7 +130,9 @@ FetchedDocument DocumentFetcher::fetch(const DocumentLocation& where, std::strin
     // A default id names the file as it was read ("<path>:<line>"), which a relocated input no
     // longer has: its line number must match.
     const std::string defaultSuffix = ":" + std::to_string(where.line);
-    const bool sameDefault = out.id.ends_with(defaultSuffix) && storedId.ends_with(defaultSuffix);
+    // An empty id stored by a version that kept it is the place given to it now.
+    const bool sameDefault =
+        out.id.ends_with(defaultSuffix) && (storedId.ends_with(defaultSuffix) || storedId.empty());
     if (out.ok && out.id != storedId && !sameDefault) {
         out.ok = false;
         out.error =

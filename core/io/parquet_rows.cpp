@@ -55,7 +55,9 @@ void appendParquetRows(const columnar::RowGroupColumns& columns, uint64_t from, 
             continue;
         }
         const std::size_t arenaBefore = out.arena.size();
-        if (id.kind == Kind::Missing || !id.valid[r]) {
+        // An empty id would be a blank line in the id lists: given the place, as a null one.
+        if (id.kind == Kind::Missing || !id.valid[r] ||
+            (id.kind == Kind::Strings && id.text[r].empty())) {
             out.arena += defaultIdPath;
             out.arena += ':';
             out.arena += std::to_string(line);

@@ -176,6 +176,15 @@ std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
     field("decide", json::quote(toString(run.params.decide)));
     field("chained_removals", std::to_string(c.chainedRemovals));
     field("decisions_applied", std::to_string(run.decisionsApplied));
+    // Written only when there is something to say, so that a run without any keeps its summary.
+    if (c.duplicateIds > 0) field("duplicate_ids", std::to_string(c.duplicateIds));
+    if (c.fileLineIds > 0) field("file_line_ids", std::to_string(c.fileLineIds));
+    if (!run.warnings.empty()) {
+        std::string list = "[";
+        for (std::size_t i = 0; i < run.warnings.size(); ++i)
+            list += (i ? ", " : "") + json::quote(run.warnings[i]);
+        field("warnings", list + "]");
+    }
     if (c.referenceDocuments > 0) field("reference", referenceJson(run, docs));
     if (run.components.measured) field("components", componentsJson(run.components, docs));
     field("buckets_k",

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "input_pin.h"
+#include "input_warnings.h"
 #include "memory_budget.h"
 #include "output_check.h"
 #include "project_protected_files.h"
@@ -150,6 +151,29 @@ void refuseUnusableInput(const RunState& s) {
                          "; more than --max-rejected " + std::to_string(s.params.maxRejected));
 }
 
+// A field given that no document has, and bands and rows that miss most pairs, are said before
+// the comparison; under --on-error fail an absent field stops the run there.
+void checkFields(RunState& s) {
+    const FieldCounts fields = countFields(s.docs, s.files, s.run.threads);
+    if (std::string problem = absentFieldProblem(s.params, fields); !problem.empty())
+        throw InputError(problem);
+    s.run.counts.fileLineIds = fields.fileLineIds;
+    s.run.warnings = fieldWarnings(s.params, fields);
+    for (const std::string& warning : s.run.warnings)
+        s.report.info("warning: " + warning);
+}
+
+// Ids several documents share: hashed once the signatures are freed, so that the hashes' 16
+// bytes a document never add to the run's peak.
+void warnOfDuplicateIds(RunState& s) {
+    const DuplicateIds duplicates = countDuplicateIds(s.docs, s.run.threads);
+    s.run.counts.duplicateIds = duplicates.count;
+    if (std::string warning = duplicateIdWarning(s.docs, s.files, duplicates); !warning.empty()) {
+        s.report.info("warning: " + warning);
+        s.run.warnings.push_back(std::move(warning));
+    }
+}
+
 // The candidate pairs (reused or compared) and their verification, unless they were found
 // while the dataset was being saved; the signatures are freed once nothing needs them.
 void findPairs(RunState& s, const RunPlan& plan) {
@@ -214,7 +238,9 @@ RunResult Pipeline::run(const std::vector<std::string>& inputs, const RunParams&
     s.run.runId = s.lock->beginRun(s.run);
     try {
         refuseUnusableInput(s);
+        checkFields(s);
         findPairs(s, plan);
+        warnOfDuplicateIds(s);
         s.report.checkCancel();
         s.run.counts.storedPairs = s.pairs.size() + (s.pairsAside ? s.pairsAside->size() : 0);
         ClusterPhase(s).run();

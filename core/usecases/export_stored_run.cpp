@@ -6,10 +6,12 @@
 #include <utility>
 
 #include "component_chain.h"
+#include "input_warnings.h"
 #include "output_file.h"
 #include "project_protected_files.h"
 #include "rejected_lines.h"
 #include "rejected_lines_jsonl.h"
+#include "thread_count.h"
 
 namespace neardup {
 
@@ -40,7 +42,11 @@ ExportedRun exportStoredRun(const ProjectStore& store, StoredRunExport request) 
     if (writes) {
         outputs.reader = dataset.reader;
         // The summary names the largest components with their diameters, as the run's.
-        if (!outputs.summaryJson.empty()) run.components = notableComponents(store, run);
+        // Its warnings and id counts too: they are not stored but follow from the documents.
+        if (!outputs.summaryJson.empty()) {
+            run.components = notableComponents(store, run);
+            auditInputs(run, docs, dataset.files, resolveThreads(0));
+        }
         exportRun(run, dataset.files, docs, outputs);
     }
     done.counts = run.counts;
