@@ -145,6 +145,16 @@ class TestPinnedInputs : public CorpusFixture {
         r = relocate(project, path("reloc/moved/../moved"), path("reloc/moved"));
         QVERIFY2(r.code == 0 && r.err.contains(QStringLiteral("nothing changed")),
                  qPrintable(r.err));
+        // A path stored with "//" (as relocating from "/" once wrote it) is the same place: a
+        // relocation onto its folder writes it back in its normal form.
+        const std::string doubled =
+            "UPDATE dataset_files SET path = '/" + path("reloc/moved/in.jsonl") + "'";
+        QVERIFY(testsupport::sqlExec(project, doubled.c_str()));
+        r = relocate(project, path("reloc/moved"), path("reloc/moved"));
+        QVERIFY2(r.code == 0 && r.err.contains(QStringLiteral("relocated 1 input file(s)")),
+                 qPrintable(r.err));
+        QCOMPARE(sqlRows(project, "SELECT path FROM dataset_files"),
+                 QStringList{q(path("reloc/moved/in.jsonl"))});
     }
 };
 
