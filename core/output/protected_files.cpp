@@ -1,6 +1,7 @@
 #include "protected_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -11,7 +12,10 @@
 namespace neardup {
 
 bool isProjectFile(const std::string& path) {
-    // O_NONBLOCK: a FIFO named as an output must not hang the check.
+    // Outputs may name devices and pipes (/dev/stdout, a FIFO), which opening may disturb (a tape
+    // rewinds, a FIFO's writer sees a reader come and go); a project is a regular file.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (fd.get() < 0) return false;
     std::array<unsigned char, 72> header{};
