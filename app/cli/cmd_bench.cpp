@@ -12,6 +12,7 @@
 #include "byte_size.h"
 #include "clustering_benchmark.h"
 #include "commands.h"
+#include "output_options.h"
 #include "project_store.h"
 
 namespace neardup::cli {
@@ -24,6 +25,12 @@ std::vector<std::string> split(const std::string& s) {
     for (std::string part; std::getline(in, part, ',');)
         if (!part.empty()) parts.push_back(part);
     return parts;
+}
+
+// Where the corpora are generated and kept: --work-dir, or $TMPDIR/neardup-bench.
+std::string benchWorkDir(const std::string& given) {
+    return given.empty() ? (std::filesystem::temp_directory_path() / "neardup-bench").string()
+                         : given;
 }
 
 }  // namespace
@@ -94,6 +101,15 @@ Command addBenchCommand(CLI::App& app) {
         ->check(CLI::ExistingFile)
         ->excludes("--clustering");
     return [opt]() -> int {
+        // The report's file is checked like every output before minutes of benchmarking: never
+        // onto a project (--clustering-from's included), an input, or into the work folder whose
+        // corpora the next benchmark reuses.
+        if (!opt->json.empty()) {
+            ProtectedFiles guarded;
+            guardFoldersGiven(guarded, {benchWorkDir(opt->workDir)},
+                              "the benchmark's work folder (--work-dir)");
+            if (!outputsAllowed("bench", {{"--json", opt->json}}, {}, guarded)) return kExitError;
+        }
         if (!opt->clusteringFrom.empty()) {
             const ProjectStore store(opt->clusteringFrom, ProjectStore::Mode::ReadOnly);
             const std::optional<int64_t> latest = store.latestRun("ok");
@@ -172,9 +188,7 @@ Command addBenchCommand(CLI::App& app) {
         o.kernels = !opt->noKernels;
         o.formats = opt->formats;
         o.seed = opt->seed;
-        o.workDir = opt->workDir.empty()
-                        ? (std::filesystem::temp_directory_path() / "neardup-bench").string()
-                        : opt->workDir;
+        o.workDir = benchWorkDir(opt->workDir);
         const bool quiet = opt->quiet;
         const BenchmarkReport report = runBenchmark(o, [quiet](const std::string& line) {
             if (!quiet) fmt::print(stderr, "bench: {}\n", line);

@@ -12,6 +12,7 @@
 #include "evaluation.h"
 #include "jsonl_reader.h"
 #include "output_check.h"
+#include "output_options.h"
 
 namespace neardup::cli {
 
@@ -21,17 +22,6 @@ void writeFile(const std::string& path, const std::string& content) {
     AtomicFile out(path);
     out.write(content);
     out.commit();
-}
-
-// The check every writer makes (output_check.h): no output onto an input, a NearDup project or
-// into its sidecar, into a folder given as an input, nor two outputs on one file. Prints the
-// problem and returns false when there is one, before anything is read or written.
-bool outputsAllowed(const char* command, const std::vector<NamedOutput>& outputs,
-                    const std::vector<InputFile>& inputs = {}, const ProtectedFiles& guarded = {}) {
-    const std::string problem = outputProblem(outputs, inputs, guarded);
-    if (problem.empty()) return true;
-    fmt::print(stderr, "neardup {}: {}\n", command, problem);
-    return false;
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 // The --out-* options shared by `run` and `export`.
 #pragma once
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
 #include "exporter.h"
+#include "output_check.h"
 
 namespace neardup::cli {
 
@@ -29,6 +34,18 @@ inline void addOutputOptions(CLI::App& cmd, ExportOptions& out) {
                  "With --out-dir and --out-jsonl: write every document instead of the kept ones, "
                  "with cluster_id (-1: in no cluster), cluster_size (1 then) and "
                  "duplicate_removed (keep the rows where it is false for the deduplicated set)");
+}
+
+// The check every writer makes (output_check.h): no output onto an input, a NearDup project or
+// into its sidecar, into a folder given as an input, nor two outputs on one file. Prints the
+// problem and returns false when there is one, before anything is read or written.
+inline bool outputsAllowed(const char* command, const std::vector<NamedOutput>& outputs,
+                           const std::vector<InputFile>& inputs = {},
+                           const ProtectedFiles& guarded = {}) {
+    const std::string problem = outputProblem(outputs, inputs, guarded);
+    if (problem.empty()) return true;
+    fmt::print(stderr, "neardup {}: {}\n", command, problem);
+    return false;
 }
 
 }  // namespace neardup::cli

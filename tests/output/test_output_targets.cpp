@@ -111,6 +111,23 @@ class TestOutputTargets : public CorpusFixture {
         QVERIFY2(r.code == 0, qPrintable(r.err));
     }
 
+    // `bench --json` is checked before any benchmarking: never onto a project (the one
+    // --clustering-from reads included) nor into the work folder whose corpora the next
+    // benchmark reuses.
+    void benchKeepsProjectsAndItsWorkFolder() {
+        const std::string ref = readFile(path("ref.ndw"));
+        expectRefused(command({"bench", "--sizes", "10K", "--no-kernels", "--json", "ref.ndw"}),
+                      {"--json", "ref.ndw", "project"}, "bench --json onto a project");
+        expectRefused(command({"bench", "--clustering-from", "ref.ndw", "--json", "ref.ndw"}),
+                      {"--json", "ref.ndw"}, "bench --json onto the project it reads");
+        expectKept("ref.ndw", ref, "bench --json onto a project");
+        fs::create_directories(path("bench-work"));
+        expectRefused(command({"bench", "--sizes", "10K", "--no-kernels", "--work-dir",
+                               "bench-work", "--json", "bench-work/report.json"}),
+                      {"--json", "bench-work"}, "bench --json into its work folder");
+        QVERIFY(fs::is_empty(path("bench-work")));
+    }
+
     // An output in a folder given as an input or reference would be read back as documents by
     // the next run of that folder: refused, naming the output and the folder.
     void nothingIsWrittenIntoAnInputFolder() {
