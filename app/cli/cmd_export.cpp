@@ -49,6 +49,7 @@ Command addExportCommand(CLI::App& app) {
         int64_t run = 0;
         ExportOptions outputs;
         std::string rejected;
+        bool quiet = false;
     };
     auto opt = std::make_shared<Options>();
     CLI::App* cmd =
@@ -60,6 +61,7 @@ Command addExportCommand(CLI::App& app) {
                     "Write every rejected line of the run's dataset as JSONL: {\"file\", "
                     "\"line\", \"reason\"[, \"detail\"][, \"raw\"]} (any run status; with no "
                     "--run, the latest run; gzip or zstd by the name's .gz or .zst)");
+    cmd->add_flag("-q,--quiet", opt->quiet, "Nothing on stderr but warnings and errors");
     return [opt]() -> int {
         if (!opt->outputs.any() && opt->rejected.empty()) {
             fmt::print(stderr,
@@ -105,7 +107,7 @@ Command addExportCommand(CLI::App& app) {
         try {
             const ExportedRun exported = exportStoredRun(store, std::move(request));
             const DatasetRecord& dataset = exported.dataset;
-            if (opt->outputs.any()) {
+            if (opt->outputs.any() && !opt->quiet) {
                 fmt::print(stderr, "exported run {}: {} kept, {} removed\n", runId,
                            exported.counts.kept, exported.counts.removed);
                 printAuditEstimate(store, runId);
@@ -120,9 +122,10 @@ Command addExportCommand(CLI::App& app) {
                                    "kept, or in memory); run it again to list them all\n",
                                    samples, total, dataset.id);
                     });
-                fmt::print(stderr,
-                           "exported {} rejected line(s) of run {} ({} with the raw line)\n",
-                           rejected.written, runId, rejected.withRaw);
+                if (!opt->quiet)
+                    fmt::print(stderr,
+                               "exported {} rejected line(s) of run {} ({} with the raw line)\n",
+                               rejected.written, runId, rejected.withRaw);
                 if (!rejected.complete()) return kExitError;
             }
         } catch (const ExportRefused& e) {

@@ -15,6 +15,7 @@ Command addRelocateCommand(CLI::App& app) {
     struct Options {
         std::string project, from, to;
         int64_t dataset = 0;
+        bool quiet = false;
     };
     auto opt = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
@@ -28,6 +29,7 @@ Command addRelocateCommand(CLI::App& app) {
                     "Re-point the inputs of this dataset only (the number a refusal names), e.g. "
                     "when two datasets read one path whose file changed between them")
         ->check(CLI::PositiveNumber);
+    cmd->add_flag("-q,--quiet", opt->quiet, "Nothing on stderr but warnings and errors");
     return [opt]() -> int {
         ProjectStore store(opt->project);
         store.recoverStaleRuns();
@@ -40,10 +42,12 @@ Command addRelocateCommand(CLI::App& app) {
         }
         if (r.files == 0 && r.alreadyThere > 0) {
             // Not an error: the inputs are where the user says they are.
-            fmt::print(stderr,
-                       "neardup relocate: nothing changed in {}: --from '{}' and --to '{}' name "
-                       "the same place, where its {} input file(s) already are\n",
-                       opt->project, opt->from, opt->to, r.alreadyThere);
+            if (!opt->quiet)
+                fmt::print(
+                    stderr,
+                    "neardup relocate: nothing changed in {}: --from '{}' and --to '{}' name "
+                    "the same place, where its {} input file(s) already are\n",
+                    opt->project, opt->from, opt->to, r.alreadyThere);
             return kExitOk;
         }
         if (r.files == 0) {
@@ -51,8 +55,9 @@ Command addRelocateCommand(CLI::App& app) {
                        opt->from);
             return kExitError;
         }
-        fmt::print(stderr, "relocated {} input file(s) of {} dataset(s) to '{}'\n", r.files,
-                   r.datasets, opt->to);
+        if (!opt->quiet)
+            fmt::print(stderr, "relocated {} input file(s) of {} dataset(s) to '{}'\n", r.files,
+                       r.datasets, opt->to);
         return kExitOk;
     };
 }

@@ -16,6 +16,7 @@ Command addReportCommand(CLI::App& app) {
         std::string clustersCsv;
         report::ReportOptions report;
         bool noText = false;
+        bool quiet = false;
     };
     auto opt = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
@@ -40,15 +41,18 @@ Command addReportCommand(CLI::App& app) {
     cmd->add_flag("--no-text", opt->noText,
                   "Leave document text out (pairs are listed by id): for sharing outside the "
                   "team, or when the inputs are no longer at hand");
+    cmd->add_flag("-q,--quiet", opt->quiet, "Nothing on stderr but warnings and errors");
     return [opt]() -> int {
         report::ReportOptions options = opt->report;
         options.withTexts = !opt->noText;
         try {
             const report::ReportWritten w =
                 report::writeRunReport(opt->project, opt->out, options, opt->clustersCsv);
-            fmt::print(stderr, "wrote the report of run {} to {} ({} bytes, {} pair(s) shown)\n",
-                       w.runId, opt->out, w.bytes, w.pairsShown);
-            if (!opt->clustersCsv.empty())
+            if (!opt->quiet)
+                fmt::print(stderr,
+                           "wrote the report of run {} to {} ({} bytes, {} pair(s) shown)\n",
+                           w.runId, opt->out, w.bytes, w.pairsShown);
+            if (!opt->clustersCsv.empty() && !opt->quiet)
                 fmt::print(stderr, "wrote its clusters to {} ({} member row(s))\n",
                            opt->clustersCsv, w.csvRows);
         } catch (const report::ChangedInputError& e) {

@@ -390,6 +390,33 @@ class TestCli : public QObject {
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QStringLiteral("store floor")), qPrintable(r.err));
     }
+    // -q on every command that writes: nothing on stderr when all goes well, the outputs
+    // written as without it.
+    void quietCommandsSayNothing() {
+        Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
+                            d("quiet.ndw"), QStringLiteral("-q")},
+                           inDir());
+        QVERIFY2(r.code == 0 && r.err.isEmpty(), qPrintable(r.err));
+        const QStringList commands[] = {
+            {QStringLiteral("export"), QStringLiteral("-p"), d("quiet.ndw"), QStringLiteral("-q"),
+             QStringLiteral("--out-kept"), d("quiet.kept"), QStringLiteral("--rejected"),
+             d("quiet.rejected.jsonl")},
+            {QStringLiteral("report"), QStringLiteral("-p"), d("quiet.ndw"), QStringLiteral("-q"),
+             QStringLiteral("--out"), d("quiet.html"), QStringLiteral("--clusters-csv"),
+             d("quiet.csv")},
+            {QStringLiteral("relocate"), QStringLiteral("-p"), d("quiet.ndw"), QStringLiteral("-q"),
+             QStringLiteral("--from"), dir_.path(), QStringLiteral("--to"), dir_.path()}};
+        for (const QStringList& command : commands) {
+            r = neardup(command, inDir());
+            QVERIFY2(r.code == 0, qPrintable(command.join(u' ') + QStringLiteral(": ") + r.err));
+            QVERIFY2(r.err.isEmpty(),
+                     qPrintable(command.join(u' ') + QStringLiteral(": ") + r.err));
+        }
+        QVERIFY(!readFile(d("quiet.kept")).isEmpty());
+        QVERIFY(!readFile(d("quiet.html")).isEmpty());
+        QVERIFY(!readFile(d("quiet.csv")).isEmpty());
+    }
+
     void refusesToOverwriteInput() {
         const Result r = neardup({QStringLiteral("run"), d("corpus.jsonl"), QStringLiteral("-p"),
                                   d("o.ndw"), QStringLiteral("--out-jsonl"), d("corpus.jsonl")},
