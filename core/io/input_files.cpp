@@ -324,4 +324,16 @@ std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnEr
     return expand(inputs, onError == OnError::Skip ? Unreadable::Skip : Unreadable::Fail, &names);
 }
 
+std::string sharedInputProblem(const std::vector<InputFile>& inputs,
+                               const std::vector<InputFile>& references) {
+    for (const InputFile& in : inputs)
+        for (const InputFile& ref : references)
+            if (in.path == ref.path ||
+                (in.device != 0 && in.device == ref.device && in.inode == ref.inode))
+                return "'" + in.path +
+                       "' is both an input and part of the reference (--reference); name it in "
+                       "one of them";
+    return {};
+}
+
 }  // namespace neardup

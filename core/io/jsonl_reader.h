@@ -55,6 +55,12 @@ std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnEr
 std::vector<InputFile> expandInputs(const std::vector<std::string>& inputs, OnError onError,
                                     std::vector<std::string>& names);
 
+// The first file both among `inputs` and among `references` (the same path, or the same device
+// and inode), named in a problem; empty when they share none. Whether its documents are to be
+// protected or deduplicated cannot be guessed.
+std::string sharedInputProblem(const std::vector<InputFile>& inputs,
+                               const std::vector<InputFile>& references);
+
 enum class RejectReason : uint8_t {
     MalformedJson,
     NotAnObject,

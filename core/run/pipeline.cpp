@@ -45,17 +45,11 @@ void putReferenceFirst(RunState& s, const std::vector<std::string>& references,
     if (references.empty()) return;
     std::vector<std::string> names;
     std::vector<InputFile> files = listInputs(s, references, names);
-    for (const InputFile& in : s.files)
-        for (const InputFile& ref : files)
-            if (in.path == ref.path ||
-                (in.device != 0 && in.device == ref.device && in.inode == ref.inode)) {
-                const InputError e("'" + in.path +
-                                   "' is both an input and part of the reference (--reference); "
-                                   "name it in one of them");
-                recordUnfinishedRun(s.store, s.run, std::nullopt, {}, 0,
-                                    std::make_exception_ptr(e));
-                throw e;
-            }
+    if (const std::string problem = sharedInputProblem(s.files, files); !problem.empty()) {
+        const InputError e(problem);
+        recordUnfinishedRun(s.store, s.run, std::nullopt, {}, 0, std::make_exception_ptr(e));
+        throw e;
+    }
     for (InputFile& f : files)
         f.reference = true;
     s.referenceFiles = static_cast<uint32_t>(files.size());

@@ -15,10 +15,17 @@ RunProblem checkRun(const RunRequest& request) {
     ProtectedFiles guarded(request.project);
     guardFoldersGiven(guarded, request.references, "--reference");
     try {
-        for (const InputFile& f : expandInputs(request.references, OnError::Skip))
+        const std::vector<InputFile> references = expandInputs(request.references, OnError::Skip);
+        for (const InputFile& f : references)
             guarded.inputs.push_back({f.path, 0});
+        // A file in both is refused before the project is opened: it records no run.
+        if (!references.empty())
+            if (std::string problem =
+                    sharedInputProblem(expandInputs(request.inputs, OnError::Skip), references);
+                !problem.empty())
+                return {RunProblem::Kind::Inputs, std::move(problem)};
     } catch (const std::exception&) {
-        // A missing reference is the run's to report, with its own message.
+        // A missing input or reference is the run's to report, with its own message.
     }
     if (std::string problem = outputProblem(request.outputs, request.inputs, guarded);
         !problem.empty())

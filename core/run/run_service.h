@@ -32,9 +32,9 @@ struct RunRequest {
 
 // Why a request cannot run, before anything starts.
 struct RunProblem {
-    enum class Kind { None, Parameters, Outputs };
+    enum class Kind { None, Parameters, Inputs, Outputs };
     Kind kind = Kind::None;
-    std::string message;  // names the offending parameter or output file
+    std::string message;  // names the offending parameter, input or output file
     explicit operator bool() const { return kind != Kind::None; }
 };
 

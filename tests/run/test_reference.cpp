@@ -370,6 +370,8 @@ class TestReference : public QObject {
         QVERIFY(!QFile::exists(path("no.removed")));
     }
 
+    // A file given both as an input and in the reference is refused, naming it, before the
+    // project is opened.
     void aFileInBothIsRefused() {
         const auto r = neardup({QStringLiteral("run"), new_, QStringLiteral("--reference"), new_,
                                 QStringLiteral("-p"), path("both.ndw"),
@@ -379,6 +381,8 @@ class TestReference : public QObject {
                      r.err.contains(new_),
                  qPrintable(r.err));
         QVERIFY(!QFile::exists(path("both.kept")));
+        // Refused before the project is opened, as a refused output is: nothing is created.
+        QVERIFY(!QFile::exists(path("both.ndw")));
     }
 
     // No output may land on the reference.
