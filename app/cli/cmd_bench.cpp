@@ -101,7 +101,7 @@ Command addBenchCommand(CLI::App& app) {
         ->check(CLI::ExistingFile)
         ->excludes("--clustering");
     return [opt]() -> int {
-        // The report's file is checked like every output before minutes of benchmarking: never
+        // The report's file is checked like every output before any benchmarking: never
         // onto a project (--clustering-from's included), an input, or into the work folder whose
         // corpora the next benchmark reuses.
         if (!opt->json.empty()) {

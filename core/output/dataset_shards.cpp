@@ -109,9 +109,6 @@ std::vector<columnar::ParquetRowSelection> columnarSelections(const RunResult& r
 std::unique_ptr<OutputFile> shardFile(const std::string& outDir, const std::string& name,
                                       OutputCompression compression) {
     const fs::path relative(name);
-    std::error_code ec;  // the folder the user named, through whatever links its path holds
-    fs::create_directories(outDir, ec);
-    if (ec) throw std::runtime_error("cannot create '" + outDir + "': " + ec.message());
     const UniqueFd folder = openSubfoldersNoFollow(outDir, relative.parent_path().generic_string());
     return std::make_unique<OutputFile>(folder.get(), relative.filename().string(),
                                         (fs::path(outDir) / relative).string(), compression);
@@ -145,6 +142,9 @@ void writeDatasetShards(const RunResult& run, const std::vector<InputFile>& file
     lines.project = options.project.project;
     std::vector<uint8_t> columnar(files.size(), 0);
     std::vector<OutputFile*> shard(files.size(), nullptr);
+    std::error_code ec;  // the folder the user named, through whatever links its path holds
+    fs::create_directories(options.outDir, ec);
+    if (ec) throw std::runtime_error("cannot create '" + options.outDir + "': " + ec.message());
     for (std::size_t f = 0; f < files.size(); ++f) {
         if (files[f].reference) continue;
         columnar[f] = columnar::isColumnarName(files[f].path) ? 1 : 0;

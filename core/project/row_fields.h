@@ -1,7 +1,7 @@
 // A table's row as a list of its fields (std::tie of them, in the order of the table's column
 // list), which the row mapper's writer binds and its readers read back in one call each: the
-// columns are listed once in SQL and once as fields, instead of one bind and one read per column
-// to keep in step by hand. Integers of every width (bool as 0 or 1) are stored as SQLite's 64-bit
+// columns are listed once in SQL and once as fields, so that a column added to one cannot be
+// forgotten in the other. Integers of every width (bool as 0 or 1) are stored as SQLite's 64-bit
 // integers, as Statement::bindU64 and u32() store and read them; doubles as REAL; strings as TEXT,
 // bound without copying (the fields outlive the statement's run()). A reader whose REAL column
 // may be NULL (an average over no rows) lists that field as orNaN(field): NaN, as realOrNaN().

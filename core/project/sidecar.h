@@ -19,7 +19,7 @@ namespace neardup {
 
 // The project file named `given`: a project named through a link is the file the link leads to,
 // so that its sidecar folder (caches, lock, resume records) sits beside that file whichever name
-// opened it, instead of one folder per name. Any other name is used as given (a new project is
+// opened it: two names never split them. Any other name is used as given (a new project is
 // created at it).
 std::string projectFile(const std::string& given);
 
