@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "atomic_file.h"
 #include "cluster_annotation.h"
@@ -151,31 +153,36 @@ std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
         s += value;
         s += last ? "\n" : ",\n";
     };
+    // Runs of plain counts and of yes/no answers, each written as JSON writes the type.
+    auto counts = [&](std::initializer_list<std::pair<const char*, uint64_t>> list) {
+        for (const auto& [name, value] : list)
+            field(name, std::to_string(value));
+    };
+    auto flag = [&](const char* name, bool value) { field(name, value ? "true" : "false"); };
     field("run", std::to_string(run.runId));
     field("status", json::quote(run.status));
     field("started_at", json::quote(run.startedAt));
     field("finished_at", json::quote(run.finishedAt));
-    field("lines_read", std::to_string(c.linesRead));
-    field("blank_lines", std::to_string(c.blankLines));
-    field("documents", std::to_string(c.documents));
-    field("kept", std::to_string(c.kept));
-    field("removed", std::to_string(c.removed));
-    field("rejected", std::to_string(c.rejected));
+    counts({{"lines_read", c.linesRead},
+            {"blank_lines", c.blankLines},
+            {"documents", c.documents},
+            {"kept", c.kept},
+            {"removed", c.removed},
+            {"rejected", c.rejected}});
     field("rejected_by_reason", byReason(run.rejections, [](const RejectionCount& r) {
               return std::to_string(r.count);
           }));
     field("first_rejected_line", byReason(run.rejections, [](const RejectionCount& r) {
               return json::quote(r.firstFile + ":" + std::to_string(r.firstLine));
           }));
-    field("short_documents", std::to_string(c.shortDocuments));
-    field("input_bytes", std::to_string(c.inputBytes));
-    field("candidate_pairs", std::to_string(c.candidatePairs));
-    field("stored_pairs", std::to_string(c.storedPairs));
-    field("duplicate_pairs", std::to_string(c.duplicatePairs));
-    field("clusters", std::to_string(c.clusters));
+    counts({{"short_documents", c.shortDocuments},
+            {"input_bytes", c.inputBytes},
+            {"candidate_pairs", c.candidatePairs},
+            {"stored_pairs", c.storedPairs},
+            {"duplicate_pairs", c.duplicatePairs},
+            {"clusters", c.clusters}});
     field("decide", json::quote(toString(run.params.decide)));
-    field("chained_removals", std::to_string(c.chainedRemovals));
-    field("decisions_applied", std::to_string(run.decisionsApplied));
+    counts({{"chained_removals", c.chainedRemovals}, {"decisions_applied", run.decisionsApplied}});
     // Written only when there is something to say, so that a run without any keeps its summary.
     if (c.duplicateIds > 0) field("duplicate_ids", std::to_string(c.duplicateIds));
     if (c.fileLineIds > 0) field("file_line_ids", std::to_string(c.fileLineIds));
@@ -189,12 +196,11 @@ std::string summaryJson(const RunResult& run, const DocumentTable& docs) {
     if (run.components.measured) field("components", componentsJson(run.components, docs));
     field("buckets_k",
           run.resolvedBuckets ? std::to_string(run.resolvedBuckets) : std::string("\"exact\""));
-    field("signatures_reused", run.signaturesReused ? "true" : "false");
-    field("pairs_reused", run.pairsReused ? "true" : "false");
+    flag("signatures_reused", run.signaturesReused);
+    flag("pairs_reused", run.pairsReused);
     field("memory_budget", std::to_string(run.memoryBudget));
-    field("spilled", run.spilled ? "true" : "false");
-    field("spill_bytes", std::to_string(run.spillBytes));
-    field("peak_rss_bytes", std::to_string(run.peakRssBytes));
+    flag("spilled", run.spilled);
+    counts({{"spill_bytes", run.spillBytes}, {"peak_rss_bytes", run.peakRssBytes}});
     field("threads", std::to_string(run.threads));
     field("backend", json::quote(run.backend));
     field("parameters", toJson(run.params));
