@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +31,23 @@ void field(std::string& o, const char* name, const std::string& v, bool comma = 
     if (comma) o += ',';
 }
 
+// One numeric member of a JSON object: counts, sizes and rates alike are written as doubles.
+struct Number {
+    template <typename T>
+    Number(const char* memberName, T v) : name(memberName), value(static_cast<double>(v)) {}
+    const char* name;
+    double value;
+};
+
+// Numeric members in the order given, a comma after each; with kClosesObject, none after the
+// last, which ends its object.
+constexpr bool kClosesObject = true;
+void numbers(std::string& o, std::initializer_list<Number> list, bool closes = false) {
+    std::size_t left = list.size();
+    for (const Number& n : list)
+        field(o, n.name, n.value, !(closes && --left == 0));
+}
+
 // `items` as a JSON array of objects, each object's fields written by `fields`.
 template <typename T, typename Fields>
 void appendObjects(std::string& o, const std::vector<T>& items, Fields fields) {
@@ -50,45 +68,47 @@ std::string toJson(const BenchmarkReport& r) {
     field(o, "started_at", r.startedAt);
     o += "\"machine\":{";
     field(o, "cpu", r.machine.cpu);
-    field(o, "logical_cores", r.machine.logicalCores);
-    field(o, "memory_bytes", double(r.machine.memoryBytes));
+    numbers(o,
+            {{"logical_cores", r.machine.logicalCores}, {"memory_bytes", r.machine.memoryBytes}});
     field(o, "simd", r.machine.simd);
     field(o, "os", r.machine.os);
     field(o, "compiler", r.machine.compiler, false);
     o += "},\"parameters\":" + r.parametersJson + ",\"kernels\":";
     appendObjects(o, r.kernels, [&o](const BenchmarkKernel& k) {
         field(o, "name", k.name);
-        field(o, "threads", 1);
-        field(o, "bytes", double(k.bytes));
-        field(o, "cpu_seconds", k.cpuSeconds);
-        field(o, "mb_per_s", k.mbPerSecond, false);
+        numbers(o,
+                {{"threads", 1},
+                 {"bytes", k.bytes},
+                 {"cpu_seconds", k.cpuSeconds},
+                 {"mb_per_s", k.mbPerSecond}},
+                kClosesObject);
     });
     o += ",\"cases\":";
     appendObjects(o, r.cases, [&o](const BenchmarkCase& c) {
         field(o, "corpus", c.corpus);
         field(o, "path", c.path);
-        field(o, "target_bytes", double(c.targetBytes));
-        field(o, "bytes", double(c.bytes));
-        field(o, "documents", double(c.documents));
-        field(o, "mean_chars", c.meanChars);
-        field(o, "threads", c.threads);
-        field(o, "wall_seconds", c.wallSeconds);
-        field(o, "end_to_end_mb_per_s", c.endToEndMBps);
-        field(o, "docs_per_s", c.documentsPerSecond);
-        field(o, "candidate_pairs", double(c.candidatePairs));
-        field(o, "comparisons_per_s", c.comparisonsPerSecond);
-        field(o, "duplicate_pairs", double(c.duplicatePairs));
-        field(o, "removed", double(c.removed));
-        field(o, "peak_rss_bytes", double(c.peakRssBytes));
-        field(o, "user_seconds", c.userSeconds);
-        field(o, "system_seconds", c.systemSeconds);
-        field(o, "cpu_mb_per_s", c.cpuMBps);
-        field(o, "cores_busy", c.coresBusy);
-        field(o, "memory_budget", double(c.memoryBudget));
-        field(o, "spill_bytes", double(c.spillBytes));
-        field(o, "thread_samples", double(c.threadSamples));
-        field(o, "serial_share", c.serialShare);
-        field(o, "projected_speedup_16", c.projected16);
+        numbers(o, {{"target_bytes", c.targetBytes},
+                    {"bytes", c.bytes},
+                    {"documents", c.documents},
+                    {"mean_chars", c.meanChars},
+                    {"threads", c.threads},
+                    {"wall_seconds", c.wallSeconds},
+                    {"end_to_end_mb_per_s", c.endToEndMBps},
+                    {"docs_per_s", c.documentsPerSecond},
+                    {"candidate_pairs", c.candidatePairs},
+                    {"comparisons_per_s", c.comparisonsPerSecond},
+                    {"duplicate_pairs", c.duplicatePairs},
+                    {"removed", c.removed},
+                    {"peak_rss_bytes", c.peakRssBytes},
+                    {"user_seconds", c.userSeconds},
+                    {"system_seconds", c.systemSeconds},
+                    {"cpu_mb_per_s", c.cpuMBps},
+                    {"cores_busy", c.coresBusy},
+                    {"memory_budget", c.memoryBudget},
+                    {"spill_bytes", c.spillBytes},
+                    {"thread_samples", c.threadSamples},
+                    {"serial_share", c.serialShare},
+                    {"projected_speedup_16", c.projected16}});
         o += "\"serial_by_phase\":{";
         for (std::size_t j = 0; j < c.serialByPhase.size(); ++j)
             field(o, c.serialByPhase[j].first.c_str(), c.serialByPhase[j].second,
@@ -102,11 +122,13 @@ std::string toJson(const BenchmarkReport& r) {
         o += "],\"phases\":";
         appendObjects(o, c.phases, [&o](const BenchmarkPhase& p) {
             field(o, "name", p.name);
-            field(o, "seconds", p.seconds);
-            field(o, "items", double(p.items));
-            field(o, "bytes", double(p.bytes));
-            field(o, "mb_per_s", p.mbPerSecond);
-            field(o, "items_per_s", p.itemsPerSecond, false);
+            numbers(o,
+                    {{"seconds", p.seconds},
+                     {"items", p.items},
+                     {"bytes", p.bytes},
+                     {"mb_per_s", p.mbPerSecond},
+                     {"items_per_s", p.itemsPerSecond}},
+                    kClosesObject);
         });
     });
     o += ",";
