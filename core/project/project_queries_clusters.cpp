@@ -3,6 +3,8 @@
 // members and pairs.
 #include "project_queries.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -20,12 +22,6 @@
 namespace neardup {
 
 namespace {
-
-// A listing of one cluster's rows: ?1 the run, ?2 the cluster, ?3 the LIMIT (0: every row,
-// which SQLite spells -1).
-void bindClusterPage(sql::Statement& s, int64_t runId, int64_t cluster, uint64_t limit) {
-    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
-}
 
 const char* sortColumn(ClusterSort s) {
     switch (s) {
@@ -59,15 +55,35 @@ std::string containsPattern(const std::string& needle) {
     return p + "%";
 }
 
-// Where a cluster is read from: the stored tables, or the audited pieces in temp.
+// Where a cluster is read from: the stored tables, or the audited pieces in temp, which alone
+// carry a cluster's decision and whether it is kept whole (a stored cluster has neither: 0).
 struct Tables {
     const char* clusters;
     const char* members;
+    const char* decision;
+    const char* keepAll;
+
+    // `query` with {clusters}, {members}, {decision} and {keep_all} filled in, so that one SQL
+    // text reads either kind of cluster.
+    std::string sql(std::string_view query) const {
+        return fmt::format(fmt::runtime(query), fmt::arg("clusters", clusters),
+                           fmt::arg("members", members), fmt::arg("decision", decision),
+                           fmt::arg("keep_all", keepAll));
+    }
 };
 
 Tables tablesFor(bool adjusted) {
-    return adjusted ? Tables{"temp.adj_clusters", "temp.adj_members"}
-                    : Tables{"main.clusters", "main.cluster_members"};
+    return adjusted ? Tables{"temp.adj_clusters", "temp.adj_members", "c.decision", "c.keep_all"}
+                    : Tables{"main.clusters", "main.cluster_members", "0", "0"};
+}
+
+// A listing of one cluster's rows, `query` read from the audited pieces when `audited`: ?1 the
+// run, ?2 the cluster, ?3 the LIMIT (0: every row, which SQLite spells -1).
+sql::Statement clusterPage(const sql::Database& db, bool audited, int64_t runId, int64_t cluster,
+                           uint64_t limit, std::string_view query) {
+    sql::Statement s = db.prepare(tablesFor(audited).sql(query));
+    s.bind(1, runId).bind(2, cluster).bind(3, limit ? static_cast<int64_t>(limit) : int64_t{-1});
+    return s;
 }
 
 // Clusters with a member matching `memberCond` (over m, and d when `withDocs`): stored clusters
@@ -128,20 +144,18 @@ void ProjectQueries::insertSummary(const RunInfo& run, bool adjusted, const std:
     // Statistics over the stored pairs whose two members ended in the same cluster; a cluster
     // joined only through pairs below the store floor cannot exist, so every cluster has one.
     auto s = db_->prepare(
-        std::string("INSERT OR REPLACE INTO temp.cluster_summary (run_id, cluster, size,"
-                    " representative, rep_id, pairs, min_est, mean_est, min_exact, mean_exact,"
-                    " decision) SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
-                    " coalesce(st.n, 0), st.min_m * 1.0 / ?3, st.mean_m / ?3,"
-                    " st.min_x, st.mean_x, ") +
-        (adjusted ? "c.decision" : "0") + " FROM " + t.clusters +
-        " c JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = c.representative"
-        " LEFT JOIN (SELECT ma.cluster AS cluster, count(*) AS n,"
-        "   min(p.matches) AS min_m, avg(p.matches) AS mean_m,"
-        "   min(p.exact) AS min_x, avg(p.exact) AS mean_x FROM " +
-        t.members + " ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index JOIN " +
-        t.members +
-        " mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
-        "   WHERE ma.run_id = ?1 AND ma.cluster = mb.cluster" +
+        t.sql("INSERT OR REPLACE INTO temp.cluster_summary (run_id, cluster, size,"
+              " representative, rep_id, pairs, min_est, mean_est, min_exact, mean_exact,"
+              " decision) SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
+              " coalesce(st.n, 0), st.min_m * 1.0 / ?3, st.mean_m / ?3,"
+              " st.min_x, st.mean_x, {decision} FROM {clusters}"
+              " c JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = c.representative"
+              " LEFT JOIN (SELECT ma.cluster AS cluster, count(*) AS n,"
+              "   min(p.matches) AS min_m, avg(p.matches) AS mean_m,"
+              "   min(p.exact) AS min_x, avg(p.exact) AS mean_x FROM {members}"
+              " ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index JOIN {members}"
+              " mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
+              "   WHERE ma.run_id = ?1 AND ma.cluster = mb.cluster") +
         onlyA + " GROUP BY ma.cluster) st ON st.cluster = c.cluster WHERE c.run_id = ?1" + onlyC);
     s.bind(1, run.runId)
         .bind(2, run.datasetId)
@@ -402,20 +416,14 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
                                                           uint64_t limit) {
     const RunView& v = ensureClusterSummary(runId);
     const uint64_t references = runInfo(runId).referenceDocuments;
-    const bool adjusted = v.audited(cluster);
-    const Tables t = tablesFor(adjusted);
     auto s =
-        db_->prepare(std::string("SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
-                                 " d.chars, d.file_index, d.line, d.offset, d.length, ") +
-                     (adjusted ? "c.keep_all" : "0") + ", m.removed_for FROM " + t.members +
-                     " m JOIN runs r ON r.id = m.run_id"
-                     " JOIN " +
-                     t.clusters +
-                     " c ON c.run_id = m.run_id AND c.cluster = m.cluster"
-                     " JOIN documents d ON d.dataset_id = r.dataset_id AND"
-                     " d.doc_index = m.doc_index"
-                     " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
-    bindClusterPage(s, runId, cluster, limit);
+        clusterPage(*db_, v.audited(cluster), runId, cluster, limit,
+                    "SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
+                    " d.chars, d.file_index, d.line, d.offset, d.length, {keep_all}, m.removed_for"
+                    " FROM {members} m JOIN runs r ON r.id = m.run_id"
+                    " JOIN {clusters} c ON c.run_id = m.run_id AND c.cluster = m.cluster"
+                    " JOIN documents d ON d.dataset_id = r.dataset_id AND d.doc_index = m.doc_index"
+                    " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
     std::vector<ClusterMember> members;
     while (s.step()) {
         ClusterMember m;
@@ -435,19 +443,13 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
 
 std::vector<PairRow> ProjectQueries::clusterPairs(int64_t runId, int64_t cluster, uint64_t limit) {
     const RunView& v = ensureClusterSummary(runId);
-    const Tables t = tablesFor(v.audited(cluster));
-    auto s =
-        db_->prepare(std::string("SELECT p.a, p.b, p.matches, p.matches * 1.0 / r.hashes, p.exact"
-                                 " FROM ") +
-                     t.members +
-                     " ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index"
-                     " JOIN " +
-                     t.members +
-                     " mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
-                     " JOIN runs r ON r.id = p.run_id"
-                     " WHERE ma.run_id = ?1 AND ma.cluster = ?2 AND mb.cluster = ?2"
-                     " ORDER BY p.a, p.b LIMIT ?3");
-    bindClusterPage(s, runId, cluster, limit);
+    auto s = clusterPage(
+        *db_, v.audited(cluster), runId, cluster, limit,
+        "SELECT p.a, p.b, p.matches, p.matches * 1.0 / r.hashes, p.exact"
+        " FROM {members} ma JOIN pairs p ON p.run_id = ma.run_id AND p.a = ma.doc_index"
+        " JOIN {members} mb ON mb.run_id = p.run_id AND mb.doc_index = p.b"
+        " JOIN runs r ON r.id = p.run_id"
+        " WHERE ma.run_id = ?1 AND ma.cluster = ?2 AND mb.cluster = ?2 ORDER BY p.a, p.b LIMIT ?3");
     std::vector<PairRow> pairs;
     std::vector<DocPair> cut;
     for (const Decision& d : v.decisions)
