@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -16,31 +17,17 @@ namespace {
 
 // Text for a Markdown table cell: one line, no table or HTML syntax, no emphasis.
 std::string cell(const std::string& text) {
+    // Markdown syntax that a cell could hold: table pipes, emphasis, code spans, escapes.
+    constexpr std::string_view kBackslashed = "|*_`\\";
     std::string out;
     for (char ch : text) {
-        switch (ch) {
-            case '\n':
-            case '\t':
-                out += ' ';
-                break;
-            case '|':
-                out += "\\|";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '*':
-            case '_':
-            case '`':
-            case '\\':
-                out += '\\';
-                out += ch;
-                break;
-            default:
-                out += ch;
+        if (ch == '\n' || ch == '\t') {
+            out += ' ';
+        } else if (ch == '<' || ch == '>') {  // a tag in a cell would be read as HTML
+            out += ch == '<' ? "&lt;" : "&gt;";
+        } else {
+            if (kBackslashed.find(ch) != std::string_view::npos) out += '\\';
+            out += ch;
         }
     }
     return out;
