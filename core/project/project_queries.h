@@ -41,6 +41,7 @@
 #include "document_table.h"
 #include "notable_components.h"
 #include "params.h"
+#include "run_result.h"
 #include "witness_chain.h"
 
 namespace neardup {
@@ -54,25 +55,17 @@ class QueryError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// What the views need to know about a run, from its row in `runs`.
-struct RunInfo {
+// What the views need to know about a run, from its row in `runs`: its counts as the run stored
+// them (those counted from the document table, duplicateIds and fileLineIds, stay 0), who it
+// is and how it was run.
+struct RunInfo : RunCounts {
     int64_t runId = 0;
     int64_t datasetId = 0;
     std::string status;
     RunParams params;  // reader fields, signature, LSH and compare parameters, keep, decide
     uint64_t resolvedBuckets = 0;
-    uint64_t documents = 0;
-    uint64_t candidatePairs = 0;
-    uint64_t storedPairs = 0;
-    uint64_t duplicatePairs = 0;
-    uint64_t clusters = 0;
-    uint64_t kept = 0;
-    uint64_t removed = 0;
-    uint64_t chainedRemovals = 0;  // removals the components rule makes without a witness
     // A run against a reference (`neardup run --reference`): documents [0, referenceDocuments)
-    // are the reference's, never removed; removedByReference of the removals are for one.
-    uint64_t referenceDocuments = 0;
-    uint64_t removedByReference = 0;
+    // are the reference's, never removed.
     bool reference(uint64_t doc) const { return doc < referenceDocuments; }
 };
 
