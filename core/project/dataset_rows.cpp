@@ -18,11 +18,11 @@ namespace neardup::store_rows {
 
 int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t documents) {
     auto st = db.prepare(std::string("INSERT INTO datasets(created_at, reader_json, lines_read, "
-                                     "blank_lines, input_bytes, documents, reference_files) "
-                                     "VALUES(") +
+                                     "blank_lines, input_bytes, documents, reference_files, "
+                                     "base_dataset, base_documents) VALUES(") +
                          kNow +
                          ", json_object('text_field', ?1, 'id_field', ?2, 'keep_field', ?3), "
-                         "?4, ?5, ?6, ?7, ?8)");
+                         "?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     st.bind(1, std::string_view(dataset.reader.textField))
         .bind(2, std::string_view(dataset.reader.idField))
         .bind(3, std::string_view(dataset.reader.keepField))
@@ -31,7 +31,12 @@ int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t 
         .bindU64(6, dataset.inputBytes)
         .bindU64(7, documents)
         .bindU64(8, dataset.referenceFiles)
-        .run();
+        .bindU64(10, dataset.baseDataset ? dataset.baseDocuments : 0);
+    if (dataset.baseDataset)
+        st.bind(9, *dataset.baseDataset);
+    else
+        st.bindNull(9);
+    st.run();
     return db.lastInsertRowId();
 }
 
@@ -41,8 +46,8 @@ std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
         "SELECT json_extract(reader_json, '$.text_field') AS text_field, "
         "json_extract(reader_json, '$.id_field') AS id_field, "
         "json_extract(reader_json, '$.keep_field') AS keep_field, "
-        "lines_read, blank_lines, input_bytes, documents, reference_files FROM datasets "
-        "WHERE id = ?1");
+        "lines_read, blank_lines, input_bytes, documents, reference_files, base_dataset, "
+        "base_documents FROM datasets WHERE id = ?1");
     st.bind(1, datasetId);
     if (!st.step()) return std::nullopt;
     const sql::Row row(st);
@@ -58,19 +63,53 @@ std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
         throw StoreError("project store: dataset " + std::to_string(datasetId) +
                          " is damaged: reference_files " + std::to_string(referenceFiles));
     out.referenceFiles = static_cast<uint32_t>(referenceFiles);
-    return row.u64("documents");
+    const uint64_t documents = row.u64("documents");
+    out.baseDataset.reset();
+    out.baseDocuments = 0;
+    if (!row.isNull("base_dataset")) {
+        out.baseDataset = row.int64("base_dataset");
+        out.baseDocuments = row.u64("base_documents");
+        if (*out.baseDataset == datasetId || out.baseDocuments > documents)
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: it shares " + std::to_string(out.baseDocuments) +
+                             " of its " + std::to_string(documents) + " documents with dataset " +
+                             std::to_string(*out.baseDataset));
+    }
+    return documents;
+}
+
+std::optional<DatasetBase> datasetBase(const sql::Database& db, int64_t datasetId) {
+    DatasetRecord rec;
+    if (!readDataset(db, datasetId, rec) || !rec.baseDataset) return std::nullopt;
+    return DatasetBase{*rec.baseDataset, rec.baseDocuments};
+}
+
+std::string documentRowOf(std::string_view alias, std::string_view dataset, std::string_view index,
+                          const std::optional<DatasetBase>& base) {
+    const std::string a(alias), i(index);
+    std::string owner(dataset);
+    if (base)
+        owner = "IIF(" + i + " < " + std::to_string(base->documents) + ", " +
+                std::to_string(base->dataset) + ", " + owner + ")";
+    return a + ".dataset_id = " + owner + " AND " + a + ".doc_index = " + i;
+}
+
+int64_t documentsDatasetOf(const sql::Database& db, int64_t datasetId, uint64_t docIndex) {
+    const std::optional<DatasetBase> base = datasetBase(db, datasetId);
+    return base && docIndex < base->documents ? base->dataset : datasetId;
 }
 
 uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId) {
-    auto st = db.prepare("SELECT documents FROM datasets WHERE id = ?1");
-    st.bind(1, datasetId);
-    if (!st.step()) throw StoreError("project store: no dataset " + std::to_string(datasetId));
-    const uint64_t documents = st.u64(0);
+    DatasetRecord rec;
+    const std::optional<uint64_t> listed = readDataset(db, datasetId, rec);
+    if (!listed) throw StoreError("project store: no dataset " + std::to_string(datasetId));
+    const uint64_t documents = *listed;
     auto last = db.prepare(
         "SELECT doc_index FROM documents WHERE dataset_id = ?1 ORDER BY doc_index DESC "
         "LIMIT 1");
     last.bind(1, datasetId);
-    const uint64_t rows = last.step() ? last.u64(0) + 1 : 0;
+    // A dataset whose every document is its base's has no rows of its own.
+    const uint64_t rows = last.step() ? last.u64(0) + 1 : rec.baseDocuments;
     if (rows != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) +
                          " is damaged: it lists " + std::to_string(documents) +
@@ -203,7 +242,7 @@ void updateFileLocations(sql::Database& db, const std::vector<DatasetFile>& file
 // ---- documents ----------------------------------------------------------------------------
 
 void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& docs,
-                     const std::function<void()>& interruptCheck) {
+                     std::size_t firstOwn, const std::function<void()>& interruptCheck) {
     // Ids are bound without copying: they stay in the document table until the rows are in.
     sql::RowInserter<std::size_t> rows(
         db,
@@ -225,22 +264,49 @@ void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& 
             }
         });
     const std::size_t n = docs.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = firstOwn; i < n; ++i) {
         if ((i & 4095) == 4095 && interruptCheck) interruptCheck();
         rows.add(i);
     }
     rows.finish();
 }
 
-void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
-                   uint64_t documents, DocumentTable& docs) {
-    docs.clear();
-    docs.reserve(static_cast<std::size_t>(datasetDocuments(db, datasetId)));
+namespace {
+
+// Appends the document rows of `datasetId` from doc_index docs.size() up to `end` to `docs`:
+// first those its base shares (from the base's rows, the same way), then its own.
+void appendDocuments(const sql::Database& db, int64_t datasetId,
+                     const std::vector<InputFile>& files, uint64_t end, DocumentTable& docs,
+                     int depth) {
+    DatasetRecord rec;
+    if (!readDataset(db, datasetId, rec))
+        throw StoreError("project store: no dataset " + std::to_string(datasetId));
+    if (rec.baseDataset && docs.size() < rec.baseDocuments) {
+        // A base is a dataset saved before this one: a longer chain is a damaged (or hostile)
+        // file, not something a run writes.
+        if (depth >= kMaxBaseDepth || *rec.baseDataset >= datasetId)
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
+                             " is not an earlier dataset");
+        appendDocuments(db, *rec.baseDataset, files, std::min(end, rec.baseDocuments), docs,
+                        depth + 1);
+        if (docs.size() != std::min(end, rec.baseDocuments))
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
+                             " has " + std::to_string(docs.size()) + " of its " +
+                             std::to_string(rec.baseDocuments) + " shared documents");
+    }
+    if (docs.size() >= end) return;
     auto st = db.prepare(
-        "SELECT file_index, line, offset, length, chars, keep_value, doc_id "
-        "FROM documents WHERE dataset_id = ?1 ORDER BY doc_index");
-    st.bind(1, datasetId);
+        "SELECT file_index, line, offset, length, chars, keep_value, doc_id, doc_index "
+        "FROM documents WHERE dataset_id = ?1 AND doc_index >= ?2 AND doc_index < ?3 "
+        "ORDER BY doc_index");
+    st.bind(1, datasetId).bindU64(2, docs.size()).bindU64(3, end);
     while (st.step()) {
+        if (st.u64(7) != docs.size())
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: document #" + std::to_string(docs.size()) +
+                             " is missing");
         const double keep = st.realOrNaN(5);
         // Every location is checked against the pinned files before it can be used to
         // read (or overwrite the reading of) anything.
@@ -274,6 +340,15 @@ void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector
         docs.append(static_cast<uint32_t>(file), st.u64(1), static_cast<uint64_t>(offset),
                     static_cast<uint32_t>(length), static_cast<uint32_t>(chars), keep, id);
     }
+}
+
+}  // namespace
+
+void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
+                   uint64_t documents, DocumentTable& docs) {
+    docs.clear();
+    docs.reserve(static_cast<std::size_t>(datasetDocuments(db, datasetId)));
+    appendDocuments(db, datasetId, files, documents, docs, 0);
     if (docs.size() != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +
                          std::to_string(documents) + " documents but stores " +
@@ -285,14 +360,27 @@ DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::si
     docs.file.assign(n, 0);
     docs.chars.assign(n, 0);
     docs.keepValue.assign(n, std::numeric_limits<double>::quiet_NaN());
-    auto st =
-        db.prepare("SELECT doc_index, chars, keep_value FROM documents WHERE dataset_id = ?1");
-    st.bind(1, datasetId);
-    while (st.step()) {
-        const uint64_t i = st.u64(0);
-        if (i >= n) continue;
-        docs.chars[i] = st.u32(1);
-        if (!st.isNull(2)) docs.keepValue[i] = st.real(2);
+    // The dataset's own rows, then its base's for the documents it shares (a dataset stores
+    // rows only from its base's count on), and so on down the chain.
+    uint64_t limit = n;
+    std::optional<int64_t> dataset = datasetId;
+    for (int depth = 0; dataset && limit > 0; ++depth) {
+        if (depth > kMaxBaseDepth)
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " is damaged: its chain of base datasets is too long");
+        auto st = db.prepare(
+            "SELECT doc_index, chars, keep_value FROM documents WHERE dataset_id = ?1 AND "
+            "doc_index < ?2");
+        st.bind(1, *dataset).bindU64(2, limit);
+        while (st.step()) {
+            const uint64_t i = st.u64(0);
+            docs.chars[i] = st.u32(1);
+            if (!st.isNull(2)) docs.keepValue[i] = st.real(2);
+        }
+        const std::optional<DatasetBase> base = datasetBase(db, *dataset);
+        if (!base) break;
+        dataset = base->dataset;
+        limit = std::min(limit, base->documents);
     }
     return docs;
 }

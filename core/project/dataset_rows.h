@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "document_table.h"
@@ -23,6 +24,24 @@ int64_t insertDataset(sql::Database& db, const DatasetRecord& dataset, uint64_t 
 // Fills id, reader and counts of `out` from the dataset's row and returns its document count;
 // nothing when there is no such dataset.
 std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId, DatasetRecord& out);
+// Where a dataset's shared documents live (DatasetRecord::baseDataset): the first `documents`
+// documents are `dataset`'s rows of the same doc_index.
+struct DatasetBase {
+    int64_t dataset = 0;
+    uint64_t documents = 0;
+};
+// The longest chain of bases a dataset may stand on: a run shares the documents of its
+// reference's dataset only when that one has no base itself, so 1 is all a run writes.
+inline constexpr int kMaxBaseDepth = 1;
+// The base of `datasetId`, if it shares documents with one (checked as readDataset checks it).
+std::optional<DatasetBase> datasetBase(const sql::Database& db, int64_t datasetId);
+// The SQL condition that row `alias` of `documents` is document `index` (an SQL expression) of
+// dataset `dataset` (an SQL expression) whose base is `base`: its shared documents are the
+// base's rows. The base's numbers are the store's own, checked by datasetBase.
+std::string documentRowOf(std::string_view alias, std::string_view dataset, std::string_view index,
+                          const std::optional<DatasetBase>& base);
+// The dataset whose row holds document `docIndex` of `datasetId`: its base's for a shared one.
+int64_t documentsDatasetOf(const sql::Database& db, int64_t datasetId, uint64_t docIndex);
 // The dataset's document count, checked against its last document row (one index lookup),
 // so that a damaged count cannot size an allocation.
 uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId);
@@ -53,12 +72,13 @@ std::vector<DatasetFile> loadAllFiles(const sql::Database& db);
 void updateFileLocations(sql::Database& db, const std::vector<DatasetFile>& files);
 
 // ---- documents ----------------------------------------------------------------------------
-// Inserts every document of `docs`, calling `interruptCheck` (when set) every 4096 rows.
+// Inserts the documents of `docs` from index `firstOwn` on (those before are its base's,
+// shared), calling `interruptCheck` (when set) every 4096 rows.
 void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& docs,
-                     const std::function<void()>& interruptCheck);
-// Reads the dataset's documents into `docs` (cleared first), each location checked against
-// the pinned `files` before it can be used to read anything; `documents` is the count its row
-// lists. StoreError naming the damage otherwise.
+                     std::size_t firstOwn, const std::function<void()>& interruptCheck);
+// Reads the dataset's documents into `docs` (cleared first; shared ones from its base), each
+// location checked against the pinned `files` before it can be used to read anything;
+// `documents` is the count its row lists. StoreError naming the damage otherwise.
 void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
                    uint64_t documents, DocumentTable& docs);
 

@@ -137,14 +137,14 @@ DocumentLocation ProjectQueries::documentLocation(int64_t datasetId, uint32_t do
     auto s = db_->prepare(
         "SELECT file_index, line, offset, length FROM documents"
         " WHERE dataset_id = ?1 AND doc_index = ?2");
-    s.bind(1, datasetId).bind(2, int64_t{docIndex});
+    s.bind(1, store_rows::documentsDatasetOf(*db_, datasetId, docIndex)).bind(2, int64_t{docIndex});
     if (!s.step()) throw QueryError("no document " + std::to_string(docIndex) + " in the dataset");
     return {s.u32(0), s.u64(1), s.u64(2), s.u32(3)};
 }
 
 std::string ProjectQueries::documentId(int64_t datasetId, uint32_t docIndex) {
     auto s = db_->prepare("SELECT doc_id FROM documents WHERE dataset_id = ?1 AND doc_index = ?2");
-    s.bind(1, datasetId).bind(2, int64_t{docIndex});
+    s.bind(1, store_rows::documentsDatasetOf(*db_, datasetId, docIndex)).bind(2, int64_t{docIndex});
     return s.step() ? s.string(0) : std::string();
 }
 

@@ -86,11 +86,17 @@ sql::Statement clusterPage(const sql::Database& db, bool audited, int64_t runId,
     return s;
 }
 
-// Clusters with a member matching `memberCond` (over m, and d when `withDocs`): stored clusters
-// not replaced by audited pieces, and the pieces.
-std::string memberMatch(const std::string& memberCond, bool withDocs) {
-    const std::string docs =
-        withDocs ? " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index" : "";
+// The condition that documents row `alias` is document `index` of the project's dataset
+// `datasetId`, named `dataset` in the SQL (documentRowOf: shared documents are its base's).
+std::string documentRow(const sql::Database& db, std::string_view alias, std::string_view dataset,
+                        std::string_view index, int64_t datasetId) {
+    return store_rows::documentRowOf(alias, dataset, index, store_rows::datasetBase(db, datasetId));
+}
+
+// Clusters with a member matching `memberCond` (over m, and d when `docRow`, m's documents row
+// condition, is given): stored clusters not replaced by audited pieces, and the pieces.
+std::string memberMatch(const std::string& memberCond, const std::string& docRow = {}) {
+    const std::string docs = docRow.empty() ? "" : " JOIN documents d ON " + docRow;
     return " AND cluster IN (SELECT m.cluster FROM main.cluster_members m" + docs +
            " WHERE m.run_id = ?1 AND " + memberCond +
            " AND m.cluster NOT IN (SELECT cluster FROM temp.touched WHERE run_id = ?1)"
@@ -98,17 +104,17 @@ std::string memberMatch(const std::string& memberCond, bool withDocs) {
            docs + " WHERE m.run_id = ?1 AND " + memberCond + ")";
 }
 
-// WHERE clause over temp.cluster_summary; ?1 = run, ?2 = dataset, ?3 = pattern, ?4 = min size.
-std::string clusterWhere(const ClusterFilter& f) {
+// WHERE clause over temp.cluster_summary; ?1 = run, ?2 = dataset, ?3 = pattern, ?4 = min size;
+// `docRow`: a member's documents row condition, for an id search.
+std::string clusterWhere(const ClusterFilter& f, const std::string& docRow) {
     std::string w = " WHERE run_id = ?1";
     if (f.minSize > 0) w += " AND size >= ?4";
     if (f.decidedOnly) w += " AND decision != 0";
     if (f.flaggedOnly) w += " AND (chain != 0 OR large != 0)";
     if (f.referenceOnly)
         w += " AND representative < (SELECT reference_documents FROM main.runs WHERE id = ?1)";
-    if (!f.idSearch.empty()) w += memberMatch("d.doc_id LIKE ?3 ESCAPE '\\'", true);
-    if (f.documents)
-        w += memberMatch("m.doc_index IN (SELECT doc_index FROM temp.filter_docs)", false);
+    if (!f.idSearch.empty()) w += memberMatch("d.doc_id LIKE ?3 ESCAPE '\\'", docRow);
+    if (f.documents) w += memberMatch("m.doc_index IN (SELECT doc_index FROM temp.filter_docs)");
     return w;
 }
 
@@ -149,7 +155,8 @@ void ProjectQueries::insertSummary(const RunInfo& run, bool adjusted, const std:
               " decision) SELECT c.run_id, c.cluster, c.size, c.representative, d.doc_id,"
               " coalesce(st.n, 0), st.min_m * 1.0 / ?3, st.mean_m / ?3,"
               " st.min_x, st.mean_x, {decision} FROM {clusters}"
-              " c JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = c.representative"
+              " c JOIN documents d ON " +
+              documentRow(*db_, "d", "?2", "c.representative", run.datasetId) +
               " LEFT JOIN (SELECT ma.cluster AS cluster, count(*) AS n,"
               "   min(p.matches) AS min_m, avg(p.matches) AS mean_m,"
               "   min(p.exact) AS min_x, avg(p.exact) AS mean_x FROM {members}"
@@ -171,7 +178,8 @@ void ProjectQueries::buildPieces(const RunInfo& run, int64_t cluster, int64_t st
     {
         auto s = db_->prepare(
             "SELECT m.doc_index, d.chars, d.keep_value FROM main.cluster_members m"
-            " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index"
+            " JOIN documents d ON " +
+            documentRow(*db_, "d", "?2", "m.doc_index", run.datasetId) +
             " WHERE m.run_id = ?1 AND m.cluster = ?3 ORDER BY m.doc_index");
         s.bind(1, run.runId).bind(2, run.datasetId).bind(3, cluster);
         while (s.step()) {
@@ -350,7 +358,9 @@ uint64_t ProjectQueries::clusterCount(int64_t runId, const ClusterFilter& filter
     ensureClusterSummary(runId, filter.threshold);
     useDocumentFilter(filter);
     const int64_t datasetId = filter.idSearch.empty() ? 0 : runInfo(runId).datasetId;
-    auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary" + clusterWhere(filter));
+    auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary" +
+                          clusterWhere(filter, documentRow(*db_, "d", "?2", "m.doc_index",
+                                                           runInfo(runId).datasetId)));
     bindFilter(s, runId, datasetId, filter);
     return s.step() ? s.u64(0) : 0;
 }
@@ -375,7 +385,7 @@ ReviewProgress ProjectQueries::reviewProgress(int64_t runId, double threshold) {
             " WHERE s.run_id = ?1 AND p.verdict IS NOT NULL";
     named += ")";
     auto s = db_->prepare("SELECT count(*) FROM temp.cluster_summary WHERE run_id = ?1" +
-                          memberMatch(named, false));
+                          memberMatch(named));
     s.bind(1, runId).bind(2, datasetId);
     p.reviewed = s.step() ? s.u64(0) : 0;
     return p;
@@ -391,7 +401,9 @@ std::vector<ClusterRow> ProjectQueries::clusters(int64_t runId, const ClusterFil
     std::string sql =
         "SELECT cluster, size, representative, rep_id, pairs, min_est, mean_est, min_exact,"
         " mean_exact, decision FROM temp.cluster_summary" +
-        clusterWhere(filter) + " ORDER BY " + sortColumn(sort) + dir;
+        clusterWhere(filter,
+                     documentRow(*db_, "d", "?2", "m.doc_index", runInfo(runId).datasetId)) +
+        " ORDER BY " + sortColumn(sort) + dir;
     if (sort != ClusterSort::Cluster) sql += std::string(", cluster") + dir;
     sql += " LIMIT ?5 OFFSET ?6";
     auto s = db_->prepare(sql);
@@ -416,14 +428,15 @@ std::vector<ClusterMember> ProjectQueries::clusterMembers(int64_t runId, int64_t
                                                           uint64_t limit) {
     const RunView& v = ensureClusterSummary(runId);
     const uint64_t references = runInfo(runId).referenceDocuments;
-    auto s =
-        clusterPage(*db_, v.audited(cluster), runId, cluster, limit,
-                    "SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
-                    " d.chars, d.file_index, d.line, d.offset, d.length, {keep_all}, m.removed_for"
-                    " FROM {members} m JOIN runs r ON r.id = m.run_id"
-                    " JOIN {clusters} c ON c.run_id = m.run_id AND c.cluster = m.cluster"
-                    " JOIN documents d ON d.dataset_id = r.dataset_id AND d.doc_index = m.doc_index"
-                    " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
+    auto s = clusterPage(
+        *db_, v.audited(cluster), runId, cluster, limit,
+        "SELECT m.doc_index, d.doc_id, m.doc_index = c.representative,"
+        " d.chars, d.file_index, d.line, d.offset, d.length, {keep_all}, m.removed_for"
+        " FROM {members} m JOIN runs r ON r.id = m.run_id"
+        " JOIN {clusters} c ON c.run_id = m.run_id AND c.cluster = m.cluster"
+        " JOIN documents d ON " +
+            documentRow(*db_, "d", "r.dataset_id", "m.doc_index", runInfo(runId).datasetId) +
+            " WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY m.doc_index LIMIT ?3");
     std::vector<ClusterMember> members;
     while (s.step()) {
         ClusterMember m;
@@ -565,7 +578,8 @@ std::vector<std::pair<uint32_t, DocumentLocation>> ProjectQueries::clusteredDocu
         std::string("SELECT m.doc_index, d.file_index, d.line, d.offset, d.length FROM ") +
         (whole ? "temp.adj_members" : "main.cluster_members") +
         " m"
-        " JOIN documents d ON d.dataset_id = ?2 AND d.doc_index = m.doc_index"
+        " JOIN documents d ON " +
+        documentRow(*db_, "d", "?2", "m.doc_index", run.datasetId) +
         " WHERE m.run_id = ?1 ORDER BY m.doc_index");
     s.bind(1, runId).bind(2, run.datasetId);
     std::vector<std::pair<uint32_t, DocumentLocation>> out;

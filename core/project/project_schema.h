@@ -12,7 +12,7 @@ namespace neardup::schema {
 // PRAGMA application_id of every project file: "NDWB" in ASCII. `file` recognizes it too.
 inline constexpr int32_t kApplicationId = 0x4E445742;
 // PRAGMA user_version: bumped with every incompatible schema change (and a migration step).
-inline constexpr int kVersion = 7;
+inline constexpr int kVersion = 8;
 
 enum class Access {
     Write,  // create the schema in an empty database, upgrade an older one

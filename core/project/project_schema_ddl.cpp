@@ -403,6 +403,10 @@ constexpr const char* kSchemaV7 = R"sql(
 ALTER TABLE datasets ADD COLUMN reference_files INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN reference_documents INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN removed_by_reference INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// document_status from version 7 on (kDocumentStatus: its columns, then a version's FROM).
+constexpr const char* kDocumentStatus = R"sql(
 DROP VIEW document_status;
 CREATE VIEW document_status AS
 SELECT r.id AS run_id,
@@ -413,8 +417,30 @@ SELECT r.id AS run_id,
             ELSE 'removed' END AS status,
        m.cluster AS cluster,
        m.removed_for AS removed_for
+)sql";
+constexpr const char* kDocumentStatusFromV7 = R"sql(
 FROM runs r
 JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
+)sql";
+
+// Version 8 lets a dataset share its first documents with the dataset of its reference: a run
+// against a reference signed before stores only its inputs' document rows, and the first
+// base_documents documents are base_dataset's rows of the same doc_index (a project grows with
+// the new data, not with a copy of the reference per run). No FOREIGN KEY on base_dataset: an
+// older version's test rebuilds drop the column, which SQLite refuses for a key column; the store
+// checks the base when it loads a dataset. document_status reads a shared document from its base
+// (an IN over the two datasets, not an OR of two ranges: a join on doc_index then stays a
+// primary-key look-up).
+constexpr const char* kSchemaV8 = R"sql(
+ALTER TABLE datasets ADD COLUMN base_dataset INTEGER;
+ALTER TABLE datasets ADD COLUMN base_documents INTEGER NOT NULL DEFAULT 0;
+)sql";
+constexpr const char* kDocumentStatusFromV8 = R"sql(
+FROM runs r
+JOIN datasets ds ON ds.id = r.dataset_id
+JOIN documents d ON d.dataset_id IN (r.dataset_id, ds.base_dataset)
+                AND (d.doc_index >= ds.base_documents) = (d.dataset_id = r.dataset_id)
 LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 )sql";
 
@@ -456,6 +482,11 @@ void migrate(sql::Database& db, int from) {
                 break;
             case 6:
                 db.exec(kSchemaV7);
+                db.exec(std::string(kDocumentStatus) + kDocumentStatusFromV7);
+                break;
+            case 7:
+                db.exec(kSchemaV8);
+                db.exec(std::string(kDocumentStatus) + kDocumentStatusFromV8);
                 break;
             default:
                 throw StoreError("no upgrade from schema version " + std::to_string(v));
@@ -473,6 +504,8 @@ void create(sql::Database& db) {
     db.exec(kSchemaV5);
     db.exec(kSchemaV6);
     db.exec(kSchemaV7);
+    db.exec(kSchemaV8);
+    db.exec(std::string(kDocumentStatus) + kDocumentStatusFromV8);
     addPinKey(db);
     auto meta = db.prepare("INSERT INTO meta(key, value) VALUES(?1, ?2)");
     const std::string version = std::to_string(kVersion);

@@ -96,6 +96,35 @@ std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& f
     return std::nullopt;
 }
 
+namespace {
+
+// A dataset shares documents only with a dataset of its own first files that has none to share
+// itself, and only as many as that one has: what loadDataset reads back is then exactly what
+// the caller had.
+void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_t documents,
+               const std::string& projectPath) {
+    DatasetRecord base;
+    const std::optional<uint64_t> baseDocuments =
+        store_rows::readDataset(db, *dataset.baseDataset, base);
+    const auto refused = [&](const std::string& why) {
+        return StoreError("project store: a dataset cannot share documents with dataset " +
+                          std::to_string(*dataset.baseDataset) + ": " + why);
+    };
+    if (!baseDocuments) throw refused("there is no such dataset");
+    if (base.baseDataset) throw refused("it shares documents itself");
+    if (*baseDocuments != dataset.baseDocuments || dataset.baseDocuments > documents)
+        throw refused("it has " + std::to_string(*baseDocuments) + " documents, not " +
+                      std::to_string(dataset.baseDocuments));
+    const std::vector<InputFile> files =
+        store_rows::loadFiles(db, *dataset.baseDataset, projectPath);
+    bool same = files.size() <= dataset.files.size();
+    for (std::size_t i = 0; same && i < files.size(); ++i)
+        same = files[i].path == dataset.files[i].path && files[i].size == dataset.files[i].size;
+    if (!same) throw refused("its files are not this dataset's first files");
+}
+
+}  // namespace
+
 int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTable& docs) {
     const std::size_t n = docs.size();
     if (docs.line.size() != n || docs.offset.size() != n || docs.length.size() != n ||
@@ -105,9 +134,11 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
     if (impl_->interruptCheck) impl_->interruptCheck();
     auto& db = impl_->db;
     sql::Transaction tx(db);
+    if (dataset.baseDataset) checkBase(db, dataset, n, impl_->path);
     const int64_t id = store_rows::insertDataset(db, dataset, n);
     store_rows::insertFiles(db, id, dataset.files);
-    store_rows::insertDocuments(db, id, docs, impl_->interruptCheck);
+    store_rows::insertDocuments(db, id, docs, dataset.baseDataset ? dataset.baseDocuments : 0,
+                                impl_->interruptCheck);
     store_rows::insertRejections(db, id, dataset.rejections);
     store_rows::insertRejectionSamples(db, id, dataset.rejectionSamples);
     tx.commit();

@@ -38,6 +38,11 @@ struct DatasetRecord {
     // The first referenceFiles files are the run's reference (`--reference`): their documents
     // are never removed nor written (DocumentTable::referenceDocuments).
     uint32_t referenceFiles = 0;
+    // The dataset whose documents are this one's first baseDocuments, by the same index (a
+    // reference signed before, DocumentTable::referenceDocuments): their rows are read from
+    // there instead of being stored again. None: every document row is this dataset's own.
+    std::optional<int64_t> baseDataset;
+    uint64_t baseDocuments = 0;
     ReaderOptions reader;
     uint64_t linesRead = 0, blankLines = 0, inputBytes = 0;
     std::vector<RejectionCount> rejections;

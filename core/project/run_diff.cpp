@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "dataset_rows.h"
 #include "decision_rows.h"
 #include "project_schema.h"
 #include "project_store.h"
@@ -46,12 +47,15 @@ uint64_t removedCount(const sql::Database& db, int64_t runId) {
 // each checked with primary-key look-ups.
 std::vector<RunDiffRow> removedOnlyBy(const sql::Database& db, int64_t removing, int64_t keeping,
                                       int64_t dataset, bool removingIsB) {
+    const std::optional<store_rows::DatasetBase> base = store_rows::datasetBase(db, dataset);
     auto s = db.prepare(
-        "SELECT mr.doc_index, d.doc_id, mr.cluster, mk.cluster, mr.removed_for, rd.doc_id"
-        " FROM cluster_members mr"
-        " LEFT JOIN cluster_members mk ON mk.run_id = ?2 AND mk.doc_index = mr.doc_index"
-        " JOIN documents d ON d.dataset_id = ?3 AND d.doc_index = mr.doc_index"
-        " JOIN documents rd ON rd.dataset_id = ?3 AND rd.doc_index = mr.removed_for"
+        std::string(
+            "SELECT mr.doc_index, d.doc_id, mr.cluster, mk.cluster, mr.removed_for, rd.doc_id"
+            " FROM cluster_members mr"
+            " LEFT JOIN cluster_members mk ON mk.run_id = ?2 AND mk.doc_index = mr.doc_index"
+            " JOIN documents d ON ") +
+        store_rows::documentRowOf("d", "?3", "mr.doc_index", base) + " JOIN documents rd ON " +
+        store_rows::documentRowOf("rd", "?3", "mr.removed_for", base) +
         " WHERE mr.run_id = ?1 AND mr.removed_for IS NOT NULL AND mk.removed_for IS NULL"
         " ORDER BY mr.doc_index");
     s.bind(1, removing).bind(2, keeping).bind(3, dataset);

@@ -189,6 +189,12 @@ class ChunkStream {
         source_.startAt(files, 0, 1);
         s_.run.referenceReused = true;
         s_.referenceDatasetId = seed.datasetId;
+        // The new dataset shares the reference's document rows instead of storing them again
+        // (one level: a reference that shares its own rows with another is stored whole).
+        if (!seed.dataset.baseDataset && s_.docs.size() > 0) {
+            s_.dataset.baseDataset = seed.datasetId;
+            s_.dataset.baseDocuments = s_.docs.size();
+        }
         s_.report.info("the reference's " + std::to_string(s_.docs.size()) +
                        " documents and their signatures come from dataset " +
                        std::to_string(seed.datasetId) +

@@ -170,6 +170,37 @@ class TestProjectUpgrade : public QObject {
         QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
     }
 
+    // A version-7 project (before datasets shared documents) opens and is upgraded in place:
+    // its datasets share none and every document still reads from its own rows.
+    void upgradesVersionSevenProject() {
+        const std::string path = file("v7.ndw");
+        int64_t datasetId = 0;
+        const DocumentTable docs = makeDocs(20);
+        {
+            ProjectStore store(path);
+            datasetId = store.saveDataset(makeDataset(), docs);
+            RunResult run = makeRun(datasetId, 20);
+            run.runId = store.beginRun(run);
+            store.finishRun(run);
+        }
+        {
+            sql::Database db(path, false);
+            db.exec(kDropBaseColumns);
+            db.exec(
+                "PRAGMA user_version = 7; UPDATE meta SET value = '7' WHERE key = "
+                "'schema_version'");
+        }
+        ProjectStore store(path);
+        DocumentTable loaded;
+        QVERIFY(!store.loadDataset(datasetId, &loaded).baseDataset.has_value());
+        checkDocs(docs, loaded);
+        sql::Database db(path, false);
+        QCOMPARE(db.queryInt("PRAGMA user_version"), int64_t{schema::kVersion});
+        QCOMPARE(db.queryInt("SELECT count(*) FROM document_status"), int64_t{20});
+        QCOMPARE(db.queryInt("SELECT count(*) FROM datasets WHERE base_dataset IS NOT NULL"),
+                 int64_t{0});
+    }
+
     // A version-2 project (before witnesses) with a run opens and is upgraded in place: its
     // runs were decided by components, so members are removed for their representative, and
     // the removals without a duplicate pair with it are counted as chained.

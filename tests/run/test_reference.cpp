@@ -270,6 +270,12 @@ class TestReference : public QObject {
         for (const char* suffix : {".kept", ".removed", ".clusters.jsonl"})
             QCOMPARE(readFile(path(qPrintable(QStringLiteral("seeded") + QLatin1String(suffix)))),
                      readFile(dir_.filePath(QStringLiteral("t1") + QLatin1String(suffix))));
+        // Nor stored again: the new dataset's document rows are the inputs' only, the
+        // reference's are dataset 1's.
+        QCOMPARE(testsupport::sqlRows(project.toStdString(),
+                                      "SELECT base_dataset, base_documents, (SELECT count(*) FROM "
+                                      "documents WHERE dataset_id = 2) FROM datasets WHERE id = 2"),
+                 QStringList{QStringLiteral("1|%1|%2").arg(refIds_.size()).arg(newIds_.size())});
         // Other new data against the same reference: still not read again.
         std::string half;
         int i = 0;

@@ -102,10 +102,32 @@ inline DatasetRecord makeDataset() {
     return d;
 }
 
-// Takes a project back to before schema version 7: no reference columns, version 4's
-// document_status view.
+// Takes a project back to schema version 7: no shared documents, version 7's document_status
+// view.
+inline constexpr const char* kDropBaseColumns = R"sql(
+DROP VIEW document_status;
+ALTER TABLE datasets DROP COLUMN base_dataset;
+ALTER TABLE datasets DROP COLUMN base_documents;
+CREATE VIEW document_status AS
+SELECT r.id AS run_id,
+       d.doc_index AS doc_index,
+       d.doc_id AS doc_id,
+       CASE WHEN d.doc_index < r.reference_documents THEN 'reference'
+            WHEN m.removed_for IS NULL THEN 'kept'
+            ELSE 'removed' END AS status,
+       m.cluster AS cluster,
+       m.removed_for AS removed_for
+FROM runs r
+JOIN documents d ON d.dataset_id = r.dataset_id
+LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
+)sql";
+
+// Takes a project back to before schema version 7 (version 8's columns dropped too):
+// no reference columns, version 4's document_status view.
 inline constexpr const char* kDropReferenceColumns = R"sql(
 DROP VIEW document_status;
+ALTER TABLE datasets DROP COLUMN base_dataset;
+ALTER TABLE datasets DROP COLUMN base_documents;
 ALTER TABLE datasets DROP COLUMN reference_files;
 ALTER TABLE runs DROP COLUMN reference_documents;
 ALTER TABLE runs DROP COLUMN removed_by_reference;
