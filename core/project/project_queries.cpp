@@ -88,21 +88,12 @@ RunInfo ProjectQueries::runInfo(int64_t runId) {
     const RunRow row = store_rows::readRun(s);
     const RunResult& run = row.run;
     RunInfo r;
+    static_cast<RunCounts&>(r) = run.counts;
     r.runId = runId;
     r.datasetId = run.datasetId;
     r.status = run.status;
     r.params = run.params;
     r.resolvedBuckets = run.resolvedBuckets;
-    r.documents = run.counts.documents;
-    r.candidatePairs = run.counts.candidatePairs;
-    r.storedPairs = run.counts.storedPairs;
-    r.duplicatePairs = run.counts.duplicatePairs;
-    r.clusters = run.counts.clusters;
-    r.kept = run.counts.kept;
-    r.removed = run.counts.removed;
-    r.chainedRemovals = run.counts.chainedRemovals;
-    r.referenceDocuments = run.counts.referenceDocuments;
-    r.removedByReference = run.counts.removedByReference;
     return r;
 }
 
