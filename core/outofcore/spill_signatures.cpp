@@ -37,6 +37,15 @@ SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t row
     rows_->appendHole(givenCount_ * rowBytes());
 }
 
+SignatureSpill::SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd given,
+                               uint64_t givenAt, std::size_t givenCount, UniqueFd rows,
+                               uint64_t rowsAt)
+    : SignatureSpill(dir, hashes, bands, std::move(given), givenAt) {
+    givenCount_ = givenCount;
+    restRows_ = std::move(rows);
+    rowsAt_ = rowsAt;
+}
+
 SignatureSpill::~SignatureSpill() = default;
 
 void SignatureSpill::append(const uint32_t* rows, const uint64_t* rawKeys, std::size_t count) {
@@ -100,7 +109,11 @@ void SignatureSpill::readRowSpan(uint64_t first, uint64_t count, uint32_t* out) 
         count -= given;
         out += given * static_cast<uint64_t>(hashes_);
     }
-    if (count > 0)
+    if (count == 0) return;
+    if (restRows_.valid())
+        readExactlyAt(restRows_.get(), rowsAt_ + first * bytes, out,
+                      static_cast<std::size_t>(count * bytes), "the project's signature cache");
+    else
         rows_->readAt(rowsAt_ + first * bytes, out, static_cast<std::size_t>(count * bytes));
 }
 

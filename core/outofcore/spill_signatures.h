@@ -33,6 +33,12 @@ class SignatureSpill {
     // in a spill of every row, the given rows' place left a hole (fillGivenRows).
     SignatureSpill(WorkDir& dir, int hashes, int bands, uint64_t rowsAt, UniqueFd given,
                    uint64_t givenAt, std::size_t givenCount);
+    // Every row already on disk, in two files this spill only reads: the first `givenCount` in
+    // `given` at givenAt, the others in `rows` at rowsAt + d * rowBytes() (a cache that leaves
+    // its first rows to its dataset's base's cache: sigfile::OpenedRows::sharedRows). Only the
+    // band keys are written, by appendKeys.
+    SignatureSpill(WorkDir& dir, int hashes, int bands, UniqueFd given, uint64_t givenAt,
+                   std::size_t givenCount, UniqueFd rows, uint64_t rowsAt);
     ~SignatureSpill();
     SignatureSpill(const SignatureSpill&) = delete;
     SignatureSpill& operator=(const SignatureSpill&) = delete;
@@ -70,6 +76,9 @@ class SignatureSpill {
     // before each block (a cancellation check): the file then holds every row, as a spill of
     // every row does.
     void fillGivenRows(std::size_t blockRows, const std::function<void()>& between);
+    // How many rows before the appended ones were given on disk (their place in the rows' file
+    // a hole until fillGivenRows); 0 for a spill without any, or over rows on disk only.
+    uint64_t givenPrefix() const { return rows_ ? givenCount_ : 0; }
 
   private:
     int hashes_;
@@ -83,6 +92,7 @@ class SignatureSpill {
     UniqueFd givenRows_;               // the rows already on disk: the first givenCount_
     uint64_t givenAt_ = 0;             // (every row, for a spill over rows on disk only)
     uint64_t givenCount_ = 0;
+    UniqueFd restRows_;  // the rows from givenCount_ on, when they lie in a file only read here
     std::vector<std::unique_ptr<SpillFile>> bandKeys_;
     std::vector<uint64_t> column_;  // one band's keys of the block being appended
     mutable std::atomic<uint64_t> rowsRead_{0};

@@ -427,14 +427,16 @@ LEFT JOIN cluster_members m ON m.run_id = r.id AND m.doc_index = d.doc_index;
 // Version 8 lets a dataset share its first documents with the dataset of its reference: a run
 // against a reference signed before stores only its inputs' document rows, and the first
 // base_documents documents are base_dataset's rows of the same doc_index (a project grows with
-// the new data, not with a copy of the reference per run). No FOREIGN KEY on base_dataset: an
-// older version's test rebuilds drop the column, which SQLite refuses for a key column; the store
-// checks the base when it loads a dataset. document_status reads a shared document from its base
-// (an IN over the two datasets, not an OR of two ranges: a join on doc_index then stays a
-// primary-key look-up).
+// the new data, not with a copy of the reference per run); its signature cache may leave the
+// shared rows to the base's cache under the same key (shared_rows: a hole in its file). No FOREIGN
+// KEY on base_dataset: an older version's test rebuilds drop the column, which SQLite refuses for a
+// key column; the store checks the base when it loads a dataset. document_status reads a shared
+// document from its base (an IN over the two datasets, not an OR of two ranges: a join on doc_index
+// then stays a primary-key look-up).
 constexpr const char* kSchemaV8 = R"sql(
 ALTER TABLE datasets ADD COLUMN base_dataset INTEGER;
 ALTER TABLE datasets ADD COLUMN base_documents INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE signature_caches ADD COLUMN shared_rows INTEGER NOT NULL DEFAULT 0;
 )sql";
 constexpr const char* kDocumentStatusFromV8 = R"sql(
 FROM runs r

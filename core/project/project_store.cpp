@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -197,9 +198,24 @@ bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey
     const auto& db = impl_->db;
     const std::optional<SignatureCacheEntry> cache = findSignatureCache(db, datasetId, cacheKey);
     if (!cache) return false;
-    if (!cache->file.empty())
-        return sigfile::read(impl_->sidecarDir() + "/" + cache->file, cacheKey, cache->documents,
-                             cache->hashes, out);
+    if (!cache->file.empty()) {
+        if (!sigfile::read(impl_->sidecarDir() + "/" + cache->file, cacheKey, cache->documents,
+                           cache->hashes, out))
+            return false;
+        if (cache->sharedRows == 0) return true;
+        // The rows it leaves to its base's cache (a hole in its file), whose cache must hold
+        // exactly those rows, all its own.
+        const std::optional<BaseCache> base =
+            findBaseCache(db, datasetId, cacheKey, cache->sharedRows);
+        SignatureMatrix shared;
+        if (!base || !loadSignatures(base->dataset, cacheKey, shared) ||
+            shared.hashes != out.hashes) {
+            out = SignatureMatrix{};
+            return false;
+        }
+        std::copy(shared.values.begin(), shared.values.end(), out.values.begin());
+        return true;
+    }
     auto blob =
         db.prepare("SELECT data FROM signature_blobs WHERE dataset_id = ?1 AND cache_key = ?2");
     blob.bind(1, datasetId).bind(2, std::string_view(cacheKey));
@@ -233,7 +249,7 @@ std::string cacheFileIn(const std::string& project, int64_t datasetId,
 // earlier cache of the same key, in one transaction.
 void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::string& cacheKey,
                           uint64_t documents, int hashes, const std::string* fileName,
-                          const std::string* blob) {
+                          const std::string* blob, uint64_t sharedRows = 0) {
     sql::Transaction tx(db);
     {
         auto del =
@@ -242,8 +258,8 @@ void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::strin
     }
     {
         auto st = db.prepare(std::string("INSERT INTO signature_caches(dataset_id, cache_key, "
-                                         "path, documents, hashes, created_at) "
-                                         "VALUES(?1, ?2, ?3, ?4, ?5, ") +
+                                         "path, documents, hashes, shared_rows, created_at) "
+                                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ") +
                              store_rows::kNow + ")");
         st.bind(1, datasetId).bind(2, std::string_view(cacheKey));
         if (fileName) {
@@ -251,7 +267,7 @@ void recordSignatureCache(sql::Database& db, int64_t datasetId, const std::strin
         } else {
             st.bindNull(3);
         }
-        st.bindU64(4, documents).bind(5, int64_t{hashes}).run();
+        st.bindU64(4, documents).bind(5, int64_t{hashes}).bindU64(6, sharedRows).run();
     }
     if (blob) {
         auto st = db.prepare(
@@ -294,13 +310,23 @@ bool ProjectStore::saveSignatureRows(
 
 bool ProjectStore::adoptSignatureFile(int64_t datasetId, const std::string& cacheKey,
                                       const SignatureMatrix& shape,
-                                      const std::function<bool(const std::string&)>& link) {
+                                      const std::function<bool(const std::string&)>& link,
+                                      uint64_t sharedRows) {
     auto& db = impl_->db;
     const uint64_t documents = checkedDocuments(db, datasetId, shape);
     if (inMemory(impl_->path)) return false;
+    if (sharedRows > 0) {
+        // Only rows the dataset's base holds in a cache of its own under this key can be left
+        // to it: anything else would be a cache with rows nowhere.
+        if (!findBaseCache(db, datasetId, cacheKey, sharedRows))
+            throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                             " cannot leave " + std::to_string(sharedRows) +
+                             " signature rows to a base that holds no cache of them");
+    }
     const std::string fileName = cacheFileIn(impl_->path, datasetId, cacheKey);
     if (!link(impl_->sidecarDir() + "/" + fileName)) return false;
-    recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr);
+    recordSignatureCache(db, datasetId, cacheKey, documents, shape.hashes, &fileName, nullptr,
+                         sharedRows);
     return true;
 }
 

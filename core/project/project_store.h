@@ -143,10 +143,13 @@ class ProjectStore {
     // The same for a cache file the caller has written whole elsewhere (a spilled run's rows'
     // file, completed by sigfile::completeInPlace): `link(path)` gives it the cache's name
     // in the sidecar directory, and the cache is recorded when it did. False, with nothing
-    // recorded, when `link` could not or the project is in memory.
+    // recorded, when `link` could not or the project is in memory. With `sharedRows`, the file
+    // leaves the dataset's first sharedRows rows (a hole in it) to its base's cache under the
+    // same key, which must exist (StoreError, before `link`, otherwise).
     bool adoptSignatureFile(int64_t datasetId, const std::string& cacheKey,
                             const SignatureMatrix& shape,
-                            const std::function<bool(const std::string& path)>& link);
+                            const std::function<bool(const std::string& path)>& link,
+                            uint64_t sharedRows = 0);
 
     // A finished run on this dataset whose stored pairs can serve `params` (same signature
     // cache key, bands, rows, key scheme and bucket count, store floor <= the threshold; the

@@ -306,4 +306,23 @@ bool readRowsAt(int fd, uint64_t valuesAt, uint64_t documents, int hashes,
     return true;
 }
 
+bool readRowsAt(const OpenedRows& file, uint64_t documents, int hashes,
+                const std::vector<uint32_t>& rows, std::vector<uint32_t>& values) {
+    if (file.sharedRows == 0)
+        return readRowsAt(file.fd.get(), file.valuesAt, documents, hashes, rows, values);
+    // Rows are sorted: the shared ones come first, read from the base's file.
+    const auto split = static_cast<std::size_t>(
+        std::lower_bound(rows.begin(), rows.end(), file.sharedRows) - rows.begin());
+    std::vector<uint32_t> own;
+    if (!readRowsAt(file.baseFd.get(), file.baseValuesAt, file.sharedRows, hashes,
+                    std::vector<uint32_t>(rows.begin(), rows.begin() + split), values) ||
+        !readRowsAt(file.fd.get(), file.valuesAt, documents, hashes,
+                    std::vector<uint32_t>(rows.begin() + split, rows.end()), own)) {
+        values.clear();
+        return false;
+    }
+    values.insert(values.end(), own.begin(), own.end());
+    return true;
+}
+
 }  // namespace neardup::sigfile

@@ -68,6 +68,11 @@ bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, ui
 struct OpenedRows {
     UniqueFd fd;            // the file, read with pread only
     uint64_t valuesAt = 0;  // where document 0's row begins; document d's at valuesAt + d * 4H
+    // A cache that leaves its first sharedRows rows to its dataset's base's cache (a hole in
+    // `fd`): those rows are read from `baseFd` at baseValuesAt + d * 4H.
+    UniqueFd baseFd;
+    uint64_t baseValuesAt = 0;
+    uint64_t sharedRows = 0;
 };
 // Opens `path` checked as read() checks it, its values left where they are. False (never
 // throws) as read() is.
@@ -83,6 +88,9 @@ bool openRows(const std::string& path, const std::string& cacheKey, uint64_t doc
 // values per document. False (never throws), with `values` empty, when a row is out of range or
 // cannot be read.
 bool readRowsAt(int fd, uint64_t valuesAt, uint64_t documents, int hashes,
+                const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
+// The same from an opened cache, each row from the file that holds it (OpenedRows::sharedRows).
+bool readRowsAt(const OpenedRows& file, uint64_t documents, int hashes,
                 const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
 
 }  // namespace neardup::sigfile

@@ -37,7 +37,8 @@ bool loadSignatureRows(const ProjectStore& store, int64_t datasetId, const std::
                        const std::vector<uint32_t>& rows, std::vector<uint32_t>& values);
 
 // The dataset's whole cache opened to be streamed (sigfile::openRows): its digests and flags
-// into `shape`, the file's descriptor and where its rows lie into `out`. False, with `shape`
+// into `shape`, the file's descriptor and where its rows lie into `out` (with its base's cache
+// for the rows it shares, sigfile::OpenedRows::sharedRows). False, with `shape`
 // empty, when no file cache of that key matches the dataset (an in-memory project's BLOB is no
 // file to stream: its run loads it whole or reads its inputs).
 bool openSignatureFile(const ProjectStore& store, int64_t datasetId, const std::string& cacheKey,

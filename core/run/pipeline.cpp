@@ -77,7 +77,7 @@ void takeCachedSignatures(RunState& s, const RunPlan& plan) {
         s.memory.checkFloor(s.docs, 1.0);
         if (s.cachedRows && !plan.reusePairsOf) {
             sigfile::OpenedRows rows = std::move(*s.cachedRows);
-            s.memory.spillCachedRows(std::move(rows.fd), rows.valuesAt, s.docs.size(), s.run);
+            s.memory.spillCachedRows(std::move(rows), s.docs.size(), s.run);
         }
     } catch (...) {
         recordUnfinishedRun(s.store, s.run, s.datasetId, s.dataset, s.docs.size(),

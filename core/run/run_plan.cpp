@@ -83,7 +83,11 @@ std::optional<RunState::ReferenceSeed> findReferenceSeed(RunState& s) {
         if (!s.store.loadSignatures(*id, s.cacheKey, seed.sigs)) return std::nullopt;
     } else {
         sigfile::OpenedRows rows;
-        if (!openSignatureFile(s.store, *id, s.cacheKey, seed.sigs, rows)) return std::nullopt;
+        // A reference's rows stream into the spill's given prefix, which is one file: a cache
+        // that leaves rows to another dataset's is read again instead (a reference that was
+        // itself a run against a reference).
+        if (!openSignatureFile(s.store, *id, s.cacheKey, seed.sigs, rows) || rows.sharedRows > 0)
+            return std::nullopt;
         seed.cachedRows = std::move(rows);
     }
     if (seed.sigs.size() != seed.docs.size() || seed.sigs.hashes != s.params.signature.hashes)

@@ -111,22 +111,30 @@ bool SaveDatasetPhase::keepCheckpointValuesAsCache() {
 // then. The file stays the run's rows' file, read by the later phases, which never write to it
 // again.
 bool SaveDatasetPhase::keepSpilledRowsAsCache() {
-    SpillFile* rows = s_.memory.spill().rowsFile();
+    SignatureSpill& spill = s_.memory.spill();
+    SpillFile* rows = spill.rowsFile();
     if (rows == nullptr) return false;  // the rows are a cache already
     SpillFile& file = *rows;
+    // A reference streamed from its own cache left its rows' place empty. When this dataset
+    // shares that reference's documents, the place stays a hole and the cache leaves those rows
+    // to the reference's cache (no copy, no disk); otherwise they are copied in and the file
+    // holds every row.
+    const uint64_t given = spill.givenPrefix();
+    const uint64_t shared =
+        s_.dataset.baseDataset && given > 0 && given == s_.dataset.baseDocuments ? given : 0;
     return s_.store.adoptSignatureFile(
-        *s_.datasetId, s_.cacheKey, s_.sigs, [&](const std::string& path) {
+        *s_.datasetId, s_.cacheKey, s_.sigs,
+        [&](const std::string& path) {
             s_.report.checkCancel();
-            // A reference streamed from its own cache left its rows' place empty: copied in, the
-            // file holds every row, as the cache must.
-            s_.memory.spill().fillGivenRows(sigfile::kRowBlock,
-                                            [this] { s_.report.checkCancel(); });
+            if (shared == 0)
+                spill.fillGivenRows(sigfile::kRowBlock, [this] { s_.report.checkCancel(); });
             sigfile::completeInPlace(s_.cacheKey, s_.sigs,
                                      [&file](uint64_t at, const void* data, std::size_t bytes) {
                                          file.writeAt(at, data, bytes);
                                      });
             return file.linkAs(path);
-        });
+        },
+        shared);
 }
 
 }  // namespace neardup

@@ -115,10 +115,15 @@ void SignatureMemory::startSpill(SignatureMatrix& sigs, std::size_t rows, RunRes
     std::vector<uint32_t>().swap(sigs.values);
 }
 
-void SignatureMemory::spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_t documents,
+void SignatureMemory::spillCachedRows(sigfile::OpenedRows rows, std::size_t documents,
                                       RunResult& run) {
-    spill_ = std::make_unique<SignatureSpill>(work_, params_.signature.hashes, params_.lsh.bands,
-                                              std::move(rows), rowsAt);
+    const int hashes = params_.signature.hashes, bands = params_.lsh.bands;
+    spill_ = rows.sharedRows > 0
+                 ? std::make_unique<SignatureSpill>(
+                       work_, hashes, bands, std::move(rows.baseFd), rows.baseValuesAt,
+                       static_cast<std::size_t>(rows.sharedRows), std::move(rows.fd), rows.valuesAt)
+                 : std::make_unique<SignatureSpill>(work_, hashes, bands, std::move(rows.fd),
+                                                    rows.valuesAt);
     run.spilled = true;
     report_.info("the project's signatures for this dataset exceed the memory budget of " +
                  formatBytes(budget_) + ": streaming them from its cache, band keys to " +

@@ -13,6 +13,7 @@
 #include "params.h"
 #include "phase_reporter.h"
 #include "run_result.h"
+#include "signature_file.h"
 #include "signatures.h"
 #include "spill_files.h"
 #include "spill_signatures.h"
@@ -68,10 +69,10 @@ class SignatureMemory {
                      std::size_t expectedRows = 0);
     // Moves the first `rows` rows of the in-memory matrix to the spill files and frees it.
     void startSpill(SignatureMatrix& sigs, std::size_t rows, RunResult& run);
-    // Spills rows that lie on disk already, `documents` of them at `rowsAt` in `rows` (a
-    // project's signature cache, sigfile::OpenedRows): the spill reads them there, and only
-    // their band keys are computed and written, a block at a time.
-    void spillCachedRows(UniqueFd rows, uint64_t rowsAt, std::size_t documents, RunResult& run);
+    // Spills rows that lie on disk already, `documents` of them in a project's signature cache
+    // (and its base's, for the rows it shares): the spill reads them there, and only their band
+    // keys are computed and written, a block at a time.
+    void spillCachedRows(sigfile::OpenedRows rows, std::size_t documents, RunResult& run);
     // The same for the first `documents` rows only (a reference's cache, as the read of the
     // inputs begins): the rows the read appends after them are spilled as startSpill's are.
     void spillCachedPrefix(UniqueFd rows, uint64_t rowsAt, std::size_t documents, RunResult& run);

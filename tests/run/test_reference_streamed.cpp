@@ -4,13 +4,16 @@
 // the pairs among reference documents are those its own run stored (only buckets holding an
 // input document are compared), with that run's verdicts; with other bands, every bucket is.
 // Its outputs are byte for byte those of a run that reads the reference, on 1 and on 2 threads;
-// the run's own dataset caches every row (a later run with other bands streams it and agrees
-// with a fresh project); a damaged reference cache is a miss: the reference is read again, with
-// the same results.
+// the run's own dataset shares the reference's documents and leaves the reference's rows to the
+// reference's cache (a hole in its own: a later run streams or loads both and agrees with a fresh
+// project; without the reference's cache it reads the inputs again); a damaged reference cache is
+// a miss: the reference is read again, with the same results.
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -44,19 +47,23 @@ class TestReferenceStreamed : public QObject {
 
     QString path(const QString& name) const { return dir_.filePath(name); }
 
-    // A copy of the project where only the reference was run, sidecar folder included.
-    QString copyOfSigned(const QString& name) {
+    // A copy of `from`, sidecar folder included.
+    QString copyOf(const QString& from, const QString& name) {
         namespace fs = std::filesystem;
         const QString project = path(name + QStringLiteral(".ndw"));
-        fs::copy_file(signed_.toStdString(), project.toStdString());
-        fs::copy(signed_.toStdString() + ".d", project.toStdString() + ".d",
+        fs::copy_file(from.toStdString(), project.toStdString());
+        fs::copy(from.toStdString() + ".d", project.toStdString() + ".d",
                  fs::copy_options::recursive);
         return project;
     }
 
-    // `neardup run NEW --reference REF` under the small budget, its outputs prefixed `tag`.
+    // A copy of the project where only the reference was run.
+    QString copyOfSigned(const QString& name) { return copyOf(signed_, name); }
+
+    // `neardup run NEW --reference REF` under `budget`, its outputs prefixed `tag`.
     testsupport::CliResult runAgainstReference(const QString& project, const QString& tag,
-                                               const QStringList& extra = {}) {
+                                               const QStringList& extra = {},
+                                               const QString& budget = kSmallBudget) {
         QStringList args = {QStringLiteral("run"),
                             new_,
                             QStringLiteral("--reference"),
@@ -64,7 +71,7 @@ class TestReferenceStreamed : public QObject {
                             QStringLiteral("-p"),
                             project,
                             QStringLiteral("--memory-budget"),
-                            kSmallBudget,
+                            budget,
                             QStringLiteral("--verify"),
                             QStringLiteral("exact"),
                             QStringLiteral("--summary-json"),
@@ -167,10 +174,31 @@ class TestReferenceStreamed : public QObject {
         }
     }
 
-    // The run's own dataset (reference and inputs) caches every row, the reference's copied
-    // into the place the streamed rows left: a later run with other bands streams that cache
-    // and writes what a project that read everything writes.
-    void theRunsDatasetCachesEveryRow() {
+    // The run's own dataset (reference and inputs) shares the reference's documents, and its
+    // cache leaves the reference's rows to the reference's cache: their place in its file stays
+    // a hole. A later run with other bands streams both, or loads both when its budget holds
+    // every row, and writes what a project that read everything writes; without the
+    // reference's cache, the shared cache is a miss and the inputs are read again.
+    void theRunsCacheSharesTheReferencesRows() {
+        namespace fs = std::filesystem;
+        const QString shared = path(QStringLiteral("streamed1.ndw"));
+        QCOMPARE(testsupport::sqlRows(shared.toStdString(),
+                                      "SELECT shared_rows FROM signature_caches WHERE "
+                                      "dataset_id = 2"),
+                 QStringList{QStringLiteral("1500")});
+        int caches = 0;
+        for (const auto& e : fs::directory_iterator(shared.toStdString() + ".d")) {
+            if (e.path().filename().string().rfind("signatures-2-", 0) != 0) continue;
+            ++caches;
+            struct stat st {};
+            QCOMPARE(::stat(e.path().c_str(), &st), 0);
+            // 1,500 rows of 512 bytes left unwritten: the file holds far less than its size.
+            QVERIFY2(st.st_blocks * 512 < st.st_size - 1500 * 512 / 2,
+                     qPrintable(QStringLiteral("%1 of %2 bytes allocated")
+                                    .arg(st.st_blocks * 512)
+                                    .arg(st.st_size)));
+        }
+        QCOMPARE(caches, 1);
         const QStringList otherBands = {QStringLiteral("--bands"),   QStringLiteral("16"),
                                         QStringLiteral("--rows"),    QStringLiteral("8"),
                                         QStringLiteral("--threads"), QStringLiteral("2")};
@@ -183,6 +211,32 @@ class TestReferenceStreamed : public QObject {
             QVERIFY2(r->err.contains(QStringLiteral("streaming them from its cache")),
                      qPrintable(r->err));
         compareOutputs(QStringLiteral("rb1"), QStringLiteral("rb2"));
+
+        // Bands no run of that project used, so that no stored pairs stand in for comparing.
+        const QStringList newBands = {QStringLiteral("--bands"),   QStringLiteral("20"),
+                                      QStringLiteral("--rows"),    QStringLiteral("6"),
+                                      QStringLiteral("--threads"), QStringLiteral("2")};
+        const auto expected =
+            runAgainstReference(path(QStringLiteral("fresh.ndw")), QStringLiteral("rb3"), newBands);
+        QVERIFY2(expected.code == 0, qPrintable(expected.err));
+        const auto loaded =
+            runAgainstReference(copyOf(shared, QStringLiteral("loaded")), QStringLiteral("loaded"),
+                                newBands, QStringLiteral("1G"));
+        QVERIFY2(loaded.code == 0, qPrintable(loaded.err));
+        QVERIFY2(loaded.err.contains(QStringLiteral("reusing the project's signatures")),
+                 qPrintable(loaded.err));
+        QVERIFY2(!loaded.err.contains(QStringLiteral("reusing the compared pairs")),
+                 qPrintable(loaded.err));
+        compareOutputs(QStringLiteral("loaded"), QStringLiteral("rb3"));
+
+        const QString noBase = copyOf(shared, QStringLiteral("nobase"));
+        for (const auto& e : fs::directory_iterator(noBase.toStdString() + ".d"))
+            if (e.path().filename().string().rfind("signatures-1-", 0) == 0) fs::remove(e.path());
+        const auto reread = runAgainstReference(noBase, QStringLiteral("nobase"), newBands);
+        QVERIFY2(reread.code == 0, qPrintable(reread.err));
+        QVERIFY2(!reread.err.contains(QStringLiteral("reusing the project's signatures")),
+                 qPrintable(reread.err));
+        compareOutputs(QStringLiteral("nobase"), QStringLiteral("rb3"));
     }
 
     // Other bands and rows than the reference's own run: its stored pairs do not serve, and

@@ -108,6 +108,7 @@ inline constexpr const char* kDropBaseColumns = R"sql(
 DROP VIEW document_status;
 ALTER TABLE datasets DROP COLUMN base_dataset;
 ALTER TABLE datasets DROP COLUMN base_documents;
+ALTER TABLE signature_caches DROP COLUMN shared_rows;
 CREATE VIEW document_status AS
 SELECT r.id AS run_id,
        d.doc_index AS doc_index,
@@ -128,6 +129,7 @@ inline constexpr const char* kDropReferenceColumns = R"sql(
 DROP VIEW document_status;
 ALTER TABLE datasets DROP COLUMN base_dataset;
 ALTER TABLE datasets DROP COLUMN base_documents;
+ALTER TABLE signature_caches DROP COLUMN shared_rows;
 ALTER TABLE datasets DROP COLUMN reference_files;
 ALTER TABLE runs DROP COLUMN reference_documents;
 ALTER TABLE runs DROP COLUMN removed_by_reference;
