@@ -6,6 +6,7 @@
 
 #include "backend_factory.h"
 #include "commands.h"
+#include "count_options.h"
 #include "cuda_support.h"
 #include "path_options.h"
 
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
     add(addCompletionCommand);
     add(addCliReferenceCommand);
     refuseEmptyPaths(app);
+    refuseNegativeCounts(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

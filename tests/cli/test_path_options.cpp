@@ -1,6 +1,8 @@
 // An empty string given to an option that names a file or folder is a usage error naming the
 // option, for every command: "" names no file, and taking it for one made a run store nothing
-// (SQLite's temporary database) or write nothing while reporting success.
+// (SQLite's temporary database) or write nothing while reporting success. So is a negative number
+// given to an option that counts something: read as an unsigned number it became the largest one
+// (a run with --seed -1 recorded seed 18446744073709551615 and succeeded).
 #include <QTest>
 #include <filesystem>
 #include <initializer_list>
@@ -77,6 +79,37 @@ class TestPathOptions : public CorpusFixture {
         QVERIFY(!fs::exists(path("x.ndw")));
         QVERIFY(!fs::exists(path("g.jsonl")));
         QVERIFY(!fs::exists(path("r.html")));
+    }
+
+    void aNegativeCountIsAUsageError_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        QTest::newRow("run --seed")
+            << QStringList{QStringLiteral("run"),    QStringLiteral("corpus.jsonl"),
+                           QStringLiteral("-p"),     QStringLiteral("x.ndw"),
+                           QStringLiteral("--seed"), QStringLiteral("-1")}
+            << QStringLiteral("--seed");
+        QTest::newRow("gen --docs")
+            << QStringList{QStringLiteral("gen"),     QStringLiteral("--docs"),
+                           QStringLiteral("-5"),      QStringLiteral("--out"),
+                           QStringLiteral("g.jsonl"), QStringLiteral("--truth"),
+                           QStringLiteral("t.json")}
+            << QStringLiteral("--docs");
+        QTest::newRow("selftest --seed")
+            << QStringList{QStringLiteral("selftest"), QStringLiteral("--seed"),
+                           QStringLiteral("-2")}
+            << QStringLiteral("--seed");
+    }
+
+    void aNegativeCountIsAUsageError() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        const Result r = runCli(args, dir_);
+        QVERIFY2(r.code == 2, qPrintable(QString::number(r.code) + QStringLiteral(": ") + r.err));
+        QVERIFY2(r.err.contains(option + QStringLiteral(": must be zero or more")),
+                 qPrintable(r.err));
+        QVERIFY(!fs::exists(path("x.ndw")));
+        QVERIFY(!fs::exists(path("g.jsonl")));
     }
 };
 
