@@ -1,5 +1,6 @@
 #include "verify_slices.h"
 
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
@@ -84,20 +85,35 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     // others get what verifyPairs gives them (no exact Jaccard when the mode does not verify
     // them, theirs kept when they have one). A document's mark becomes its place among the
     // involved: the slicing looks places up for every pair, several times, on one thread.
+    // Which pairs are verified here is decided once, on the run's threads: the mode's test is
+    // what the loops below would otherwise repeat for every pair, on one thread. A pair stays
+    // wanted until verified (its exact Jaccard set).
+    std::vector<uint8_t> chosen(pairs.size());
+    {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1 << 14),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                      ScoredPair& p = pairs[i];
+                                      const bool verifies = modeVerifies(p, params);
+                                      if (!verifies) p.exact = -1.0f;
+                                      chosen[i] = verifies && p.exact < 0.0f;
+                                  }
+                              });
+        });
+    }
     constexpr uint32_t kNotInvolved = std::numeric_limits<uint32_t>::max();
     std::vector<uint32_t> place(docs.size(), kNotInvolved);
     std::size_t wanted = 0;
-    for (ScoredPair& p : pairs) {
-        if (!modeVerifies(p, params)) {
-            p.exact = -1.0f;
-        } else if (p.exact < 0.0f) {
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (chosen[i]) {
             ++wanted;
-            place[p.a] = place[p.b] = 0;
+            place[pairs[i].a] = place[pairs[i].b] = 0;
         }
-    }
     VerifyCounts counts;
     if (wanted == 0) return counts;
-    auto isWanted = [&](const ScoredPair& p) { return p.exact < 0.0f && modeVerifies(p, params); };
+    auto isWanted = [&](std::size_t i) { return chosen[i] != 0 && pairs[i].exact < 0.0f; };
     std::vector<uint32_t> involved;
     uint64_t total = wanted * kPairCost;
     for (uint32_t d = 0; d < static_cast<uint32_t>(place.size()); ++d)
@@ -111,7 +127,7 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
         std::vector<std::size_t> all;
         all.reserve(wanted);
         for (std::size_t i = 0; i < pairs.size(); ++i)
-            if (isWanted(pairs[i])) all.push_back(i);
+            if (isWanted(i)) all.push_back(i);
         verifySlice(pairs, all, files, docs, params, threads, checkCancel, counts);
         return counts;
     }
@@ -127,18 +143,18 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
         return room > 2 * used ? room - used : room / 2;
     };
     const uint64_t fullAllowance = allowance;
-    allowance =
-        after(allowance, involved.size() * kDocumentBookkeeping + place.size() * kPlaceBookkeeping);
+    allowance = after(allowance, involved.size() * kDocumentBookkeeping +
+                                     place.size() * kPlaceBookkeeping + chosen.size());
     auto indexOf = [&](uint32_t d) { return place[d]; };
     Components components(involved.size());
-    for (const ScoredPair& p : pairs)
-        if (isWanted(p)) components.join(indexOf(p.a), indexOf(p.b));
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (isWanted(i)) components.join(indexOf(pairs[i].a), indexOf(pairs[i].b));
     std::vector<uint64_t> componentCost(involved.size(), 0);
     for (uint32_t x = 0; x < static_cast<uint32_t>(involved.size()); ++x)
         componentCost[components.root(x)] += documentCost(docs, involved[x]);
     auto rootOfPair = [&](const ScoredPair& p) { return components.root(indexOf(p.a)); };
-    for (const ScoredPair& p : pairs)
-        if (isWanted(p)) componentCost[rootOfPair(p)] += kPairCost;
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (isWanted(i)) componentCost[rootOfPair(pairs[i])] += kPairCost;
     auto whole = [&](uint32_t root) { return componentCost[root] <= allowance; };
 
     // The pairs of the components taken whole, by component then in order, each as
@@ -147,7 +163,7 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     std::vector<uint64_t> byComponent;
     if (packable) {
         for (std::size_t i = 0; i < pairs.size(); ++i) {
-            if (!isWanted(pairs[i])) continue;
+            if (!isWanted(i)) continue;
             const uint32_t root = rootOfPair(pairs[i]);
             if (whole(root)) byComponent.push_back(uint64_t{root} << 32 | i);
         }
@@ -198,7 +214,7 @@ VerifyCounts verifyWithinBudget(std::vector<ScoredPair>& pairs, const std::vecto
     std::vector<uint32_t>().swap(place);
     room = fullAllowance;
     for (std::size_t i = 0; i < pairs.size(); ++i)
-        if (isWanted(pairs[i])) addCut(i);
+        if (isWanted(i)) addCut(i);
     flush();
     return counts;
 }
