@@ -46,4 +46,21 @@ void DocumentTable::append(uint32_t fileIndex, uint64_t lineNo, uint64_t byteOff
     idEnd.push_back(idArena.size());
 }
 
+void DocumentTable::append(const DocumentTable& more) {
+    const auto add = [](auto& to, const auto& from) {
+        to.insert(to.end(), from.begin(), from.end());
+    };
+    add(file, more.file);
+    add(line, more.line);
+    add(offset, more.offset);
+    add(length, more.length);
+    add(chars, more.chars);
+    add(keepValue, more.keepValue);
+    const uint64_t before = idArena.size();
+    idArena += more.idArena;
+    idEnd.reserve(idEnd.size() + more.idEnd.size());
+    for (const uint64_t end : more.idEnd)
+        idEnd.push_back(before + end);
+}
+
 }  // namespace neardup

@@ -72,6 +72,8 @@ struct DocumentTable {
     void reserve(std::size_t n);
     void append(uint32_t fileIndex, uint64_t lineNo, uint64_t byteOffset, uint32_t byteLength,
                 uint32_t charCount, double keep, std::string_view docId);
+    // Appends every document of `more` after these (their ids' ends moved past these ids).
+    void append(const DocumentTable& more);
 };
 
 }  // namespace neardup

@@ -273,40 +273,41 @@ void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& 
 
 namespace {
 
-// Appends the document rows of `datasetId` from doc_index docs.size() up to `end` to `docs`:
-// first those its base shares (from the base's rows, the same way), then its own.
+// Appends the document rows of `datasetId` from doc_index `first` + docs.size() up to `end` to
+// `docs`, which holds those from `first` on: first those its base shares (from the base's rows,
+// the same way), then its own.
 void appendDocuments(const sql::Database& db, int64_t datasetId,
-                     const std::vector<InputFile>& files, uint64_t end, DocumentTable& docs,
-                     int depth) {
+                     const std::vector<InputFile>& files, uint64_t first, uint64_t end,
+                     DocumentTable& docs, int depth) {
+    const auto next = [&] { return first + docs.size(); };
     DatasetRecord rec;
     if (!readDataset(db, datasetId, rec))
         throw StoreError("project store: no dataset " + std::to_string(datasetId));
-    if (rec.baseDataset && docs.size() < rec.baseDocuments) {
+    if (rec.baseDataset && next() < rec.baseDocuments) {
         // A base is a dataset saved before this one: a longer chain is a damaged (or hostile)
         // file, not something a run writes.
         if (depth >= kMaxBaseDepth || *rec.baseDataset >= datasetId)
             throw StoreError("project store: dataset " + std::to_string(datasetId) +
                              " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
                              " is not an earlier dataset");
-        appendDocuments(db, *rec.baseDataset, files, std::min(end, rec.baseDocuments), docs,
-                        depth + 1);
-        if (docs.size() != std::min(end, rec.baseDocuments))
+        const uint64_t shared = std::min(end, rec.baseDocuments);
+        appendDocuments(db, *rec.baseDataset, files, first, shared, docs, depth + 1);
+        if (next() != shared)
             throw StoreError("project store: dataset " + std::to_string(datasetId) +
                              " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
-                             " has " + std::to_string(docs.size()) + " of its " +
+                             " has " + std::to_string(next()) + " of its " +
                              std::to_string(rec.baseDocuments) + " shared documents");
     }
-    if (docs.size() >= end) return;
+    if (next() >= end) return;
     auto st = db.prepare(
         "SELECT file_index, line, offset, length, chars, keep_value, doc_id, doc_index "
         "FROM documents WHERE dataset_id = ?1 AND doc_index >= ?2 AND doc_index < ?3 "
         "ORDER BY doc_index");
-    st.bind(1, datasetId).bindU64(2, docs.size()).bindU64(3, end);
+    st.bind(1, datasetId).bindU64(2, next()).bindU64(3, end);
     while (st.step()) {
-        if (st.u64(7) != docs.size())
+        if (st.u64(7) != next())
             throw StoreError("project store: dataset " + std::to_string(datasetId) +
-                             " is damaged: document #" + std::to_string(docs.size()) +
-                             " is missing");
+                             " is damaged: document #" + std::to_string(next()) + " is missing");
         const double keep = st.realOrNaN(5);
         // Every location is checked against the pinned files before it can be used to
         // read (or overwrite the reading of) anything.
@@ -314,7 +315,7 @@ void appendDocuments(const sql::Database& db, int64_t datasetId,
                       chars = st.int64(4);
         const auto damaged = [&](const std::string& what) {
             return StoreError("project store: dataset " + std::to_string(datasetId) +
-                              " is damaged: document #" + std::to_string(docs.size()) + " " + what);
+                              " is damaged: document #" + std::to_string(next()) + " " + what);
         };
         if (file < 0 || static_cast<uint64_t>(file) >= files.size())
             throw damaged("names input file #" + std::to_string(file) + " of " +
@@ -348,11 +349,23 @@ void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector
                    uint64_t documents, DocumentTable& docs) {
     docs.clear();
     docs.reserve(static_cast<std::size_t>(datasetDocuments(db, datasetId)));
-    appendDocuments(db, datasetId, files, documents, docs, 0);
+    appendDocuments(db, datasetId, files, 0, documents, docs, 0);
     if (docs.size() != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +
                          std::to_string(documents) + " documents but stores " +
                          std::to_string(docs.size()));
+}
+
+void loadDocumentRange(const sql::Database& db, int64_t datasetId,
+                       const std::vector<InputFile>& files, uint64_t first, uint64_t end,
+                       DocumentTable& part) {
+    part.clear();
+    part.reserve(static_cast<std::size_t>(end - first));
+    appendDocuments(db, datasetId, files, first, end, part, 0);
+    if (part.size() != end - first)
+        throw StoreError("project store: dataset " + std::to_string(datasetId) + " stores " +
+                         std::to_string(part.size()) + " of its documents " +
+                         std::to_string(first) + ".." + std::to_string(end - 1));
 }
 
 DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::size_t n) {

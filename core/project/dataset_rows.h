@@ -82,6 +82,12 @@ void insertDocuments(sql::Database& db, int64_t datasetId, const DocumentTable& 
 void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector<InputFile>& files,
                    uint64_t documents, DocumentTable& docs);
 
+// Documents [first, end) of the dataset into `part` (cleared first), checked as loadDocuments
+// checks them: what one of several connections loading a large dataset reads.
+void loadDocumentRange(const sql::Database& db, int64_t datasetId,
+                       const std::vector<InputFile>& files, uint64_t first, uint64_t end,
+                       DocumentTable& part);
+
 // What a keep policy reads of the first `n` documents: their lengths (chars) and keep values
 // (NaN when none), into a table of `n` documents otherwise empty (file 0).
 DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::size_t n);

@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <limits>
 #include <string_view>
+#include <thread>
 
 #include "dataset_rows.h"
 #include "decision_rows.h"
 #include "input_pin.h"
+#include "project_schema.h"
 #include "project_store_impl.h"
 #include "rejected_lines.h"
 #include "sidecar.h"
@@ -124,6 +127,61 @@ void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_
     if (!same) throw refused("its files are not this dataset's first files");
 }
 
+// Documents past which a dataset's rows are read by several connections at once, a range of
+// doc_index each: SQLite steps a statement on one thread, and two million rows on one took a
+// second before a run against a large reference could begin.
+constexpr uint64_t kDocumentsPerPart = uint64_t{1} << 18;
+constexpr uint64_t kMaxParts = 4;
+
+// store_rows::loadDocuments, with the rows of a large dataset read in ranges by read-only
+// connections of their own beside this one (not for a project in memory, whose rows no other
+// connection sees, nor inside a transaction, whose rows no other connection sees yet).
+void loadDocumentsInParts(const sql::Database& db, const std::string& path, int64_t datasetId,
+                          const std::vector<InputFile>& files, uint64_t documents,
+                          DocumentTable& docs) {
+    const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const uint64_t parts = std::min({cores, kMaxParts, documents / kDocumentsPerPart});
+    if (parts <= 1 || inMemory(path) || db.inTransaction()) {
+        store_rows::loadDocuments(db, datasetId, files, documents, docs);
+        return;
+    }
+    store_rows::datasetDocuments(db, datasetId);  // the listed count checked before sizing
+    const auto begin = [&](uint64_t part) { return documents * part / parts; };
+    std::vector<DocumentTable> later(parts);
+    std::vector<std::exception_ptr> errors(parts);
+    std::vector<std::thread> readers;
+    for (uint64_t p = 1; p < parts; ++p)
+        readers.emplace_back([&, p] {
+            try {
+                sql::Database own(path, sql::OpenMode::ReadOnly);
+                schema::open(own, path, schema::Access::Read);
+                store_rows::loadDocumentRange(own, datasetId, files, begin(p), begin(p + 1),
+                                              later[p]);
+            } catch (...) {
+                errors[p] = std::current_exception();
+            }
+        });
+    docs.clear();
+    docs.reserve(static_cast<std::size_t>(documents));
+    try {
+        store_rows::loadDocumentRange(db, datasetId, files, 0, begin(1), docs);
+    } catch (...) {
+        errors[0] = std::current_exception();
+    }
+    for (std::thread& reader : readers)
+        reader.join();
+    for (const std::exception_ptr& error : errors)
+        if (error) std::rethrow_exception(error);
+    std::size_t idBytes = docs.idArena.size();
+    for (uint64_t p = 1; p < parts; ++p)
+        idBytes += later[p].idArena.size();
+    docs.idArena.reserve(idBytes);
+    for (uint64_t p = 1; p < parts; ++p) {
+        docs.append(later[p]);
+        later[p] = DocumentTable{};
+    }
+}
+
 }  // namespace
 
 int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTable& docs) {
@@ -170,7 +228,7 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
     for (uint32_t i = 0; i < rec.referenceFiles; ++i)
         rec.files[i].reference = true;
     if (docs != nullptr) {
-        store_rows::loadDocuments(db, datasetId, rec.files, *documents, *docs);
+        loadDocumentsInParts(db, impl_->path, datasetId, rec.files, *documents, *docs);
         docs->markReference(rec.referenceFiles);
     }
     return rec;

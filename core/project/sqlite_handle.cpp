@@ -160,6 +160,10 @@ bool Database::readOnly() const {
     return sqlite3_db_readonly(db_, "main") == 1;
 }
 
+bool Database::inTransaction() const {
+    return sqlite3_get_autocommit(db_) == 0;
+}
+
 void Database::setBusyTimeout(int ms) {
     sqlite3_busy_timeout(db_, ms);
 }

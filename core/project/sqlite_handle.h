@@ -147,6 +147,9 @@ class Database {
     int64_t changes() const;
     // True when the file can only be read (opened ReadOnly, or a write-protected file).
     bool readOnly() const;
+    // True inside a transaction this connection opened: what it wrote there, other connections
+    // do not see yet.
+    bool inTransaction() const;
     // How long a statement waits for another connection's lock before it fails busy.
     void setBusyTimeout(int ms);
     // Makes the statement running on another thread fail (SQLITE_INTERRUPT). Thread-safe.

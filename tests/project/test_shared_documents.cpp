@@ -2,7 +2,8 @@
 // reference signed before): only its own document rows are stored, and everything that reads
 // documents — the store's load, the workbench's queries, the document_status view — sees the
 // shared ones as if they were its own. A base that is not what it claims is refused when saved
-// and named as damage when loaded.
+// and named as damage when loaded. A large dataset, shared or not, loads the same when its rows
+// are read in ranges by several connections, and a damaged row in any range is named.
 #include <QTest>
 
 #include <set>
@@ -172,6 +173,38 @@ class TestSharedDocuments : public QObject {
             QVERIFY2(QString::fromUtf8(e.what()).contains(
                          QStringLiteral("dataset %1 is damaged").arg(shared_)),
                      e.what());
+        }
+    }
+
+    void aLargeDatasetLoadsInParts() {
+        const std::string project = dir_.filePath(QStringLiteral("large.ndw")).toStdString();
+        constexpr std::size_t kBase = 400000, kTotal = 600000;
+        DocumentTable all = makeDocs(kBase);
+        for (std::size_t i = kBase; i < kTotal; ++i)
+            all.append(3, i + 1, i - kBase, 200, 180, kNaN, "new-" + std::to_string(i));
+        int64_t base = 0, shared = 0;
+        {
+            ProjectStore store(project);
+            base = store.saveDataset(makeDataset(), makeDocs(kBase));
+            DatasetRecord rec = basedOn(base);
+            rec.baseDocuments = kBase;
+            shared = store.saveDataset(rec, all);
+        }
+        ProjectStore store(project);
+        DocumentTable loaded;
+        store.loadDataset(shared, &loaded);
+        checkDocs(all, loaded);
+        store.loadDataset(base, &loaded);
+        checkDocs(makeDocs(kBase), loaded);
+        // A row missing from the last range: named, whichever connection read it.
+        QVERIFY(testsupport::sqlExec(project, ("DELETE FROM documents WHERE dataset_id = " +
+                                               std::to_string(shared) + " AND doc_index = 599000")
+                                                  .c_str()));
+        try {
+            store.loadDataset(shared, &loaded);
+            QFAIL("a missing document was not noticed");
+        } catch (const StoreError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("#599000")), e.what());
         }
     }
 };
