@@ -13,6 +13,7 @@
 #include "output_check.h"
 #include "output_options.h"
 #include "project_store.h"
+#include "run_number.h"
 
 namespace neardup::cli {
 
@@ -93,6 +94,13 @@ Command addExportCommand(CLI::App& app) {
                 return kExitError;
             }
             runId = *latest;
+        } else {
+            try {
+                requireRun(store, opt->project, runId);
+            } catch (const NoSuchRun& e) {
+                fmt::print(stderr, "neardup export: {}\n", e.what());
+                return kExitUsage;
+            }
         }
         StoredRunExport request;
         request.runId = runId;

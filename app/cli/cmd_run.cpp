@@ -18,6 +18,7 @@
 #include "progress_printer.h"
 #include "project_store.h"
 #include "run_inputs.h"
+#include "run_number.h"
 #include "run_options.h"
 #include "run_resume.h"
 #include "run_service.h"
@@ -136,6 +137,7 @@ std::vector<std::string> referencePaths(const RunOptions& opt) {
         if (!std::filesystem::is_regular_file(opt.project, ec))
             throw std::runtime_error("--reference-run: no project " + opt.project);
         const ProjectStore store(opt.project, ProjectStore::Mode::ReadOnly);
+        requireRun(store, opt.project, opt.referenceRun);
         const std::vector<std::string> inputs = runInputPaths(store, opt.referenceRun);
         paths.insert(paths.end(), inputs.begin(), inputs.end());
     }
@@ -165,6 +167,9 @@ int executeRunCommand(RunOptions& opt, CLI::App& cmd) {
     std::vector<std::string> references;
     try {
         references = referencePaths(opt);
+    } catch (const NoSuchRun& e) {
+        fmt::print(stderr, "neardup run: --reference-run: {}\n", e.what());
+        return kExitUsage;
     } catch (const std::exception& e) {
         fmt::print(stderr, "neardup run: {}\n", e.what());
         return kExitError;
