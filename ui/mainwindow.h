@@ -55,6 +55,11 @@ class MainWindow : public QMainWindow {
     // then opens the copy. Refused (false, with a message unless quiet) while a run is going,
     // without a project, or while a copy is under way. projectSaved() reports the outcome.
     bool saveProjectAs(const QString& path, bool quiet = false);
+    // The Save As dialog's choice: onto another NearDup project it is refused with a message
+    // (saveAsOntoProject) before anything is asked, Save As never replaces a project; onto any
+    // other existing file it asks first (confirmSaveAsOverwrite); then saveProjectAs. The
+    // question is ours, not the file dialog's, so that it is asked of the name with .ndw added.
+    void saveAsChosen(const QString& path);
     bool isSaving() const { return saving_; }
     // File ▸ Close Project: back to the start page with no project open; refused (false, with a
     // message unless quiet) while a run or Save As is going.

@@ -12,18 +12,54 @@
 #include "jobqueue.h"
 #include "mainwindow.h"
 #include "project_copy.h"
+#include "protected_files.h"
 #include "runcontroller.h"
 
 namespace neardup::ui {
 
 void MainWindow::saveAsDialog() {
     if (!document_->isOpen()) return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
-                                                QFileInfo(document_->path()).absolutePath(),
-                                                tr("NearDup projects (*.ndw)"));
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save project as"), QFileInfo(document_->path()).absolutePath(),
+        tr("NearDup projects (*.ndw)"), nullptr, QFileDialog::DontConfirmOverwrite);
     if (path.isEmpty()) return;
     if (!path.endsWith(QLatin1String(".ndw"))) path += QStringLiteral(".ndw");
-    saveProjectAs(path);
+    saveAsChosen(path);
+}
+
+void MainWindow::saveAsChosen(const QString& path) {
+    if (!QFileInfo::exists(path)) {
+        saveProjectAs(path);
+        return;
+    }
+    if (QFileInfo(path).absoluteFilePath() != document_->path() &&
+        isProjectFile(path.toStdString())) {
+        const QString why =
+            tr("%1 is another NearDup project: Save As never replaces a project. Choose a new "
+               "name.")
+                .arg(path);
+        auto* box = new QMessageBox(QMessageBox::Information, tr("Save project as"), why,
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("saveAsOntoProject"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        emit projectSaved(false, why);
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Replace the file?"),
+                                tr("%1 already exists. Replace it with a copy of the project?")
+                                    .arg(QFileInfo(path).fileName()),
+                                QMessageBox::Yes | QMessageBox::No, this);
+    box->setObjectName(QStringLiteral("confirmSaveAsOverwrite"));
+    box->setDefaultButton(QMessageBox::No);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, path] {
+        if (box->clickedButton() == box->button(QMessageBox::Yes))
+            saveProjectAs(path);
+        else
+            emit projectSaved(false, tr("Not saved: %1 is left as it is.").arg(path));
+    });
+    box->open();
 }
 
 bool MainWindow::saveProjectAs(const QString& path, bool quiet) {

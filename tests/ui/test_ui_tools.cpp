@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSemaphore>
@@ -38,6 +39,7 @@
 #include "runcontroller.h"
 #include "runhistorydiff.h"
 #include "runhistorymodel.h"
+#include "test_support.h"
 #include "runhistorypanel.h"
 
 using namespace neardup;
@@ -298,6 +300,39 @@ class TestUiTools : public QObject {
         QVERIFY(saved.back().at(1).toString().contains(QStringLiteral("run is in progress")));
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 30000);
         QVERIFY(!QFile::exists(path("during-run.ndw")));
+    }
+
+    // Save As onto a name that exists: another project is refused before anything is asked
+    // (Save As never replaces one, so a "replace?" would only be followed by a refusal); any
+    // other file only after the question, and No leaves it as it is.
+    void saveAsNeverReplacesAProject() {
+        MainWindow& w = *window_;
+        QVERIFY(w.openProject(project_, true));
+        const QString other = path("other.ndw");
+        { ProjectStore store(other.toStdString()); }
+        const QByteArray before = testsupport::readFile(other);
+        QSignalSpy saved(&w, &MainWindow::projectSaved);
+        w.saveAsChosen(other);
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("saveAsOntoProject"))));
+        QVERIFY2(box->text().contains(QStringLiteral("another NearDup project")),
+                 qPrintable(box->text()));
+        QCOMPARE(w.findChild<QMessageBox*>(QStringLiteral("confirmSaveAsOverwrite")), nullptr);
+        box->button(QMessageBox::Ok)->click();
+        QCOMPARE(saved.size(), 1);
+        QVERIFY(!saved.back().at(0).toBool());
+        QVERIFY(!w.isSaving());
+        QCOMPARE(testsupport::readFile(other), before);
+
+        const QString plain = path("plain.ndw");
+        testsupport::writeFile(plain.toStdString(), "keep me");
+        w.saveAsChosen(plain);
+        QTRY_VERIFY((box = w.findChild<QMessageBox*>(QStringLiteral("confirmSaveAsOverwrite"))));
+        box->button(QMessageBox::No)->click();
+        QTRY_COMPARE(saved.size(), 2);
+        QVERIFY(!saved.back().at(0).toBool());
+        QVERIFY(!w.isSaving());
+        QCOMPARE(testsupport::readFile(plain), QByteArray("keep me"));
     }
 
     void bucketWithoutCachedSignatures() {
