@@ -78,10 +78,37 @@ std::optional<uint64_t> readDataset(const sql::Database& db, int64_t datasetId,
     return documents;
 }
 
+bool sameContent(const InputFile& a, const InputFile& b) {
+    return a.size == b.size && a.compression == b.compression &&
+           a.fingerprinted == b.fingerprinted && a.contentBytes == b.contentBytes &&
+           a.legacySum == b.legacySum && a.fingerprint == b.fingerprint && a.pin == b.pin;
+}
+
 std::optional<DatasetBase> datasetBase(const sql::Database& db, int64_t datasetId) {
     DatasetRecord rec;
     if (!readDataset(db, datasetId, rec) || !rec.baseDataset) return std::nullopt;
-    return DatasetBase{*rec.baseDataset, rec.baseDocuments};
+    const int64_t baseId = *rec.baseDataset;
+    const auto damaged = [&](const std::string& why) {
+        return StoreError("project store: dataset " + std::to_string(datasetId) +
+                          " is damaged: its base dataset " + std::to_string(baseId) + " " + why);
+    };
+    // What a run writes (checkBase, project_store.cpp): an earlier dataset that shares nothing
+    // itself, of exactly base_documents documents, whose files are this one's first files. A
+    // base that is anything else is never followed: its rows would be another dataset's.
+    DatasetRecord base;
+    const std::optional<uint64_t> baseDocuments = readDataset(db, baseId, base);
+    if (!baseDocuments || baseId >= datasetId) throw damaged("is not an earlier dataset");
+    if (base.baseDataset) throw damaged("shares documents itself");
+    if (*baseDocuments != rec.baseDocuments)
+        throw damaged("has " + std::to_string(*baseDocuments) + " documents, not the " +
+                      std::to_string(rec.baseDocuments) + " it shares");
+    const std::vector<InputFile> baseFiles = loadFiles(db, baseId, {});
+    const std::vector<InputFile> files = loadFiles(db, datasetId, {});
+    bool same = baseFiles.size() <= files.size();
+    for (std::size_t i = 0; same && i < baseFiles.size(); ++i)
+        same = sameContent(baseFiles[i], files[i]);
+    if (!same) throw damaged("does not list this dataset's first files");
+    return DatasetBase{baseId, rec.baseDocuments};
 }
 
 std::string documentRowOf(std::string_view alias, std::string_view dataset, std::string_view index,
@@ -108,8 +135,11 @@ uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId) {
         "SELECT doc_index FROM documents WHERE dataset_id = ?1 ORDER BY doc_index DESC "
         "LIMIT 1");
     last.bind(1, datasetId);
-    // A dataset whose every document is its base's has no rows of its own.
-    const uint64_t rows = last.step() ? last.u64(0) + 1 : rec.baseDocuments;
+    // A dataset whose every document is its base's has no rows of its own: its count is the
+    // base's, checked against the base's last row in turn.
+    const std::optional<DatasetBase> base = datasetBase(db, datasetId);
+    const uint64_t rows =
+        last.step() ? last.u64(0) + 1 : (base ? datasetDocuments(db, base->dataset) : 0);
     if (rows != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) +
                          " is damaged: it lists " + std::to_string(documents) +
@@ -280,23 +310,17 @@ void appendDocuments(const sql::Database& db, int64_t datasetId,
                      const std::vector<InputFile>& files, uint64_t first, uint64_t end,
                      DocumentTable& docs, int depth) {
     const auto next = [&] { return first + docs.size(); };
-    DatasetRecord rec;
-    if (!readDataset(db, datasetId, rec))
-        throw StoreError("project store: no dataset " + std::to_string(datasetId));
-    if (rec.baseDataset && next() < rec.baseDocuments) {
-        // A base is a dataset saved before this one: a longer chain is a damaged (or hostile)
-        // file, not something a run writes.
-        if (depth >= kMaxBaseDepth || *rec.baseDataset >= datasetId)
+    const std::optional<DatasetBase> base = datasetBase(db, datasetId);
+    if (base && next() < base->documents) {
+        if (depth >= kMaxBaseDepth)
             throw StoreError("project store: dataset " + std::to_string(datasetId) +
-                             " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
-                             " is not an earlier dataset");
-        const uint64_t shared = std::min(end, rec.baseDocuments);
-        appendDocuments(db, *rec.baseDataset, files, first, shared, docs, depth + 1);
+                             " is damaged: its chain of base datasets is too long");
+        const uint64_t shared = std::min(end, base->documents);
+        appendDocuments(db, base->dataset, files, first, shared, docs, depth + 1);
         if (next() != shared)
             throw StoreError("project store: dataset " + std::to_string(datasetId) +
-                             " is damaged: its base dataset " + std::to_string(*rec.baseDataset) +
-                             " has " + std::to_string(next()) + " of its " +
-                             std::to_string(rec.baseDocuments) + " shared documents");
+                             " is damaged: document #" + std::to_string(next()) +
+                             " is missing from its base dataset " + std::to_string(base->dataset));
     }
     if (next() >= end) return;
     auto st = db.prepare(
@@ -351,9 +375,8 @@ void loadDocuments(const sql::Database& db, int64_t datasetId, const std::vector
     docs.reserve(static_cast<std::size_t>(datasetDocuments(db, datasetId)));
     appendDocuments(db, datasetId, files, 0, documents, docs, 0);
     if (docs.size() != documents)
-        throw StoreError("project store: dataset " + std::to_string(datasetId) + " lists " +
-                         std::to_string(documents) + " documents but stores " +
-                         std::to_string(docs.size()));
+        throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                         " is damaged: document #" + std::to_string(docs.size()) + " is missing");
 }
 
 void loadDocumentRange(const sql::Database& db, int64_t datasetId,
@@ -363,9 +386,9 @@ void loadDocumentRange(const sql::Database& db, int64_t datasetId,
     part.reserve(static_cast<std::size_t>(end - first));
     appendDocuments(db, datasetId, files, first, end, part, 0);
     if (part.size() != end - first)
-        throw StoreError("project store: dataset " + std::to_string(datasetId) + " stores " +
-                         std::to_string(part.size()) + " of its documents " +
-                         std::to_string(first) + ".." + std::to_string(end - 1));
+        throw StoreError("project store: dataset " + std::to_string(datasetId) +
+                         " is damaged: document #" + std::to_string(first + part.size()) +
+                         " is missing");
 }
 
 DocumentTable loadKeepInputs(const sql::Database& db, int64_t datasetId, std::size_t n) {

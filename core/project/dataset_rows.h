@@ -33,7 +33,12 @@ struct DatasetBase {
 // The longest chain of bases a dataset may stand on: a run shares the documents of its
 // reference's dataset only when that one has no base itself, so 1 is all a run writes.
 inline constexpr int kMaxBaseDepth = 1;
-// The base of `datasetId`, if it shares documents with one (checked as readDataset checks it).
+// Whether two stored files are the same content as pinned (size, compression, pin or legacy
+// sum): the base's files and a dataset's first files, whatever path a relocation gave either.
+bool sameContent(const InputFile& a, const InputFile& b);
+// The base of `datasetId`, if it shares documents with one. StoreError naming the damage when the
+// base is not what a run writes: an earlier dataset sharing nothing itself, of exactly the
+// documents shared, whose files are the same content as this one's first files.
 std::optional<DatasetBase> datasetBase(const sql::Database& db, int64_t datasetId);
 // The SQL condition that row `alias` of `documents` is document `index` (an SQL expression) of
 // dataset `dataset` (an SQL expression) whose base is `base`: its shared documents are the

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -72,33 +73,47 @@ void syncDirectory(const fs::path& dir) {
     if (fd.get() >= 0) ::fsync(fd.get());  // failure loses nothing already visible
 }
 
-// Copies a file in 1 MiB blocks (reporting progress), then syncs it.
+// Copies a file in 1 MiB blocks (reporting progress), then syncs it. Holes stay holes: a
+// signature cache that leaves its base's rows to the base's cache is mostly one, and written
+// out as zeros it would take the disk the sharing saved.
 void copyFile(const std::string& from, const std::string& to, uint64_t& done, uint64_t total,
               const std::function<void(uint64_t, uint64_t)>& progress) {
     UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
     if (in.get() < 0) throw StoreError(errnoText("cannot read", from));
+    struct stat st {};
+    if (::fstat(in.get(), &st) != 0) throw StoreError(errnoText("cannot read", from));
     UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (out.get() < 0) throw StoreError(errnoText("cannot create", to));
+    const off_t size = st.st_size;
     std::vector<char> buffer(std::size_t{1} << 20);
-    for (;;) {
-        const ssize_t got = ::read(in.get(), buffer.data(), buffer.size());
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            throw StoreError(errnoText("cannot read", from));
-        }
-        if (got == 0) break;
-        for (ssize_t at = 0; at < got;) {
-            const ssize_t put =
-                ::write(out.get(), buffer.data() + at, static_cast<std::size_t>(got - at));
-            if (put < 0) {
-                if (errno == EINTR) continue;
-                throw StoreError(errnoText("cannot write", to));
+    for (off_t at = 0; at < size;) {
+        // The next extent of data and where it ends; where the file system cannot say, all of it.
+        off_t data = ::lseek(in.get(), at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO) data = size;  // only a hole is left
+        if (data < 0) data = at;
+        off_t hole = data < size ? ::lseek(in.get(), data, SEEK_HOLE) : size;
+        if (hole < 0 || hole > size) hole = size;
+        for (off_t pos = data; pos < hole;) {
+            const auto want =
+                static_cast<std::size_t>(std::min<off_t>(hole - pos, off_t(buffer.size())));
+            const ssize_t got = ::pread(in.get(), buffer.data(), want, pos);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) throw StoreError(errnoText("cannot read", from));
+            for (ssize_t put = 0; put < got;) {
+                const ssize_t n = ::pwrite(out.get(), buffer.data() + put,
+                                           static_cast<std::size_t>(got - put), pos + put);
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0) throw StoreError(errnoText("cannot write", to));
+                put += n;
             }
-            at += put;
+            pos += got;
+            done += static_cast<uint64_t>(got);
+            if (progress) progress(std::min(done, total), total);
         }
-        done += static_cast<uint64_t>(got);
-        if (progress) progress(std::min(done, total), total);
+        done += static_cast<uint64_t>(data - at);  // the hole before it, skipped
+        at = hole;
     }
+    if (::ftruncate(out.get(), size) != 0) throw StoreError(errnoText("cannot write", to));
     if (::fsync(out.get()) != 0) throw StoreError(errnoText("cannot sync", to));
     if (::close(out.release()) != 0) throw StoreError(errnoText("cannot close", to));
 }

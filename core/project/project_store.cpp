@@ -123,7 +123,8 @@ void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_
         store_rows::loadFiles(db, *dataset.baseDataset, projectPath);
     bool same = files.size() <= dataset.files.size();
     for (std::size_t i = 0; same && i < files.size(); ++i)
-        same = files[i].path == dataset.files[i].path && files[i].size == dataset.files[i].size;
+        same = files[i].path == dataset.files[i].path &&
+               store_rows::sameContent(files[i], dataset.files[i]);
     if (!same) throw refused("its files are not this dataset's first files");
 }
 
@@ -133,34 +134,54 @@ void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_
 constexpr uint64_t kDocumentsPerPart = uint64_t{1} << 18;
 constexpr uint64_t kMaxParts = 4;
 
+// The project's own key (meta 'pin_key', random for every project): what tells that another
+// connection opened by the same path reached the same file, not one moved into its place.
+std::string projectKey(const sql::Database& db) {
+    auto st = db.prepare("SELECT value FROM meta WHERE key = 'pin_key'");
+    return st.step() ? st.string(0) : std::string();
+}
+
 // store_rows::loadDocuments, with the rows of a large dataset read in ranges by read-only
-// connections of their own beside this one (not for a project in memory, whose rows no other
-// connection sees, nor inside a transaction, whose rows no other connection sees yet).
-void loadDocumentsInParts(const sql::Database& db, const std::string& path, int64_t datasetId,
-                          const std::vector<InputFile>& files, uint64_t documents,
-                          DocumentTable& docs) {
-    const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+// connections of their own beside this one, on up to `threads` threads (0: every core); not for
+// a project in memory, whose rows no other connection sees, nor inside a transaction, whose rows
+// no other connection sees yet. A connection that reaches another file than this one's (the
+// project moved or replaced since it was opened) is damage, named.
+void loadDocumentsInParts(const sql::Database& db, const std::string& path, int threads,
+                          int64_t datasetId, const std::vector<InputFile>& files,
+                          uint64_t documents, DocumentTable& docs) {
+    const uint64_t cores = threads > 0 ? static_cast<uint64_t>(threads)
+                                       : std::max(1u, std::thread::hardware_concurrency());
     const uint64_t parts = std::min({cores, kMaxParts, documents / kDocumentsPerPart});
     if (parts <= 1 || inMemory(path) || db.inTransaction()) {
         store_rows::loadDocuments(db, datasetId, files, documents, docs);
         return;
     }
     store_rows::datasetDocuments(db, datasetId);  // the listed count checked before sizing
+    const std::string key = projectKey(db);
     const auto begin = [&](uint64_t part) { return documents * part / parts; };
     std::vector<DocumentTable> later(parts);
     std::vector<std::exception_ptr> errors(parts);
     std::vector<std::thread> readers;
-    for (uint64_t p = 1; p < parts; ++p)
-        readers.emplace_back([&, p] {
-            try {
-                sql::Database own(path, sql::OpenMode::ReadOnly);
-                schema::open(own, path, schema::Access::Read);
-                store_rows::loadDocumentRange(own, datasetId, files, begin(p), begin(p + 1),
-                                              later[p]);
-            } catch (...) {
-                errors[p] = std::current_exception();
-            }
-        });
+    const auto read = [&](uint64_t p) {
+        try {
+            sql::Database own(path, sql::OpenMode::ReadOnly);
+            schema::open(own, path, schema::Access::Read);
+            if (projectKey(own) != key)
+                throw StoreError("project store: '" + path +
+                                 "' is no longer the project that was opened");
+            store_rows::loadDocumentRange(own, datasetId, files, begin(p), begin(p + 1), later[p]);
+        } catch (...) {
+            errors[p] = std::current_exception();
+        }
+    };
+    try {
+        for (uint64_t p = 1; p < parts; ++p)
+            readers.emplace_back(read, p);
+    } catch (...) {
+        // No thread to spare: the ranges not started are read here, after the others.
+        for (uint64_t p = readers.size() + 1; p < parts; ++p)
+            read(p);
+    }
     docs.clear();
     docs.reserve(static_cast<std::size_t>(documents));
     try {
@@ -228,10 +249,15 @@ DatasetRecord ProjectStore::loadDataset(int64_t datasetId, DocumentTable* docs) 
     for (uint32_t i = 0; i < rec.referenceFiles; ++i)
         rec.files[i].reference = true;
     if (docs != nullptr) {
-        loadDocumentsInParts(db, impl_->path, datasetId, rec.files, *documents, *docs);
+        loadDocumentsInParts(db, impl_->path, impl_->threads, datasetId, rec.files, *documents,
+                             *docs);
         docs->markReference(rec.referenceFiles);
     }
     return rec;
+}
+
+void ProjectStore::setThreads(int threads) {
+    impl_->threads = threads;
 }
 
 PinKey ProjectStore::pinKey() const {
@@ -265,13 +291,13 @@ bool ProjectStore::loadSignatures(int64_t datasetId, const std::string& cacheKey
         // exactly those rows, all its own.
         const std::optional<BaseCache> base =
             findBaseCache(db, datasetId, cacheKey, cache->sharedRows);
-        SignatureMatrix shared;
-        if (!base || !loadSignatures(base->dataset, cacheKey, shared) ||
-            shared.hashes != out.hashes) {
+        if (!base || base->entry.hashes != out.hashes ||
+            !sigfile::readLeadingValues(impl_->sidecarDir() + "/" + base->entry.file, cacheKey,
+                                        base->entry.documents, base->entry.hashes,
+                                        cache->sharedRows, out.values.data())) {
             out = SignatureMatrix{};
             return false;
         }
-        std::copy(shared.values.begin(), shared.values.end(), out.values.begin());
         return true;
     }
     auto blob =

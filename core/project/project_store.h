@@ -197,6 +197,8 @@ class ProjectStore {
     // Called with every 4096th document row while saveDataset writes them (and before it
     // writes anything): an exception it throws rolls the dataset back. Empty: never called.
     void setInterruptCheck(std::function<void()> check);
+    // Threads loadDataset may read a large dataset's rows with (0, the default: every core).
+    void setThreads(int threads);
 
     std::vector<RunSummary> listRuns() const;
     std::optional<int64_t> latestRun(const std::string& status = "ok") const;

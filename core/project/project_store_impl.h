@@ -20,6 +20,7 @@ struct ProjectStore::Impl {
     sql::Database db;
 
     std::function<void()> interruptCheck;
+    int threads = 0;  // setThreads
     // A run's details are written in one transaction without SQLite's foreign-key checks (the
     // store writes every parent before its children): declared in this order, the transaction
     // ends before the checks are on again.

@@ -230,6 +230,14 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
     return true;
 }
 
+bool readLeadingValues(const std::string& path, const std::string& cacheKey, uint64_t documents,
+                       int hashes, uint64_t count, uint32_t* out) {
+    if (hashes <= 0 || count > documents) return false;
+    std::size_t headerBytes = 0;
+    const UniqueFd fd = openChecked(path, cacheKey, documents, hashes, headerBytes);
+    return fd.get() >= 0 && readAll(fd.get(), out, valueBytes(count, hashes));
+}
+
 bool openValues(const std::string& path, const std::string& cacheKey, uint64_t documents,
                 int hashes, OpenedRows& out) {
     if (hashes <= 0) return false;

@@ -62,6 +62,11 @@ bool read(const std::string& path, const std::string& cacheKey, uint64_t documen
           SignatureMatrix& out);
 bool decode(const void* data, std::size_t bytes, const std::string& cacheKey, uint64_t documents,
             int hashes, SignatureMatrix& out);
+// The values of the first `count` rows of the file at `path` (checked as read() checks it) into
+// `out` (count x hashes): a base's rows read straight into the matrix of the cache that leaves
+// them to it, without a second matrix. False (never throws) as read() is.
+bool readLeadingValues(const std::string& path, const std::string& cacheKey, uint64_t documents,
+                       int hashes, uint64_t count, uint32_t* out);
 
 // A cache file opened to be read a part at a time: what a run whose budget cannot hold the
 // whole matrix streams its rows from.

@@ -112,6 +112,7 @@ bool openCachedRows(RunState& s) {
 
 ProjectFacts lookUpProject(RunState& s) {
     ProjectFacts facts;
+    s.store.setThreads(s.run.threads);  // a large dataset's rows are read on the run's threads
     s.datasetId = s.store.findDataset(s.files, s.params.reader, s.referenceFiles);
     if (s.datasetId) {
         facts.datasetStored = true;

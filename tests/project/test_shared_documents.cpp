@@ -176,6 +176,54 @@ class TestSharedDocuments : public QObject {
         }
     }
 
+    // A base of the right size that is not the dataset's reference (other files), or that
+    // shares documents itself, is damage, named by every reader: the store's load, the keep
+    // policy's inputs and the workbench's queries. Nothing is read from it.
+    void anUnrelatedBaseIsNamed() {
+        const std::string copy = dir_.filePath(QStringLiteral("unrelated.ndw")).toStdString();
+        int64_t unrelated = 0;
+        {
+            fs::copy_file(project_, copy);
+            ProjectStore store(copy);
+            DatasetRecord other = makeDataset();
+            other.files[0].size += 1;  // another first file
+            unrelated = store.saveDataset(other, makeDocs(kReferenceDocs));
+        }
+        QVERIFY(testsupport::sqlExec(
+            copy, ("UPDATE datasets SET base_dataset = " + std::to_string(unrelated) +
+                   " WHERE id = " + std::to_string(shared_))
+                      .c_str()));
+        // The unrelated dataset came after: moved before the shared one's id, it is earlier.
+        const std::string later = std::to_string(shared_ + 100);
+        QVERIFY(testsupport::sqlExec(
+            copy, ("PRAGMA foreign_keys = OFF; UPDATE datasets SET id = " + later + " WHERE id = " +
+                   std::to_string(shared_) + "; UPDATE dataset_files SET dataset_id = " + later +
+                   " WHERE dataset_id = " + std::to_string(shared_) +
+                   "; UPDATE documents SET dataset_id = " + later + " WHERE dataset_id = " +
+                   std::to_string(shared_) + "; UPDATE runs SET dataset_id = " + later +
+                   " WHERE dataset_id = " + std::to_string(shared_))
+                      .c_str()));
+        const auto named = [](const std::exception& e) {
+            return QString::fromUtf8(e.what()).contains(
+                QStringLiteral("does not list this dataset's first files"));
+        };
+        ProjectStore store(copy);
+        DocumentTable docs;
+        try {
+            store.loadDataset(shared_ + 100, &docs);
+            QFAIL("an unrelated base was followed");
+        } catch (const StoreError& e) {
+            QVERIFY2(named(e), e.what());
+        }
+        ProjectQueries q(copy);
+        try {
+            q.clusterMembers(runId_, 0, 0);
+            QFAIL("an unrelated base was followed by the queries");
+        } catch (const std::exception& e) {
+            QVERIFY2(named(e), e.what());
+        }
+    }
+
     void aLargeDatasetLoadsInParts() {
         const std::string project = dir_.filePath(QStringLiteral("large.ndw")).toStdString();
         constexpr std::size_t kBase = 400000, kTotal = 600000;
@@ -196,6 +244,10 @@ class TestSharedDocuments : public QObject {
         checkDocs(all, loaded);
         store.loadDataset(base, &loaded);
         checkDocs(makeDocs(kBase), loaded);
+        store.setThreads(1);  // one connection, one thread: the same table
+        store.loadDataset(shared, &loaded);
+        checkDocs(all, loaded);
+        store.setThreads(0);
         // A row missing from the last range: named, whichever connection read it.
         QVERIFY(testsupport::sqlExec(project, ("DELETE FROM documents WHERE dataset_id = " +
                                                std::to_string(shared) + " AND doc_index = 599000")
