@@ -344,9 +344,11 @@ class TestReport : public QObject {
         QVERIFY(r.err.contains(QStringLiteral("project")));
         QCOMPARE(readFile(d("sample.jsonl")), input);
         QCOMPARE(readFile(d("p.ndw")), project);
+        // A run the project does not hold: a usage error that says so, nothing written.
         r = report({QStringLiteral("-p"), d("p.ndw"), QStringLiteral("--run"), QStringLiteral("9"),
                     QStringLiteral("--out"), d("none.html")});
-        QCOMPARE(r.code, 1);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("holds no run 9")), qPrintable(r.err));
         QVERIFY(!QFile::exists(d("none.html")));
     }
 
