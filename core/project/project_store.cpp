@@ -129,8 +129,8 @@ void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_
 }
 
 // Documents past which a dataset's rows are read by several connections at once, a range of
-// doc_index each: SQLite steps a statement on one thread, and two million rows on one took a
-// second before a run against a large reference could begin.
+// doc_index each: SQLite steps a statement on one thread, so one connection reads a large
+// dataset on one core while the run that waits for it has several.
 constexpr uint64_t kDocumentsPerPart = uint64_t{1} << 18;
 constexpr uint64_t kMaxParts = 4;
 
