@@ -92,7 +92,7 @@ std::optional<DatasetBase> datasetBase(const sql::Database& db, int64_t datasetI
         return StoreError("project store: dataset " + std::to_string(datasetId) +
                           " is damaged: its base dataset " + std::to_string(baseId) + " " + why);
     };
-    // What a run writes (checkBase, project_store.cpp): an earlier dataset that shares nothing
+    // What a run writes (and saveDataset checks): an earlier dataset that shares nothing
     // itself, of exactly base_documents documents, whose files are this one's first files. A
     // base that is anything else is never followed: its rows would be another dataset's.
     DatasetRecord base;
@@ -137,9 +137,12 @@ uint64_t datasetDocuments(const sql::Database& db, int64_t datasetId) {
     last.bind(1, datasetId);
     // A dataset whose every document is its base's has no rows of its own: its count is the
     // base's, checked against the base's last row in turn.
-    const std::optional<DatasetBase> base = datasetBase(db, datasetId);
-    const uint64_t rows =
-        last.step() ? last.u64(0) + 1 : (base ? datasetDocuments(db, base->dataset) : 0);
+    uint64_t rows = 0;
+    if (last.step()) {
+        rows = last.u64(0) + 1;
+    } else if (const std::optional<DatasetBase> base = datasetBase(db, datasetId)) {
+        rows = datasetDocuments(db, base->dataset);
+    }
     if (rows != documents)
         throw StoreError("project store: dataset " + std::to_string(datasetId) +
                          " is damaged: it lists " + std::to_string(documents) +

@@ -102,44 +102,11 @@ std::optional<int64_t> ProjectStore::findDataset(const std::vector<InputFile>& f
 
 namespace {
 
-// A dataset shares documents only with a dataset of its own first files that has none to share
-// itself, and only as many as that one has: what loadDataset reads back is then exactly what
-// the caller had.
-void checkBase(const sql::Database& db, const DatasetRecord& dataset, std::size_t documents,
-               const std::string& projectPath) {
-    DatasetRecord base;
-    const std::optional<uint64_t> baseDocuments =
-        store_rows::readDataset(db, *dataset.baseDataset, base);
-    const auto refused = [&](const std::string& why) {
-        return StoreError("project store: a dataset cannot share documents with dataset " +
-                          std::to_string(*dataset.baseDataset) + ": " + why);
-    };
-    if (!baseDocuments) throw refused("there is no such dataset");
-    if (base.baseDataset) throw refused("it shares documents itself");
-    if (*baseDocuments != dataset.baseDocuments || dataset.baseDocuments > documents)
-        throw refused("it has " + std::to_string(*baseDocuments) + " documents, not " +
-                      std::to_string(dataset.baseDocuments));
-    const std::vector<InputFile> files =
-        store_rows::loadFiles(db, *dataset.baseDataset, projectPath);
-    bool same = files.size() <= dataset.files.size();
-    for (std::size_t i = 0; same && i < files.size(); ++i)
-        same = files[i].path == dataset.files[i].path &&
-               store_rows::sameContent(files[i], dataset.files[i]);
-    if (!same) throw refused("its files are not this dataset's first files");
-}
-
 // Documents past which a dataset's rows are read by several connections at once, a range of
 // doc_index each: SQLite steps a statement on one thread, so one connection reads a large
 // dataset on one core while the run that waits for it has several.
 constexpr uint64_t kDocumentsPerPart = uint64_t{1} << 18;
 constexpr uint64_t kMaxParts = 4;
-
-// The project's own key (meta 'pin_key', random for every project): what tells that another
-// connection opened by the same path reached the same file, not one moved into its place.
-std::string projectKey(const sql::Database& db) {
-    auto st = db.prepare("SELECT value FROM meta WHERE key = 'pin_key'");
-    return st.step() ? st.string(0) : std::string();
-}
 
 // store_rows::loadDocuments, with the rows of a large dataset read in ranges by read-only
 // connections of their own beside this one, on up to `threads` threads (0: every core); not for
@@ -157,7 +124,9 @@ void loadDocumentsInParts(const sql::Database& db, const std::string& path, int 
         return;
     }
     store_rows::datasetDocuments(db, datasetId);  // the listed count checked before sizing
-    const std::string key = projectKey(db);
+    // The project's own random key (its inputs' pin key): what tells that another connection
+    // opened by the same path reached the same file, not one moved into its place.
+    const PinKey key = store_rows::projectPinKey(db);
     const auto begin = [&](uint64_t part) { return documents * part / parts; };
     std::vector<DocumentTable> later(parts);
     std::vector<std::exception_ptr> errors(parts);
@@ -166,7 +135,7 @@ void loadDocumentsInParts(const sql::Database& db, const std::string& path, int 
         try {
             sql::Database own(path, sql::OpenMode::ReadOnly);
             schema::open(own, path, schema::Access::Read);
-            if (projectKey(own) != key)
+            if (store_rows::projectPinKey(own) != key)
                 throw StoreError("project store: '" + path +
                                  "' is no longer the project that was opened");
             store_rows::loadDocumentRange(own, datasetId, files, begin(p), begin(p + 1), later[p]);
@@ -214,9 +183,18 @@ int64_t ProjectStore::saveDataset(const DatasetRecord& dataset, const DocumentTa
     if (impl_->interruptCheck) impl_->interruptCheck();
     auto& db = impl_->db;
     sql::Transaction tx(db);
-    if (dataset.baseDataset) checkBase(db, dataset, n, impl_->path);
     const int64_t id = store_rows::insertDataset(db, dataset, n);
     store_rows::insertFiles(db, id, dataset.files);
+    // A base is checked as every reader checks it, before a row that would follow it is written:
+    // what loadDataset reads back is then exactly what the caller had.
+    if (dataset.baseDataset) {
+        try {
+            store_rows::datasetBase(db, id);
+        } catch (const StoreError& e) {
+            throw StoreError("project store: a dataset cannot share documents with dataset " +
+                             std::to_string(*dataset.baseDataset) + ": " + e.what());
+        }
+    }
     store_rows::insertDocuments(db, id, docs, dataset.baseDataset ? dataset.baseDocuments : 0,
                                 impl_->interruptCheck);
     store_rows::insertRejections(db, id, dataset.rejections);

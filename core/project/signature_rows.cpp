@@ -14,9 +14,6 @@ bool inMemoryProject(const std::string& project) {
     return project.empty() || project == ":memory:";
 }
 
-// The project's own reader connection, as the workbench's queries open one. It waits for another
-// process writing the project (concurrent runs: tests/cli/test_user_files.cpp) as the store's
-// connection does, instead of failing the finished run "project busy".
 // A cache that shares rows with its dataset's base comes with the base's cache under the same
 // key, which must hold exactly those rows, all its own; without it the cache is a miss.
 struct CacheFiles {
@@ -24,6 +21,10 @@ struct CacheFiles {
     std::optional<SignatureCacheEntry> base;
 };
 
+// The cache of (dataset, key), read through the project's own reader connection, as the
+// workbench's queries open one. It waits for another process writing the project (concurrent
+// runs: tests/cli/test_user_files.cpp) as the store's connection does, instead of failing the
+// finished run "project busy".
 std::optional<CacheFiles> cacheOf(const std::string& project, int64_t datasetId,
                                   const std::string& cacheKey) {
     sql::Database db(project, sql::OpenMode::ReadOnly);

@@ -1,8 +1,8 @@
 // An empty string given to an option that names a file or folder is a usage error naming the
 // option, for every command: "" names no file, and taking it for one made a run store nothing
 // (SQLite's temporary database) or write nothing while reporting success. So is a negative number
-// given to an option that counts something: read as an unsigned number it became the largest one
-// (a run with --seed -1 recorded seed 18446744073709551615 and succeeded).
+// given to an option that counts something: read as an unsigned number it would become the
+// largest one, a silent wrong value.
 #include <QTest>
 #include <filesystem>
 #include <initializer_list>

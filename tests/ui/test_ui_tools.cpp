@@ -39,8 +39,8 @@
 #include "runcontroller.h"
 #include "runhistorydiff.h"
 #include "runhistorymodel.h"
-#include "test_support.h"
 #include "runhistorypanel.h"
+#include "test_support.h"
 
 using namespace neardup;
 using namespace neardup::ui;
