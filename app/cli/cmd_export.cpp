@@ -13,7 +13,6 @@
 #include "output_check.h"
 #include "output_options.h"
 #include "project_store.h"
-#include "run_number.h"
 
 namespace neardup::cli {
 
@@ -94,13 +93,6 @@ Command addExportCommand(CLI::App& app) {
                 return kExitError;
             }
             runId = *latest;
-        } else {
-            try {
-                requireRun(store, opt->project, runId);
-            } catch (const NoSuchRun& e) {
-                fmt::print(stderr, "neardup export: {}\n", e.what());
-                return kExitUsage;
-            }
         }
         StoredRunExport request;
         request.runId = runId;

@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <system_error>
 
 #include "commands.h"
-#include "run_number.h"
 #include "run_report.h"
 
 namespace neardup::cli {
@@ -48,19 +45,6 @@ Command addReportCommand(CLI::App& app) {
     return [opt]() -> int {
         report::ReportOptions options = opt->report;
         options.withTexts = !opt->noText;
-        if (options.runId != 0) {
-            try {
-                std::error_code ec;
-                if (std::filesystem::is_regular_file(opt->project, ec))
-                    requireRun(ProjectStore(opt->project, ProjectStore::Mode::ReadOnly),
-                               opt->project, options.runId);
-            } catch (const NoSuchRun& e) {
-                fmt::print(stderr, "neardup report: {}\n", e.what());
-                return kExitUsage;
-            } catch (const std::exception&) {
-                // Anything else about the project is the report's to say, as without --run.
-            }
-        }
         try {
             const report::ReportWritten w =
                 report::writeRunReport(opt->project, opt->out, options, opt->clustersCsv);

@@ -18,7 +18,6 @@
 #include "progress_printer.h"
 #include "project_store.h"
 #include "run_inputs.h"
-#include "run_number.h"
 #include "run_options.h"
 #include "run_resume.h"
 #include "run_service.h"
@@ -137,7 +136,6 @@ std::vector<std::string> referencePaths(const RunOptions& opt) {
         if (!std::filesystem::is_regular_file(opt.project, ec))
             throw std::runtime_error("--reference-run: no project " + opt.project);
         const ProjectStore store(opt.project, ProjectStore::Mode::ReadOnly);
-        requireRun(store, opt.project, opt.referenceRun);
         const std::vector<std::string> inputs = runInputPaths(store, opt.referenceRun);
         paths.insert(paths.end(), inputs.begin(), inputs.end());
     }

@@ -9,6 +9,7 @@
 #include "count_options.h"
 #include "cuda_support.h"
 #include "path_options.h"
+#include "project_store.h"
 
 int main(int argc, char** argv) {
     using namespace neardup::cli;
@@ -50,6 +51,10 @@ int main(int argc, char** argv) {
         if (!sub->parsed()) continue;
         try {
             return cmd();
+        } catch (const neardup::NoSuchRun& e) {
+            // A mistyped run number is a usage error, whichever command met it.
+            fmt::print(stderr, "neardup {}: {}\n", sub->get_name(), e.what());
+            return kExitUsage;
         } catch (const neardup::BackendError& e) {
             // The engine names an option in plain words ("workers must be ..."); here it is a flag.
             const bool aboutOption = e.option() != neardup::BackendOption::None;

@@ -32,6 +32,14 @@ class StoreError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A run asked for by a number the project does not hold (a mistyped `--run N`): the request is
+// wrong, not the project. "<project> holds no run N", the same words for every command.
+class NoSuchRun : public StoreError {
+  public:
+    NoSuchRun(const std::string& project, int64_t runId)
+        : StoreError(project + " holds no run " + std::to_string(runId)) {}
+};
+
 struct DatasetRecord {
     int64_t id = 0;
     std::vector<InputFile> files;

@@ -241,7 +241,7 @@ std::vector<WorkerTiming> ProjectStore::loadWorkerPhases(int64_t runId) const {
 RunRow ProjectStore::runRow(int64_t runId) const {
     auto st = impl_->db.prepare(store_rows::selectRunSql("WHERE id = ?1"));
     st.bind(1, runId);
-    if (!st.step()) throw StoreError("project store: no run " + std::to_string(runId));
+    if (!st.step()) throw NoSuchRun(impl_->path, runId);
     return store_rows::readRun(st);
 }
 
